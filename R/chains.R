@@ -1,0 +1,91 @@
+# Running chains: sequentially, forked (parallel::mclapply), on a PSOCK cluster, or through
+# the user's future plan. Every chain carries its own seed stream id, so where it runs never
+# changes its draws.
+
+#' @importFrom parallel mclapply makePSOCKcluster stopCluster parLapply clusterEvalQ
+NULL
+
+future_plan_active <- function() {
+  if (!requireNamespace("future", quietly = TRUE) ||
+      !requireNamespace("future.apply", quietly = TRUE)) {
+    return(FALSE)
+  }
+  !inherits(future::plan(), "sequential")
+}
+
+run_chains <- function(chain_fun, chains, cores) {
+  ids <- seq_len(chains)
+  if (future_plan_active()) {
+    return(future.apply::future_lapply(ids, chain_fun, future.seed = NULL,
+                                       future.packages = "vhmc"))
+  }
+  workers <- min(cores, chains)
+  if (workers <= 1L) return(lapply(ids, chain_fun))
+  if (.Platform$OS.type == "unix") {
+    res <- parallel::mclapply(ids, chain_fun, mc.cores = workers, mc.preschedule = FALSE,
+                              mc.set.seed = FALSE)
+    failed <- vapply(res, inherits, logical(1), what = "try-error")
+    if (any(failed)) {
+      stop(sprintf("chain %d failed in its worker process: %s", which(failed)[1],
+                   conditionMessage(attr(res[[which(failed)[1]]], "condition"))), call. = FALSE)
+    }
+    return(res)
+  }
+  cl <- parallel::makePSOCKcluster(workers)
+  on.exit(parallel::stopCluster(cl), add = TRUE)
+  parallel::clusterEvalQ(cl, library(vhmc))
+  parallel::parLapply(cl, ids, chain_fun)
+}
+
+# Stop with the first chain-level failure, or with a clean interrupt message.
+stop_on_chain_failure <- function(results) {
+  interrupted <- vapply(results, function(r) isTRUE(r$interrupted), logical(1))
+  if (any(interrupted)) {
+    cond <- structure(class = c("vhmc_interrupted", "error", "condition"),
+      list(message = "sampling was interrupted by the user; no fit was returned.", call = NULL))
+    stop(cond)
+  }
+  errs <- vapply(results, function(r) r$error, character(1))
+  if (any(nzchar(errs))) {
+    i <- which(nzchar(errs))[1]
+    stop(sprintf("chain %d stopped: %s.", i, errs[i]), call. = FALSE)
+  }
+  invisible(results)
+}
+
+# Chain results (lists from the core) -> the pieces of a vhmc_fit.
+collect_chains <- function(results, par_names) {
+  n_chain <- length(results)
+  n_iter <- nrow(results[[1]]$draws)
+  arr <- array(NA_real_, dim = c(n_iter, n_chain, length(par_names)),
+               dimnames = list(iteration = seq_len(n_iter), chain = seq_len(n_chain),
+                               variable = par_names))
+  for (c in seq_len(n_chain)) arr[, c, ] <- results[[c]]$draws
+  diagnostics <- lapply(results, function(r) {
+    d <- as.data.frame(r$diagnostics)
+    d$divergent__ <- as.integer(d$divergent__)
+    if (!is.null(d$treedepth__)) d$treedepth__ <- as.integer(d$treedepth__)
+    d$n_leapfrog__ <- as.integer(d$n_leapfrog__)
+    d
+  })
+  adaptation <- lapply(results, function(r) {
+    inv <- r$inv_metric
+    if (is.matrix(inv)) dimnames(inv) <- list(par_names, par_names) else inv <- stats::setNames(as.numeric(inv), par_names)
+    list(step_size = r$step_size, inv_metric = inv)
+  })
+  num <- function(field) vapply(results, function(r) as.numeric(r[[field]]), numeric(1))
+  counts <- data.frame(
+    chain = seq_len(n_chain),
+    n_grad = num("n_grad_warmup") + num("n_grad_sampling"),
+    n_grad_warmup = num("n_grad_warmup"),
+    n_grad_sampling = num("n_grad_sampling"),
+    n_potential = num("n_potential"),
+    target_errors = vapply(results, function(r) as.numeric(r$target_errors %||% 0), numeric(1))
+  )
+  timing <- data.frame(chain = seq_len(n_chain), warmup_seconds = num("warmup_seconds"),
+                       sampling_seconds = num("sampling_seconds"))
+  list(draws = posterior::as_draws_array(arr), diagnostics = diagnostics,
+       adaptation = adaptation, counts = counts, timing = timing)
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a

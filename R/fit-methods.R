@@ -1,0 +1,368 @@
+# print, summary and plot methods for vhmc_fit objects.
+
+# Header lines shared by print() and print(summary()).
+fit_header <- function(x) {
+  args <- x$args
+  s <- x$sampler
+  details <- character()
+  if (!is.null(s$adapt_delta)) {
+    details <- c(details, paste0("adapt_delta = ", s$adapt_delta))
+  }
+  if (!is.null(s$max_treedepth)) {
+    details <- c(details, paste0("max_treedepth = ", s$max_treedepth))
+  }
+  line1 <- paste0("vhmc fit: ", sampler_label(s))
+  if (length(details)) {
+    line1 <- paste0(line1, "; ", paste(details, collapse = ", "))
+  }
+  if (!is.null(x$model$type) && !identical(x$model$type, "custom")) {
+    line1 <- paste0(line1, "\nmodel: ", x$model$type)
+  }
+  line2 <- paste0(
+    fit_nchains(x), " chain", if (fit_nchains(x) == 1L) "" else "s", " x ",
+    fit_niterations(x), " post-warmup draws (thin = ", fit_thin(x),
+    "), warmup = ", fit_warmup(x)
+  )
+  c(line1, line2)
+}
+
+# Format a numeric vector with `digits` significant digits, no scientific
+# notation for moderate values, NA shown as "NA".
+format_sig <- function(x, digits) {
+  out <- formatC(x, digits = digits, format = "fg", flag = "#")
+  out <- sub("\\.$", "", trimws(out))
+  big <- !is.na(x) & (abs(x) >= 1e6 | (abs(x) < 1e-4 & x != 0))
+  out[big] <- formatC(x[big], digits = max(digits - 1L, 1L), format = "e")
+  out[is.na(x)] <- "NA"
+  out
+}
+
+# Format a table of summaries for printing: estimates with `digits`
+# significant digits, rhat with 3 decimals, ESS as integers.
+format_summary_table <- function(tab, digits) {
+  out <- data.frame(row.names = tab$variable)
+  for (col in setdiff(names(tab), "variable")) {
+    v <- as.numeric(tab[[col]])
+    out[[col]] <- if (col == "rhat") {
+      ifelse(is.na(v), "NA", formatC(v, digits = 3, format = "f"))
+    } else if (startsWith(col, "ess_")) {
+      ifelse(is.na(v), "NA", formatC(round(v), format = "d"))
+    } else {
+      format_sig(v, digits)
+    }
+  }
+  out
+}
+
+# Divergence summary line (NULL when the sampler does not report them).
+divergence_line <- function(x) {
+  div <- fit_diagnostic(x, "divergent__")
+  if (is.null(div)) {
+    return(NULL)
+  }
+  n <- sum(unlist(div) != 0, na.rm = TRUE)
+  total <- fit_ndraws(x)
+  if (n == 0) {
+    return(paste0("Divergences: none in ", total, " post-warmup transitions."))
+  }
+  paste0("Divergences: ", n, " of ", total, " post-warmup transitions (",
+         format(round(100 * n / total, 1), nsmall = 1), "%); results may ",
+         "be biased.\nIncrease adapt_delta or reparameterise; see ",
+         "sampler_diagnostics().")
+}
+
+#' Print a vhmc fit
+#'
+#' Shows the sampler and chain configuration, a table of the first `max_vars`
+#' variables (posterior mean, sd, 5%, 50% and 95% quantiles, R-hat, bulk-ESS
+#' and tail-ESS, all computed by \pkg{posterior}) and the total number of
+#' divergent transitions.
+#'
+#' Estimates are shown with `digits` significant digits, R-hat with three
+#' decimals and ESS rounded to whole numbers. Use [summary.vhmc_fit()] for all
+#' summaries, Monte Carlo standard errors and per-chain diagnostics.
+#'
+#' @param x A `vhmc_fit` object.
+#' @param digits Number of significant digits for the estimates.
+#' @param max_vars Maximum number of variables to show.
+#' @param ... Ignored.
+#' @return `x`, invisibly.
+#' @export
+#' @examples
+#' \donttest{
+#' fit <- vhmc_sample(function(th) -sum(th^2) / 2, init = c(a = 0, b = 0),
+#'                    chains = 2, iter = 400, seed = 1, progress = FALSE)
+#' fit
+#' print(fit, digits = 4)
+#' }
+print.vhmc_fit <- function(x, digits = 3, max_vars = 20, ...) {
+  check_count_arg(digits, "digits")
+  check_count_arg(max_vars, "max_vars", allow_inf = TRUE)
+  cat(fit_header(x), sep = "\n")
+  vars <- fit_variables(x)
+  shown <- vars[seq_len(min(length(vars), max_vars))]
+  cat("\n")
+  if (length(shown)) {
+    draws <- posterior::subset_draws(fit_draws(x), variable = shown)
+    q <- function(x) posterior::quantile2(x, probs = c(0.05, 0.5, 0.95))
+    tab <- posterior::summarise_draws(
+      draws,
+      mean = base::mean,
+      sd = stats::sd,
+      quantiles = q,
+      rhat = posterior::rhat,
+      ess_bulk = posterior::ess_bulk,
+      ess_tail = posterior::ess_tail
+    )
+    print(format_summary_table(tab, digits), quote = FALSE, right = TRUE)
+  }
+  hidden <- length(vars) - length(shown)
+  if (hidden > 0) {
+    cat("... ", hidden, " more variable", if (hidden == 1) "" else "s",
+        " not shown; use print(fit, max_vars = Inf) or summary(fit).\n",
+        sep = "")
+  }
+  dl <- divergence_line(x)
+  if (!is.null(dl)) cat("\n", dl, "\n", sep = "")
+  invisible(x)
+}
+
+#' Summarise a vhmc fit
+#'
+#' Posterior summaries of every variable and per-chain sampler diagnostics.
+#'
+#' `$variables` is a [posterior::summarise_draws()] table (class
+#' `draws_summary`, a tibble) with the columns `variable`, `mean`, `median`,
+#' `sd`, `mad`, one quantile column per element of `probs` (`q5`, `q50`,
+#' `q95` by default), `rhat`, `ess_bulk`, `ess_tail`, `mcse_mean`,
+#' `mcse_median`, `mcse_sd` and one `mcse_` column per element of `probs`
+#' (posterior's default summary, convergence and MCSE measures, with the
+#' quantiles taken at `probs`). Numeric columns are plain doubles.
+#'
+#' `$chains` has one row per chain: `chain`, `divergences` (post-warmup
+#' divergent transitions), `treedepth_hits` (transitions that reached
+#' `max_treedepth`), `ebfmi` (energy Bayesian fraction of missing information;
+#' below 0.3 is a warning sign), `mean_accept_stat`, `step_size` (adapted step
+#' size), `n_grad` (gradient evaluations, warmup included), `warmup_seconds`,
+#' `sampling_seconds`. Entries are `NA` when the sampler does not report the
+#' statistic (e.g. stochastic-gradient samplers have no energy).
+#'
+#' `$counts` and `$timing` are the fit's per-chain evaluation counts and wall
+#' times.
+#'
+#' @param object A `vhmc_fit` object.
+#' @param probs Probabilities of the quantiles to report.
+#' @param ... Ignored.
+#' @return An object of class `summary.vhmc_fit`: a list with `variables`,
+#'   `chains`, `counts`, `timing`, `probs` and `header` (printed text).
+#' @export
+#' @examples
+#' \donttest{
+#' fit <- vhmc_sample(function(th) -sum(th^2) / 2, init = c(a = 0, b = 0),
+#'                    chains = 2, iter = 400, seed = 1, progress = FALSE)
+#' s <- summary(fit, probs = c(0.025, 0.5, 0.975))
+#' s
+#' s$variables$mean
+#' s$chains
+#' }
+summary.vhmc_fit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
+  if (!is.numeric(probs) || !length(probs) || anyNA(probs) ||
+      any(probs < 0 | probs > 1)) {
+    stop("`probs` must be a numeric vector of probabilities in [0, 1].",
+         call. = FALSE)
+  }
+  draws <- fit_draws(object)
+  measures <- c(posterior::default_summary_measures(),
+                posterior::default_convergence_measures(),
+                posterior::default_mcse_measures())
+  funs <- lapply(measures, summary_measure_function, probs = probs)
+  names(funs) <- measures
+  vars <- posterior::summarise_draws(draws, funs)
+  for (col in names(vars)) {
+    if (is.numeric(vars[[col]])) vars[[col]] <- as.numeric(vars[[col]])
+  }
+  structure(
+    list(
+      variables = vars,
+      chains = chain_diagnostics(object),
+      counts = object$counts,
+      timing = object$timing,
+      probs = probs,
+      header = fit_header(object)
+    ),
+    class = "summary.vhmc_fit"
+  )
+}
+
+#' @rdname summary.vhmc_fit
+#' @param x A `summary.vhmc_fit` object.
+#' @param digits Number of significant digits for the estimates.
+#' @export
+print.summary.vhmc_fit <- function(x, digits = 3, ...) {
+  check_count_arg(digits, "digits")
+  cat(x$header, sep = "\n")
+  cat("\nVariables:\n")
+  tab <- as.data.frame(x$variables)
+  # q50 and mcse_q50 repeat median and mcse_median: show them once
+  for (dup in list(c("q50", "median"), c("mcse_q50", "mcse_median"))) {
+    if (all(dup %in% names(tab)) && isTRUE(all.equal(tab[[dup[1]]],
+                                                     tab[[dup[2]]]))) {
+      tab[[dup[1]]] <- NULL
+    }
+  }
+  print(format_summary_table(tab, digits), quote = FALSE, right = TRUE)
+
+  cat("\nChains:\n")
+  ch <- x$chains
+  ch_out <- data.frame(
+    chain = ch$chain,
+    divergent = ifelse(is.na(ch$divergences), "NA",
+                       as.character(ch$divergences)),
+    max_depth = ifelse(is.na(ch$treedepth_hits), "NA",
+                       as.character(ch$treedepth_hits)),
+    ebfmi = ifelse(is.na(ch$ebfmi), "NA",
+                   formatC(ch$ebfmi, digits = 2, format = "f")),
+    accept = ifelse(is.na(ch$mean_accept_stat), "NA",
+                    formatC(ch$mean_accept_stat, digits = 2, format = "f")),
+    step_size = format_sig(ch$step_size, digits),
+    n_grad = ifelse(is.na(ch$n_grad), "NA",
+                    formatC(ch$n_grad, format = "d", big.mark = "")),
+    warmup_s = ifelse(is.na(ch$warmup_seconds), "NA",
+                      formatC(ch$warmup_seconds, digits = 2, format = "f")),
+    sampling_s = ifelse(is.na(ch$sampling_seconds), "NA",
+                        formatC(ch$sampling_seconds, digits = 2,
+                                format = "f")),
+    stringsAsFactors = FALSE
+  )
+  print(ch_out, row.names = FALSE, right = TRUE)
+  cat("(max_depth: transitions that hit max_treedepth; ebfmi < 0.3 is a ",
+      "warning sign;\n accept: mean accept_stat__; times in seconds)\n",
+      sep = "")
+
+  if (!is.null(x$counts$target_errors)) {
+    n_err <- sum(x$counts$target_errors, na.rm = TRUE)
+    if (n_err > 0) {
+      cat("\nThe target function errored or returned a non-finite value ",
+          n_err, " time", if (n_err == 1) "" else "s",
+          " (treated as rejections).\n", sep = "")
+    }
+  }
+  invisible(x)
+}
+
+# The function behind one of posterior's measure names, with quantiles taken
+# at `probs`. Functions are passed to summarise_draws() (not names) so that
+# objects of the same name in the user's workspace cannot shadow them.
+summary_measure_function <- function(m, probs) {
+  switch(m,
+    quantile2 = function(x) posterior::quantile2(x, probs = probs),
+    mcse_quantile = function(x) posterior::mcse_quantile(x, probs = probs),
+    if (m %in% getNamespaceExports("posterior")) {
+      getExportedValue("posterior", m)
+    } else {
+      match.fun(m)
+    }
+  )
+}
+
+# Validate a positive whole-number argument.
+check_count_arg <- function(x, name, allow_inf = FALSE) {
+  ok <- is.numeric(x) && length(x) == 1L && !is.na(x) && x >= 1 &&
+    (x == round(x) || (allow_inf && is.infinite(x)))
+  if (!ok) {
+    stop("`", name, "` must be a single positive whole number",
+         if (allow_inf) " (or Inf)" else "", ".", call. = FALSE)
+  }
+  invisible(x)
+}
+
+#' Plot a vhmc fit
+#'
+#' Trace plots (one line per chain) or marginal density plots (one curve per
+#' chain, overlaid) of the post-warmup draws, drawn with base graphics, one
+#' panel per variable. Traces are plotted against the sampler's iteration
+#' numbers (`warmup + 1`, `warmup + 1 + thin`, ...).
+#'
+#' The graphical parameters (`par()`) are restored on exit.
+#'
+#' @param x A `vhmc_fit` object.
+#' @param pars Character vector of variable names to plot; by default the
+#'   first six variables.
+#' @param type `"trace"` or `"density"`.
+#' @param ... Further graphical parameters passed to [graphics::matplot()]
+#'   (trace) or [graphics::plot()] (density), e.g. `lwd`.
+#' @return `x`, invisibly.
+#' @importFrom graphics par matplot plot lines legend
+#' @importFrom grDevices hcl.colors adjustcolor n2mfrow
+#' @importFrom stats density
+#' @export
+#' @examples
+#' \donttest{
+#' fit <- vhmc_sample(function(th) -sum(th^2) / 2, init = c(a = 0, b = 0),
+#'                    chains = 2, iter = 400, seed = 1, progress = FALSE)
+#' plot(fit)
+#' plot(fit, pars = "a", type = "density")
+#' }
+plot.vhmc_fit <- function(x, pars = NULL, type = c("trace", "density"), ...) {
+  type <- match.arg(type)
+  vars <- fit_variables(x)
+  if (is.null(pars)) {
+    pars <- vars[seq_len(min(6L, length(vars)))]
+  } else {
+    if (!is.character(pars) || !length(pars) || anyNA(pars)) {
+      stop("`pars` must be NULL or a character vector of variable names.",
+           call. = FALSE)
+    }
+    unknown <- setdiff(pars, vars)
+    if (length(unknown)) {
+      stop("Unknown variable(s) in `pars`: ",
+           paste0("'", unknown, "'", collapse = ", "), ". Available: ",
+           format_names(paste0("'", vars, "'"), 20), ".", call. = FALSE)
+    }
+  }
+  a <- unclass(fit_draws(x))
+  n_chains <- dim(a)[2]
+  cols <- if (n_chains == 1L) "black" else
+    hcl.colors(n_chains, palette = "Dark 3")
+  iters <- fit_saved_iterations(x)
+
+  op <- par(mfrow = n2mfrow(length(pars)), mar = c(4, 4, 2, 1))
+  on.exit(par(op), add = TRUE)
+  for (v in pars) {
+    m <- matrix(a[, , v], ncol = n_chains)
+    if (type == "trace") {
+      matplot(iters, m, type = "l", lty = 1,
+              col = adjustcolor(cols, alpha.f = 0.8),
+              xlab = "iteration", ylab = v, main = v, ...)
+    } else {
+      dens <- lapply(seq_len(n_chains), function(ch) {
+        vals <- m[, ch]
+        vals <- vals[is.finite(vals)]
+        if (length(vals) < 2L || length(unique(vals)) < 2L) NULL else
+          density(vals)
+      })
+      ok <- !vapply(dens, is.null, logical(1))
+      if (!any(ok)) {
+        empty_panel(v)
+        next
+      }
+      xr <- range(unlist(lapply(dens[ok], `[[`, "x")))
+      yr <- c(0, max(unlist(lapply(dens[ok], `[[`, "y"))))
+      plot(xr, yr, type = "n", xlab = v, ylab = "density", main = v, ...)
+      for (ch in which(ok)) {
+        lines(dens[[ch]], col = cols[ch])
+      }
+    }
+  }
+  if (n_chains > 1L) {
+    legend("topright", legend = paste("chain", seq_len(n_chains)),
+           col = cols, lty = 1, bty = "n", cex = 0.7)
+  }
+  invisible(x)
+}
+
+# An empty panel for a variable that cannot be drawn (constant draws).
+empty_panel <- function(v) {
+  plot(0, 0, type = "n", axes = FALSE, xlab = "", ylab = "", main = v)
+  graphics::text(0, 0, "constant or non-finite draws")
+}

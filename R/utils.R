@@ -1,0 +1,68 @@
+# Argument checks shared by every constructor and fitting function. Each error names the
+# argument and says what would be accepted, and is raised before any C++ runs.
+
+stop_arg <- function(arg, problem, fix = NULL) {
+  msg <- sprintf("`%s` %s.", arg, problem)
+  if (!is.null(fix)) msg <- paste(msg, fix)
+  stop(msg, call. = FALSE)
+}
+
+is_count <- function(x, min = 1) {
+  is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x) && x == round(x) && x >= min
+}
+
+check_count <- function(x, arg, min = 1) {
+  if (!is_count(x, min)) {
+    stop_arg(arg, sprintf("must be a single whole number >= %s, not %s", min, describe(x)))
+  }
+  as.integer(x)
+}
+
+check_number <- function(x, arg, lower = -Inf, upper = Inf, open = c(FALSE, FALSE)) {
+  if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x)) {
+    stop_arg(arg, sprintf("must be a single finite number, not %s", describe(x)))
+  }
+  below <- if (open[1]) x <= lower else x < lower
+  above <- if (open[2]) x >= upper else x > upper
+  if (below || above) {
+    range <- sprintf("%s%s, %s%s", if (open[1]) "(" else "[", lower, upper, if (open[2]) ")" else "]")
+    stop_arg(arg, sprintf("must lie in %s, not %s", range, format(x)))
+  }
+  as.numeric(x)
+}
+
+check_flag <- function(x, arg) {
+  if (!is.logical(x) || length(x) != 1L || is.na(x)) {
+    stop_arg(arg, sprintf("must be TRUE or FALSE, not %s", describe(x)))
+  }
+  x
+}
+
+describe <- function(x) {
+  if (is.null(x)) return("NULL")
+  if (is.function(x)) return("a function")
+  if (length(x) == 1L && is.atomic(x)) return(format(x))
+  sprintf("a %s of length %d", class(x)[1], length(x))
+}
+
+# A seed for the core: a whole number in [1, 2^31 - 1]; NULL draws one from R's RNG so that
+# set.seed() before the call also makes the fit reproducible.
+resolve_seed <- function(seed) {
+  if (is.null(seed)) return(sample.int(.Machine$integer.max, 1L))
+  if (!is_count(seed, 0) || seed > .Machine$integer.max) {
+    stop_arg("seed", sprintf("must be NULL or a whole number in [0, %d], not %s",
+                             .Machine$integer.max, describe(seed)))
+  }
+  as.integer(seed)
+}
+
+# Evaluate expr with R's RNG set to `seed`, leaving the user's RNG state untouched.
+with_local_seed <- function(seed, expr) {
+  env <- globalenv()
+  had <- exists(".Random.seed", envir = env, inherits = FALSE)
+  if (had) old <- get(".Random.seed", envir = env, inherits = FALSE)
+  on.exit(if (had) assign(".Random.seed", old, envir = env) else
+    rm(".Random.seed", envir = env), add = TRUE)
+  set.seed(seed)
+  expr
+}

@@ -1,0 +1,31 @@
+#pragma once
+// Shared vocabulary of the core: Eigen vector/matrix aliases, host callbacks, small math.
+#include <Eigen/Dense>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+
+namespace vhmc {
+
+using Vec = Eigen::VectorXd;
+using Mat = Eigen::MatrixXd;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The host (R, or a test) supplies these; the core never prints or polls by itself.
+struct Callbacks {
+  std::function<void(const std::string&)> log = [](const std::string&) {};
+  // Returns true when the user asked to stop (Ctrl-C); polled every few iterations.
+  std::function<bool()> interrupted = [] { return false; };
+};
+
+inline double log_sum_exp(double a, double b) {
+  if (a == -kInf) return b;
+  if (b == -kInf) return a;
+  return a > b ? a + std::log1p(std::exp(b - a)) : b + std::log1p(std::exp(a - b));
+}
+
+inline bool all_finite(const Vec& v) { return v.allFinite(); }
+
+}  // namespace vhmc

@@ -1,0 +1,73 @@
+#pragma once
+// Euclidean metrics W = M^{-1} (SPEC A1): kinetic energy K(p) = 1/2 p' W p, momentum
+// p ~ N(0, W^{-1}) and sharp momentum v = W p. Neither M nor W^{-1} is ever formed.
+// Each metric names the Welford estimator its warmup adaptation uses (adapt/welford.hpp).
+#include "../adapt/welford.hpp"
+#include "../base/rng.hpp"
+#include "../base/types.hpp"
+
+namespace vhmc {
+
+class UnitMetric {
+ public:
+  using Estimator = NoEstimator;
+  explicit UnitMetric(int d) : d_(d) {}
+  void sample_momentum(Rng& rng, Vec& p) const {
+    for (int i = 0; i < d_; ++i) p[i] = rng.normal();
+  }
+  void sharp(const Vec& p, Vec& v) const { v = p; }
+  void set(const Estimator&) {}
+  Vec inv_metric_diag() const { return Vec::Ones(d_); }
+  static constexpr bool adapts = false;
+
+ private:
+  int d_;
+};
+
+class DiagMetric {
+ public:
+  using Estimator = WelfordDiag;
+  explicit DiagMetric(const Vec& w) : w_(w), sd_inv_(w.cwiseSqrt().cwiseInverse()) {}
+  void sample_momentum(Rng& rng, Vec& p) const {
+    for (Eigen::Index i = 0; i < w_.size(); ++i) p[i] = rng.normal() * sd_inv_[i];
+  }
+  void sharp(const Vec& p, Vec& v) const { v = w_.cwiseProduct(p); }
+  void set(const Estimator& est) { set_w(est.regularized()); }
+  void set_w(const Vec& w) {
+    w_ = w;
+    sd_inv_ = w_.cwiseSqrt().cwiseInverse();
+  }
+  const Vec& w() const { return w_; }
+  static constexpr bool adapts = true;
+
+ private:
+  Vec w_, sd_inv_;
+};
+
+class DenseMetric {
+ public:
+  using Estimator = WelfordDense;
+  explicit DenseMetric(const Mat& W) : z_(W.rows()) { set_W(W); }
+  // p = L^{-T} z with W = L L', so that Cov(p) = W^{-1} = M.
+  void sample_momentum(Rng& rng, Vec& p) const {
+    for (Eigen::Index i = 0; i < z_.size(); ++i) z_[i] = rng.normal();
+    p = llt_.matrixU().solve(z_);
+  }
+  void sharp(const Vec& p, Vec& v) const { v.noalias() = W_ * p; }
+  void set(const Estimator& est) { set_W(est.regularized()); }
+  void set_W(const Mat& W) {
+    W_ = 0.5 * (W + W.transpose());
+    llt_.compute(W_);
+    if (llt_.info() != Eigen::Success)
+      throw std::runtime_error("dense metric is not positive definite");
+  }
+  const Mat& W() const { return W_; }
+  static constexpr bool adapts = true;
+
+ private:
+  Mat W_;
+  Eigen::LLT<Mat> llt_;
+  mutable Vec z_;
+};
+
+}  // namespace vhmc

@@ -1,0 +1,45 @@
+#pragma once
+// The potential U(theta) = -log p~(theta | data) and its gradient, seen through a counter.
+// A potential type P provides
+//   int dim() const;
+//   double value(const Vec& theta);              // U(theta)
+//   double value_grad(const Vec& theta, Vec& g); // U(theta), writes grad U into g
+// Non-finite results are mapped to U = +inf so that samplers see a rejection or a divergence
+// (SPEC A2) instead of propagating NaN.
+#include "../base/types.hpp"
+
+namespace vhmc {
+
+struct EvalCounts {
+  long grad = 0;       // gradient (with value) evaluations of the true potential
+  long potential = 0;  // value-only evaluations of the true potential
+};
+
+template <class P>
+class Target {
+ public:
+  explicit Target(P& p) : p_(p) {}
+
+  int dim() const { return p_.dim(); }
+
+  double U(const Vec& theta) {
+    ++counts_.potential;
+    const double u = p_.value(theta);
+    return std::isfinite(u) ? u : kInf;
+  }
+
+  double U_grad(const Vec& theta, Vec& g) {
+    ++counts_.grad;
+    const double u = p_.value_grad(theta, g);
+    return (std::isfinite(u) && g.allFinite()) ? u : kInf;
+  }
+
+  const EvalCounts& counts() const { return counts_; }
+  P& potential() { return p_; }
+
+ private:
+  P& p_;
+  EvalCounts counts_;
+};
+
+}  // namespace vhmc

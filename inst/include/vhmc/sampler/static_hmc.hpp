@@ -1,0 +1,70 @@
+#pragma once
+// Static HMC (seed 000 Algorithm 1; book Algorithm 14; SPEC A2): L leapfrog steps, L jittered
+// uniformly in 1..L each iteration, Metropolis acceptance on the true Hamiltonian. With
+// steps = 0 the trajectory length is chosen from the step size so that the mean integration
+// time is pi/2 (a quarter period of a unit-scale Gaussian in the adapted metric).
+#include <algorithm>
+
+#include "../integrator/hamiltonian.hpp"
+#include "transition.hpp"
+
+namespace vhmc {
+
+struct StaticHmcConfig {
+  int steps = 0;  // 0: automatic (see above)
+  bool jitter = true;
+  double max_delta_H = 1000.0;
+  int max_steps = 1024;
+};
+
+template <class T, class M>
+class StaticHmc {
+ public:
+  StaticHmc(Hamiltonian<T, M>& ham, const StaticHmcConfig& cfg)
+      : ham_(ham), cfg_(cfg), prop_(ham.dim()) {}
+
+  double& step_size() { return eps_; }
+  Hamiltonian<T, M>& hamiltonian() { return ham_; }
+
+  int steps_for(double eps) const {
+    if (cfg_.steps > 0) return cfg_.steps;
+    const double L = std::ceil(3.141592653589793 / eps);
+    return static_cast<int>(std::clamp(L, 1.0, static_cast<double>(cfg_.max_steps)));
+  }
+
+  TransitionInfo transition(PhasePoint& z, Rng& rng) {
+    TransitionInfo info;
+    info.step_size = eps_;
+    ham_.sample_momentum(z, rng);
+    const double H0 = z.H();
+    const int L = steps_for(eps_);
+    const int Lt = cfg_.jitter ? 1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(L))) : L;
+    prop_ = z;
+    bool ok = true;
+    int taken = 0;
+    while (taken < Lt && ok) {
+      ok = ham_.leapfrog(prop_, eps_);
+      ++taken;
+    }
+    double dH = ok ? prop_.H() - H0 : kInf;
+    if (std::isnan(dH)) dH = kInf;
+    info.n_leapfrog = taken;
+    info.accept_stat = dH <= 0 ? 1.0 : std::exp(-dH);
+    info.divergent = dH > cfg_.max_delta_H;
+    if (std::log(rng.uniform()) < -dH) {
+      z = prop_;
+      info.energy = z.H();
+    } else {
+      info.energy = H0;
+    }
+    return info;
+  }
+
+ private:
+  Hamiltonian<T, M>& ham_;
+  StaticHmcConfig cfg_;
+  double eps_ = 1.0;
+  PhasePoint prop_;
+};
+
+}  // namespace vhmc

@@ -1,0 +1,17 @@
+#pragma once
+// Umbrella header of the vhmc core: R-free, Eigen + std only.
+#include "base/rng.hpp"
+#include "base/types.hpp"
+#include "adapt/dual_averaging.hpp"
+#include "adapt/welford.hpp"
+#include "adapt/windows.hpp"
+#include "adapt/adapter.hpp"
+#include "metric/metrics.hpp"
+#include "model/target.hpp"
+#include "model/gaussian.hpp"
+#include "integrator/phase_point.hpp"
+#include "integrator/hamiltonian.hpp"
+#include "sampler/transition.hpp"
+#include "sampler/static_hmc.hpp"
+#include "sampler/nuts.hpp"
+#include "driver/run_chain.hpp"

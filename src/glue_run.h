@@ -1,0 +1,75 @@
+// Runs one chain of any potential: picks the metric and the sampler named in the R sampler
+// list, runs the core driver and converts its output to a plain R list. Potential-specific
+// glue (R closures now, C++ GLM potentials later) only builds the potential and calls
+// run_potential().
+#pragma once
+#include <R_ext/Utils.h>
+
+#include "glue_config.h"
+
+namespace vhmc_glue {
+
+// R's pending-interrupt check without a longjmp through C++ frames.
+inline void check_interrupt_fn(void*) { R_CheckUserInterrupt(); }
+inline bool user_interrupted() { return R_ToplevelExec(check_interrupt_fn, nullptr) == FALSE; }
+
+inline vhmc::Callbacks r_callbacks() {
+  vhmc::Callbacks cb;
+  cb.log = [](const std::string& s) { Rcpp::Rcout << s; };
+  cb.interrupted = [] { return user_interrupted(); };
+  return cb;
+}
+
+inline Rcpp::List to_r(const vhmc::ChainOutput& out, bool nuts) {
+  using Rcpp::_;
+  Rcpp::List diag = Rcpp::List::create(
+      _["accept_stat__"] = Rcpp::wrap(out.accept_stat), _["stepsize__"] = Rcpp::wrap(out.step_size),
+      _["n_leapfrog__"] = Rcpp::wrap(out.n_leapfrog), _["divergent__"] = Rcpp::wrap(out.divergent),
+      _["energy__"] = Rcpp::wrap(out.energy));
+  if (nuts) diag["treedepth__"] = Rcpp::wrap(out.treedepth);
+  SEXP inv_metric = out.inv_metric_dense.size() > 0 ? Rcpp::wrap(out.inv_metric_dense)
+                                                    : Rcpp::wrap(out.inv_metric_diag);
+  return Rcpp::List::create(
+      _["draws"] = Rcpp::wrap(out.draws), _["diagnostics"] = diag,
+      _["step_size"] = out.final_step_size, _["inv_metric"] = inv_metric,
+      _["n_grad_warmup"] = static_cast<double>(out.n_grad_warmup),
+      _["n_grad_sampling"] = static_cast<double>(out.n_grad_sampling),
+      _["n_potential"] = static_cast<double>(out.n_potential),
+      _["warmup_seconds"] = out.warmup_seconds, _["sampling_seconds"] = out.sampling_seconds,
+      _["iterations_done"] = out.iterations_done, _["interrupted"] = out.interrupted,
+      _["error"] = out.error);
+}
+
+template <class T, class M>
+Rcpp::List run_sampler(T& target, M metric, const Rcpp::List& sampler, const Rcpp::List& run,
+                       const vhmc::Vec& init) {
+  vhmc::Hamiltonian<T, M> ham(target, std::move(metric));
+  const vhmc::ChainConfig cfg = chain_config(sampler, run);
+  vhmc::Callbacks cb = r_callbacks();
+  const std::string name = Rcpp::as<std::string>(sampler["name"]);
+  if (name == "nuts") {
+    vhmc::Nuts<T, M> s(ham, nuts_config(sampler));
+    return to_r(vhmc::run_chain<vhmc::Nuts<T, M>, M>(s, init, cfg, cb), true);
+  }
+  if (name == "hmc") {
+    vhmc::StaticHmc<T, M> s(ham, hmc_config(sampler));
+    return to_r(vhmc::run_chain<vhmc::StaticHmc<T, M>, M>(s, init, cfg, cb), false);
+  }
+  Rcpp::stop("unknown sampler '" + name + "'");
+}
+
+template <class P>
+Rcpp::List run_potential(P& potential, const Rcpp::List& sampler, const Rcpp::List& run,
+                         const vhmc::Vec& init) {
+  vhmc::Target<P> target(potential);
+  const int d = potential.dim();
+  const std::string metric = Rcpp::as<std::string>(sampler["metric"]);
+  if (metric == "unit") return run_sampler(target, vhmc::UnitMetric(d), sampler, run, init);
+  if (metric == "diag")
+    return run_sampler(target, vhmc::DiagMetric(vhmc::Vec::Ones(d)), sampler, run, init);
+  if (metric == "dense")
+    return run_sampler(target, vhmc::DenseMetric(vhmc::Mat::Identity(d, d)), sampler, run, init);
+  Rcpp::stop("unknown metric '" + metric + "'");
+}
+
+}  // namespace vhmc_glue

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Install what vhmc needs to build, test and check, and nothing that is already there.
+#
+#   bash tools/install-deps.sh            # build/test/check dependencies
+#   bash tools/install-deps.sh --bench    # also the benchmark-only packages
+#   VHMC_BENCH_DEPS=1 bash tools/install-deps.sh   # same as --bench
+#   bash tools/install-deps.sh --dry-run  # only say what is missing
+#
+# 1. Debian/Ubuntu as root: apt-get installs the missing Debian packages below
+#    (`apt-get update` runs only when something is missing).
+# 2. Anywhere: R installs, from getOption("repos"), every package named in
+#    DESCRIPTION (Imports, LinkingTo, Suggests) plus the development tools below
+#    that is still missing or older than DESCRIPTION asks. This is the path on
+#    a non-Debian machine or without root.
+# A machine that already has everything is left untouched and one line is printed.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bench=0
+dry=0
+case "${VHMC_BENCH_DEPS:-0}" in 1|true|TRUE|yes) bench=1 ;; esac
+for arg in "$@"; do
+  case "$arg" in
+    --bench) bench=1 ;;
+    --dry-run) dry=1 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "install-deps: unknown argument '$arg' (use --bench, --dry-run or --help)" >&2; exit 2 ;;
+  esac
+done
+
+# R packages needed to build, test and check (DESCRIPTION is read as well).
+R_PKGS="Rcpp RcppEigen coda posterior knitr rmarkdown future future.apply roxygen2 testthat withr pkgbuild"
+# Benchmark-only R packages (inst/bench); installed only with --bench.
+R_BENCH_PKGS="rstan MCMCpack rstanarm bayesplot"
+
+# Debian packages: R packages prebuilt, plus the C++ test and vignette toolchain.
+DEB_PKGS="r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-coda r-cran-posterior r-cran-knitr
+  r-cran-rmarkdown r-cran-future r-cran-future.apply r-cran-roxygen2 r-cran-testthat
+  r-cran-withr r-cran-loo r-cran-pkgbuild catch2 pandoc"
+DEB_BENCH_PKGS="r-cran-rstan r-cran-mcmcpack r-cran-rstanarm r-cran-bayesplot"
+# Tools that count as present when the command exists, however it was installed.
+declare -A TOOL_PKG=([cmake]=cmake [g++]=g++ [make]=make)
+
+did_something=0
+
+deb_installed() {
+  [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
+}
+
+# ---- 1. Debian packages -------------------------------------------------------
+if command -v apt-get >/dev/null 2>&1 && command -v dpkg-query >/dev/null 2>&1 \
+   && [ "$(id -u)" -eq 0 ]; then
+  wanted="$DEB_PKGS"
+  [ "$bench" -eq 1 ] && wanted="$wanted $DEB_BENCH_PKGS"
+  missing=()
+  for p in $wanted; do deb_installed "$p" || missing+=("$p"); done
+  for t in "${!TOOL_PKG[@]}"; do
+    command -v "$t" >/dev/null 2>&1 || missing+=("${TOOL_PKG[$t]}")
+  done
+  if [ "${#missing[@]}" -gt 0 ] && [ "$dry" -eq 1 ]; then
+    echo "install-deps: would apt-get install: ${missing[*]}"
+    did_something=1
+  elif [ "${#missing[@]}" -gt 0 ]; then
+    echo "install-deps: apt-get installing: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    did_something=1
+  fi
+else
+  # No root or no apt: say what is missing outside R; R packages are handled below.
+  for t in cmake g++ make pandoc; do
+    command -v "$t" >/dev/null 2>&1 ||
+      echo "install-deps: warning: '$t' not found; install it with your system's package manager" >&2
+  done
+  if [ ! -f /usr/include/catch2/catch.hpp ] && [ ! -f /usr/local/include/catch2/catch.hpp ]; then
+    echo "install-deps: warning: Catch2 v2 (catch2/catch.hpp) not found; 'make cpp-test' needs it" >&2
+  fi
+fi
+
+# ---- 2. R packages (fallback, and the only path off Debian) ---------------------
+if ! command -v Rscript >/dev/null 2>&1; then
+  echo "install-deps: error: Rscript not found; install R (>= 4.1) first" >&2
+  exit 1
+fi
+
+wanted_r="$R_PKGS"
+[ "$bench" -eq 1 ] && wanted_r="$wanted_r $R_BENCH_PKGS"
+
+set +e
+VHMC_R_PKGS="$wanted_r" VHMC_DRY_RUN="$dry" Rscript - <<'EOF'
+desc <- read.dcf("DESCRIPTION", fields = c("Imports", "LinkingTo", "Suggests", "Depends"))
+fields <- desc[1, ]
+fields <- fields[!is.na(fields)]
+entries <- trimws(unlist(strsplit(fields, ",")))
+entries <- entries[nzchar(entries)]
+pkg <- trimws(sub("\\(.*$", "", entries))
+req <- ifelse(grepl(">=", entries),
+              trimws(sub("^.*>=\\s*([^) ]+).*$", "\\1", entries)), NA_character_)
+extra <- strsplit(Sys.getenv("VHMC_R_PKGS"), "[[:space:]]+")[[1]]
+extra <- setdiff(extra[nzchar(extra)], pkg)
+pkg <- c(pkg, extra)
+req <- c(req, rep(NA_character_, length(extra)))
+base <- c("R", rownames(installed.packages(priority = "base")))
+keep <- !(pkg %in% base)
+pkg <- pkg[keep]; req <- req[keep]
+
+needs <- function() {
+  vapply(seq_along(pkg), function(i) {
+    if (!nzchar(system.file(package = pkg[i]))) return(TRUE)
+    !is.na(req[i]) && utils::packageVersion(pkg[i]) < package_version(req[i])
+  }, logical(1))
+}
+todo <- needs()
+if (!any(todo)) quit(status = 0)
+
+missing <- pkg[todo]
+if (Sys.getenv("VHMC_DRY_RUN") == "1") {
+  message("install-deps: would install R packages: ", paste(missing, collapse = " "))
+  quit(status = 3)
+}
+message("install-deps: installing R packages: ", paste(missing, collapse = " "))
+repos <- getOption("repos")
+if (is.null(repos) || !length(repos) || any(repos == "@CRAN@")) {
+  # No repository configured: take the first entry of R's own mirror list.
+  utils::chooseCRANmirror(graphics = FALSE, ind = 1)
+}
+lib <- .libPaths()[1]
+if (file.access(lib, 2) != 0) {
+  lib <- Sys.getenv("R_LIBS_USER")
+  dir.create(lib, recursive = TRUE, showWarnings = FALSE)
+  .libPaths(c(lib, .libPaths()))
+  message("install-deps: library not writable; installing into ", lib)
+}
+ncpus <- max(1L, min(2L, parallel::detectCores(), na.rm = TRUE))
+utils::install.packages(missing, lib = lib, Ncpus = ncpus, quiet = TRUE)
+still <- pkg[needs()]
+if (length(still)) {
+  message("install-deps: error: still missing or too old: ", paste(still, collapse = " "))
+  quit(status = 1)
+}
+quit(status = 3)  # 3 = installed something, all present now
+EOF
+rc=$?
+set -e
+case "$rc" in
+  0) ;;
+  3) did_something=1 ;;
+  *) exit "$rc" ;;
+esac
+
+if [ "$dry" -eq 1 ]; then
+  [ "$did_something" -eq 0 ] && echo "install-deps: all dependencies present; nothing to do"
+  exit 0
+fi
+if [ "$did_something" -eq 0 ]; then
+  echo "install-deps: all dependencies present; nothing to do"
+else
+  echo "install-deps: done"
+fi
