@@ -21,7 +21,10 @@ run_chains <- function(chain_fun, chains, cores) {
   }
   workers <- min(cores, chains)
   if (workers <= 1L) return(lapply(ids, chain_fun))
-  if (.Platform$OS.type == "unix") {
+  # options(vhmc.backend = "psock") forces a socket cluster where forking is available
+  # (useful in GUIs that do not tolerate forks, and to test that path).
+  backend <- getOption("vhmc.backend", "auto")
+  if (.Platform$OS.type == "unix" && !identical(backend, "psock")) {
     res <- parallel::mclapply(ids, chain_fun, mc.cores = workers, mc.preschedule = FALSE,
                               mc.set.seed = FALSE)
     failed <- vapply(res, inherits, logical(1), what = "try-error")

@@ -58,7 +58,7 @@ select_fit_draws <- function(x, variable = NULL, regex = FALSE) {
 #' @examples
 #' \donttest{
 #' fit <- vhmc_sample(function(th) -sum(th^2) / 2, init = c(a = 0, b = 0),
-#'                    chains = 2, iter = 400, seed = 1, progress = FALSE)
+#'                    chains = 2, iter = 1000, seed = 1, progress = FALSE)
 #' as_draws_array(fit)
 #' head(as_draws_df(fit, variable = "a"))
 #' posterior::summarise_draws(as_draws(fit))
@@ -66,31 +66,36 @@ select_fit_draws <- function(x, variable = NULL, regex = FALSE) {
 NULL
 
 #' @rdname as_draws.vhmc_fit
-#' @exportS3Method posterior::as_draws
+#' @method as_draws vhmc_fit
+#' @export
 as_draws.vhmc_fit <- function(x, variable = NULL, regex = FALSE, ...) {
   select_fit_draws(x, variable, regex)
 }
 
 #' @rdname as_draws.vhmc_fit
-#' @exportS3Method posterior::as_draws_array
+#' @method as_draws_array vhmc_fit
+#' @export
 as_draws_array.vhmc_fit <- function(x, variable = NULL, regex = FALSE, ...) {
   posterior::as_draws_array(select_fit_draws(x, variable, regex))
 }
 
 #' @rdname as_draws.vhmc_fit
-#' @exportS3Method posterior::as_draws_df
+#' @method as_draws_df vhmc_fit
+#' @export
 as_draws_df.vhmc_fit <- function(x, variable = NULL, regex = FALSE, ...) {
   posterior::as_draws_df(select_fit_draws(x, variable, regex))
 }
 
 #' @rdname as_draws.vhmc_fit
-#' @exportS3Method posterior::as_draws_matrix
+#' @method as_draws_matrix vhmc_fit
+#' @export
 as_draws_matrix.vhmc_fit <- function(x, variable = NULL, regex = FALSE, ...) {
   posterior::as_draws_matrix(select_fit_draws(x, variable, regex))
 }
 
 #' @rdname as_draws.vhmc_fit
-#' @exportS3Method posterior::as_draws_list
+#' @method as_draws_list vhmc_fit
+#' @export
 as_draws_list.vhmc_fit <- function(x, variable = NULL, regex = FALSE, ...) {
   posterior::as_draws_list(select_fit_draws(x, variable, regex))
 }
@@ -102,11 +107,12 @@ as_draws_list.vhmc_fit <- function(x, variable = NULL, regex = FALSE, ...) {
 #' @param x A `vhmc_fit` object.
 #' @param ... Ignored.
 #' @return A character vector of variable names, in the order of the draws.
-#' @exportS3Method posterior::variables
+#' @method variables vhmc_fit
+#' @export
 #' @examples
 #' \donttest{
 #' fit <- vhmc_sample(function(th) -sum(th^2) / 2, init = c(a = 0, b = 0),
-#'                    chains = 2, iter = 400, seed = 1, progress = FALSE)
+#'                    chains = 2, iter = 1000, seed = 1, progress = FALSE)
 #' variables(fit)
 #' }
 variables.vhmc_fit <- function(x, ...) {
@@ -142,7 +148,7 @@ variables.vhmc_fit <- function(x, ...) {
 #' @examples
 #' \donttest{
 #' fit <- vhmc_sample(function(th) -sum(th^2) / 2, init = c(a = 0, b = 0),
-#'                    chains = 2, iter = 400, seed = 1, progress = FALSE)
+#'                    chains = 2, iter = 1000, seed = 1, progress = FALSE)
 #' dim(as.matrix(fit))
 #' dim(as.array(fit))
 #' head(as.data.frame(fit))
@@ -213,11 +219,12 @@ as.data.frame.vhmc_fit <- function(x, row.names = NULL, optional = FALSE,
 #'   (default: all variables).
 #' @param ... Ignored.
 #' @return A [coda::mcmc.list()] with one [coda::mcmc()] object per chain.
-#' @exportS3Method coda::as.mcmc.list
+#' @method as.mcmc.list vhmc_fit
+#' @export
 #' @examples
 #' \donttest{
 #' fit <- vhmc_sample(function(th) -sum(th^2) / 2, init = c(a = 0, b = 0),
-#'                    chains = 2, iter = 400, seed = 1, progress = FALSE)
+#'                    chains = 2, iter = 1000, seed = 1, progress = FALSE)
 #' mc <- as.mcmc.list(fit)
 #' coda::mcpar(mc[[1]])
 #' coda::gelman.diag(mc)
@@ -237,7 +244,7 @@ as.mcmc.list.vhmc_fit <- function(x, variable = NULL, ...) {
   coda::mcmc.list(chains)
 }
 
-# ---- re-exported generics -----------------------------------------------------
+# ---- re-exported generics ---------------------------------------------------
 
 #' @importFrom posterior as_draws
 #' @export

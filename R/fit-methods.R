@@ -91,7 +91,7 @@ divergence_line <- function(x) {
 #' @examples
 #' \donttest{
 #' fit <- vhmc_sample(function(th) -sum(th^2) / 2, init = c(a = 0, b = 0),
-#'                    chains = 2, iter = 400, seed = 1, progress = FALSE)
+#'                    chains = 2, iter = 1000, seed = 1, progress = FALSE)
 #' fit
 #' print(fit, digits = 4)
 #' }
@@ -159,7 +159,7 @@ print.vhmc_fit <- function(x, digits = 3, max_vars = 20, ...) {
 #' @examples
 #' \donttest{
 #' fit <- vhmc_sample(function(th) -sum(th^2) / 2, init = c(a = 0, b = 0),
-#'                    chains = 2, iter = 400, seed = 1, progress = FALSE)
+#'                    chains = 2, iter = 1000, seed = 1, progress = FALSE)
 #' s <- summary(fit, probs = c(0.025, 0.5, 0.975))
 #' s
 #' s$variables$mean
@@ -299,7 +299,7 @@ check_count_arg <- function(x, name, allow_inf = FALSE) {
 #' @examples
 #' \donttest{
 #' fit <- vhmc_sample(function(th) -sum(th^2) / 2, init = c(a = 0, b = 0),
-#'                    chains = 2, iter = 400, seed = 1, progress = FALSE)
+#'                    chains = 2, iter = 1000, seed = 1, progress = FALSE)
 #' plot(fit)
 #' plot(fit, pars = "a", type = "density")
 #' }

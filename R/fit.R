@@ -1,12 +1,14 @@
 # The vhmc_fit S3 object: constructor, validation and internal accessors.
 #
-# A fit is built in R (never in C++) from the plain lists the chain driver returns.
-# Iteration bookkeeping (the contract every conversion relies on): the sampler runs
-# `iter` iterations per chain, the first `warmup` of which are warmup; it keeps the
-# post-warmup iterations warmup + 1, warmup + 1 + thin, warmup + 1 + 2 * thin, ...,
-# i.e. n_saved = ceiling((iter - warmup) / thin) draws per chain. Inside the draws
-# object the saved draws are numbered 1..n_saved (posterior's convention); only the
-# coda conversion carries the sampler's own iteration numbers (see as.mcmc.list).
+# A fit is built in R (never in C++) from the plain lists the chain driver
+# returns. Iteration bookkeeping (the contract every conversion relies on):
+# the sampler runs `iter` iterations per chain, the first `warmup` of which
+# are warmup; it keeps the post-warmup iterations warmup + 1,
+# warmup + 1 + thin, warmup + 1 + 2 * thin, ..., i.e.
+# n_saved = ceiling((iter - warmup) / thin) draws per chain. Inside the draws
+# object the saved draws are numbered 1..n_saved (posterior's convention);
+# only the coda conversion carries the sampler's own iteration numbers (see
+# as.mcmc.list.vhmc_fit).
 
 # Stan-style sampler diagnostic columns, in the order they are shown.
 sampler_diagnostic_columns <- c(
@@ -279,7 +281,7 @@ sampler_label <- function(sampler) {
 #' @examples
 #' \donttest{
 #' fit <- vhmc_sample(function(th) -sum(th^2) / 2, init = c(a = 0, b = 0),
-#'                    chains = 2, iter = 400, seed = 1, progress = FALSE)
+#'                    chains = 2, iter = 1000, seed = 1, progress = FALSE)
 #' nchains(fit)
 #' niterations(fit)
 #' ndraws(fit)
@@ -287,19 +289,22 @@ sampler_label <- function(sampler) {
 NULL
 
 #' @rdname vhmc_fit-dims
-#' @exportS3Method posterior::nchains
+#' @method nchains vhmc_fit
+#' @export
 nchains.vhmc_fit <- function(x) {
   fit_nchains(x)
 }
 
 #' @rdname vhmc_fit-dims
-#' @exportS3Method posterior::niterations
+#' @method niterations vhmc_fit
+#' @export
 niterations.vhmc_fit <- function(x) {
   fit_niterations(x)
 }
 
 #' @rdname vhmc_fit-dims
-#' @exportS3Method posterior::ndraws
+#' @method ndraws vhmc_fit
+#' @export
 ndraws.vhmc_fit <- function(x) {
   fit_ndraws(x)
 }

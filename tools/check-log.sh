@@ -63,8 +63,12 @@ summary=""
 if [ -n "$rout" ]; then
   summary=$(grep -E '^\[ FAIL [0-9]+ \| WARN [0-9]+ \| SKIP [0-9]+ \| PASS [0-9]+ \]' "$rout" | tail -n 1)
   if [ "${rout##*.}" = "fail" ]; then
-    echo "==> testthat failed; end of $rout:"
-    tail -n 60 "$rout"
+    echo "==> testthat failed; output of $rout from test_check():"
+    if grep -q '^> test_check' "$rout"; then
+      sed -n '/^> test_check/,$p' "$rout" | tail -n 200
+    else
+      tail -n 60 "$rout"
+    fi
   fi
 fi
 

@@ -120,8 +120,10 @@ test_that("check_fit() warns about divergences and names the fix", {
 
 test_that("check_fit() warns about tree-depth saturation", {
   fit <- make_clean_fit(n_treedepth_hits = c(5, 0, 0, 0))
-  expect_warning(res <- vhmc:::check_fit(fit),
-                 "5 of 4000 transitions after warmup hit the maximum tree depth of 10")
+  expect_warning(
+    res <- vhmc:::check_fit(fit),
+    "5 of 4000 transitions after warmup hit the maximum tree depth of 10"
+  )
   expect_identical(res$flagged, "treedepth")
   expect_identical(res$treedepth_hits, 5L)
   expect_warning(vhmc:::check_fit(fit), "increase max_treedepth")

@@ -80,7 +80,8 @@ test_that("posterior conversions round-trip the draws exactly", {
   expect_true(posterior::is_draws_matrix(mat))
   expect_identical(dim(mat), c(200L, 3L))
   expect_identical(posterior::nchains(mat), 2L)
-  expect_identical(unname(unclass(mat)[101, "b"]), unname(unclass(d)[1, 2, "b"]))
+  expect_identical(unname(unclass(mat)[101, "b"]),
+                   unname(unclass(d)[1, 2, "b"]))
   expect_equal(posterior::as_draws_array(mat), d)
 
   lst <- as_draws_list(fit)
@@ -144,7 +145,7 @@ test_that("as.data.frame() is a plain data frame laid out like as_draws_df()", {
   }
 })
 
-test_that("as.mcmc.list() has one mcmc per chain with the sampler's iterations", {
+test_that("as.mcmc.list() has one mcmc per chain, sampler iteration numbers", {
   fit <- make_fake_fit(warmup = 500, thin = 2)  # 100 saved draws per chain
   mc <- as.mcmc.list(fit)
   expect_s3_class(mc, "mcmc.list")
@@ -169,7 +170,7 @@ test_that("as.mcmc.list() has one mcmc per chain with the sampler's iterations",
                    as.integer(seq(11, 128, by = 3)))
 })
 
-test_that("single-chain and single-variable fits convert without dropping dims", {
+test_that("single-chain, single-variable fits keep their dimensions", {
   fit <- make_fake_fit(n_chains = 1, variables = "x", n_divergent = 0)
   expect_identical(dim(as.matrix(fit)), c(100L, 1L))
   expect_identical(dim(as.array(fit)), c(100L, 1L, 1L))

@@ -52,18 +52,16 @@ test_that("summary() returns posterior summaries and chain diagnostics", {
   expect_equal(s$variables$q95,
                unname(apply(m, 2, stats::quantile, probs = 0.95)))
   d <- fit$draws
+  per_variable <- function(f) {
+    vapply(c("a", "b", "beta[1]"),
+           function(v) f(posterior::extract_variable_matrix(d, v)), 1)
+  }
   expect_equal(s$variables$rhat,
-               vapply(c("a", "b", "beta[1]"),
-                      function(v) posterior::rhat(posterior::extract_variable_matrix(d, v)),
-                      1), ignore_attr = TRUE)
+               per_variable(posterior::rhat), ignore_attr = TRUE)
   expect_equal(s$variables$ess_tail,
-               vapply(c("a", "b", "beta[1]"),
-                      function(v) posterior::ess_tail(posterior::extract_variable_matrix(d, v)),
-                      1), ignore_attr = TRUE)
+               per_variable(posterior::ess_tail), ignore_attr = TRUE)
   expect_equal(s$variables$mcse_mean,
-               vapply(c("a", "b", "beta[1]"),
-                      function(v) posterior::mcse_mean(posterior::extract_variable_matrix(d, v)),
-                      1), ignore_attr = TRUE)
+               per_variable(posterior::mcse_mean), ignore_attr = TRUE)
   expect_identical(s$chains, vhmc:::chain_diagnostics(fit))
   expect_identical(s$chains$divergences, c(1L, 1L))
   expect_identical(s$counts, fit$counts)

@@ -1,0 +1,589 @@
+// Tests of the samplers (sampler/, SPEC A2, A3) and the chain driver (driver/run_chain.hpp) on
+// the SPEC A8 targets with known answers. Every statistical tolerance is 4 Monte Carlo
+// standard errors, with the ESS estimated in the test (test_util.hpp); seeds are fixed.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "test_util.hpp"
+
+using vhmc::ChainConfig;
+using vhmc::ChainOutput;
+using vhmc::DenseMetric;
+using vhmc::DiagMetric;
+using vhmc::GaussianPotential;
+using vhmc::Hamiltonian;
+using vhmc::Mat;
+using vhmc::NutsConfig;
+using vhmc::PhasePoint;
+using vhmc::Rng;
+using vhmc::StaticHmcConfig;
+using vhmc::Target;
+using vhmc::TransitionInfo;
+using vhmc::UnitMetric;
+using vhmc::Vec;
+
+namespace {
+
+constexpr double kZ = 4.0;  // tolerance in Monte Carlo standard errors
+
+// Mean and variance of every column within 4 MCSE of the truth.
+void check_moments(const Mat& draws, const Vec& mean, const Vec& var) {
+  for (Eigen::Index j = 0; j < draws.cols(); ++j) {
+    const Vec x = draws.col(j);
+    const double m = vt::mean(x), v = vt::var(x);
+    const double se_m = vt::mcse_mean(x), se_v = vt::mcse_var(x);
+    INFO("coordinate " << j << ": mean " << m << " (truth " << mean[j] << ", mcse " << se_m
+                       << "), var " << v << " (truth " << var[j] << ", mcse " << se_v
+                       << "), ess " << vt::ess(x));
+    CHECK(std::abs(m - mean[j]) < kZ * se_m);
+    CHECK(std::abs(v - var[j]) < kZ * se_v);
+  }
+}
+
+// A chain that ran to the end without error, with sane per-iteration statistics.
+void check_chain(const ChainOutput& out, int n_save, bool nuts, int max_depth = 10) {
+  INFO("error: " << out.error);
+  REQUIRE(out.error.empty());
+  REQUIRE(out.draws.rows() == n_save);
+  CHECK_FALSE(out.interrupted);
+  CHECK(out.draws.allFinite());
+  CHECK((out.accept_stat.array() >= 0).all());
+  CHECK((out.accept_stat.array() <= 1).all());
+  CHECK(out.energy.allFinite());
+  CHECK((out.n_leapfrog.array() >= 1).all());
+  if (nuts) {
+    CHECK((out.treedepth.array() >= 0).all());
+    CHECK((out.treedepth.array() <= max_depth).all());
+    CHECK((out.n_leapfrog.array() <= (1 << max_depth) - 1).all());
+  } else {
+    CHECK((out.treedepth.array() == -1).all());
+  }
+  // The step size is fixed after warmup at the adapted value.
+  CHECK(out.final_step_size > 0);
+  CHECK((out.step_size.array() == out.final_step_size).all());
+  // SPEC A2: L leapfrog steps cost exactly L gradients (cached gradient), so with thin = 1 the
+  // sampling-phase gradient count is the sum of n_leapfrog.
+  CHECK(out.n_grad_sampling == out.n_leapfrog.cast<long>().sum());
+}
+
+Vec vec1(double x) { return Vec::Constant(1, x); }
+
+double mean_int(const Eigen::VectorXi& v) { return v.cast<double>().mean(); }
+
+// Covariance of the 2-d correlated target: unit variances, correlation rho.
+Mat corr2(double rho) {
+  Mat S(2, 2);
+  S << 1.0, rho, rho, 1.0;
+  return S;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// (a) 1-d Gaussian N(0, 4)
+
+TEST_CASE("Samplers on the 1-d Gaussian N(0, 4): NUTS, static HMC, MALA", "[samplers][gauss1]") {
+  GaussianPotential pot(vec1(0.0), vec1(4.0));
+  const Vec init = vt::uniform_init(1, 1);
+  const Vec truth_m = vec1(0.0), truth_v = vec1(4.0);
+
+  SECTION("NUTS, diagonal metric") {
+    const auto out = vt::run_nuts(pot, DiagMetric(Vec::Ones(1)), init, vt::chain_config(1000, 4000, 11));
+    check_chain(out, 4000, true);
+    check_moments(out.draws, truth_m, truth_v);
+    CHECK(out.inv_metric_diag[0] == Approx(4.0).epsilon(0.3));
+    CHECK(out.divergent.sum() == 0);
+  }
+  SECTION("static HMC, jittered automatic length") {
+    const auto out = vt::run_hmc(pot, DiagMetric(Vec::Ones(1)), init, vt::chain_config(1000, 4000, 12));
+    check_chain(out, 4000, false);
+    check_moments(out.draws, truth_m, truth_v);
+    CHECK(out.divergent.sum() == 0);
+  }
+  SECTION("static HMC, L = 3 without jitter") {
+    StaticHmcConfig hc;
+    hc.steps = 3;
+    hc.jitter = false;
+    const auto out = vt::run_hmc(pot, DiagMetric(Vec::Ones(1)), init, vt::chain_config(1000, 4000, 13), hc);
+    check_chain(out, 4000, false);
+    CHECK((out.n_leapfrog.array() == 3).all());
+    check_moments(out.draws, truth_m, truth_v);
+  }
+  SECTION("MALA = static HMC with L = 1, no jitter") {
+    StaticHmcConfig hc;
+    hc.steps = 1;
+    hc.jitter = false;
+    const auto out = vt::run_hmc(pot, DiagMetric(Vec::Ones(1)), init, vt::chain_config(1000, 10000, 14), hc);
+    check_chain(out, 10000, false);
+    CHECK((out.n_leapfrog.array() == 1).all());
+    check_moments(out.draws, truth_m, truth_v);
+  }
+  SECTION("NUTS and MALA with the unit metric") {
+    const auto out = vt::run_nuts(pot, UnitMetric(1), init, vt::chain_config(1000, 4000, 15));
+    check_chain(out, 4000, true);
+    check_moments(out.draws, truth_m, truth_v);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// (b) 100-d iid Gaussian, sds log-spaced 0.01 .. 100
+
+TEST_CASE("Samplers on the 100-d Gaussian with sds 0.01..100: diagonal adaptation",
+          "[samplers][gauss100]") {
+  const int d = 100;
+  Vec sds(d), var(d);
+  for (int i = 0; i < d; ++i) sds[i] = std::pow(10.0, -2.0 + 4.0 * i / (d - 1));
+  var = sds.cwiseProduct(sds);
+  GaussianPotential pot(Vec(Vec::Zero(d)), var);
+  const Vec init = vt::uniform_init(d, 2);
+
+  SECTION("NUTS: W_ii / s_i^2 in [0.7, 1.3], moments, shallow trees; unit metric is deep") {
+    const auto out = vt::run_nuts(pot, DiagMetric(Vec::Ones(d)), init, vt::chain_config(1000, 1000, 21));
+    check_chain(out, 1000, true);
+    const Vec ratio = out.inv_metric_diag.cwiseQuotient(var);
+    INFO("W_ii / s_i^2 in [" << ratio.minCoeff() << ", " << ratio.maxCoeff() << "]");
+    CHECK(ratio.minCoeff() >= 0.7);
+    CHECK(ratio.maxCoeff() <= 1.3);
+    check_moments(out.draws, Vec::Zero(d), var);
+    const double depth = mean_int(out.treedepth);
+    const double nlf = mean_int(out.n_leapfrog);
+    INFO("diag: mean treedepth " << depth << ", mean n_leapfrog " << nlf);
+    CHECK(depth < 5.0);  // far below the maximum of 10
+    CHECK(out.divergent.sum() == 0);
+
+    // Regression check on adaptation: the unit metric needs far deeper trees.
+    const auto unit = vt::run_nuts(pot, UnitMetric(d), init, vt::chain_config(150, 50, 22));
+    check_chain(unit, 50, true);
+    const double depth_u = mean_int(unit.treedepth), nlf_u = mean_int(unit.n_leapfrog);
+    INFO("unit: mean treedepth " << depth_u << ", mean n_leapfrog " << nlf_u);
+    CHECK(depth_u > depth + 4.0);
+    CHECK(nlf_u > 20.0 * nlf);
+  }
+  SECTION("static HMC: W_ii / s_i^2 in [0.7, 1.3], moments; unit metric needs longer paths") {
+    const auto out = vt::run_hmc(pot, DiagMetric(Vec::Ones(d)), init, vt::chain_config(1000, 1000, 23));
+    check_chain(out, 1000, false);
+    const Vec ratio = out.inv_metric_diag.cwiseQuotient(var);
+    INFO("W_ii / s_i^2 in [" << ratio.minCoeff() << ", " << ratio.maxCoeff() << "]");
+    CHECK(ratio.minCoeff() >= 0.7);
+    CHECK(ratio.maxCoeff() <= 1.3);
+    check_moments(out.draws, Vec::Zero(d), var);
+    const double nlf = mean_int(out.n_leapfrog);
+
+    const auto unit = vt::run_hmc(pot, UnitMetric(d), init, vt::chain_config(150, 50, 24));
+    check_chain(unit, 50, false);
+    const double nlf_u = mean_int(unit.n_leapfrog);
+    INFO("mean n_leapfrog: diag " << nlf << ", unit " << nlf_u);
+    CHECK(nlf_u > 20.0 * nlf);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// (c) 2-d Gaussian, unit variances, correlation 0.99
+
+TEST_CASE("Samplers on the 2-d Gaussian with correlation 0.99: dense vs diagonal",
+          "[samplers][corr]") {
+  const Mat S = corr2(0.99);
+  GaussianPotential pot(Vec(Vec::Zero(2)), S);
+  const Vec init = vt::uniform_init(2, 3);
+  const Vec truth_m = Vec::Zero(2), truth_v = Vec::Ones(2);
+
+  // Cross moment E[x1 x2] = 0.99 within 4 MCSE.
+  auto check_cross = [&](const Mat& draws) {
+    const Vec prod = draws.col(0).cwiseProduct(draws.col(1));
+    INFO("E[x1 x2] " << prod.mean() << ", mcse " << vt::mcse_mean(prod));
+    CHECK(std::abs(prod.mean() - 0.99) < kZ * vt::mcse_mean(prod));
+  };
+
+  SECTION("NUTS: dense adaptation recovers the covariance and is more efficient per gradient") {
+    const auto dense = vt::run_nuts(pot, DenseMetric(Mat::Identity(2, 2)), init,
+                                    vt::chain_config(1000, 2000, 31));
+    check_chain(dense, 2000, true);
+    INFO("dense W =\n" << dense.inv_metric_dense);
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j)
+        CHECK(std::abs(dense.inv_metric_dense(i, j) - S(i, j)) < 0.2 * std::abs(S(i, j)));
+    check_moments(dense.draws, truth_m, truth_v);
+    check_cross(dense.draws);
+
+    const auto diag = vt::run_nuts(pot, DiagMetric(Vec::Ones(2)), init, vt::chain_config(1000, 2000, 32));
+    check_chain(diag, 2000, true);
+    check_moments(diag.draws, truth_m, truth_v);
+    check_cross(diag.draws);
+
+    const double eff_dense = vt::min_ess(dense.draws) / static_cast<double>(dense.n_grad_sampling);
+    const double eff_diag = vt::min_ess(diag.draws) / static_cast<double>(diag.n_grad_sampling);
+    INFO("min ESS per gradient: dense " << eff_dense << ", diag " << eff_diag);
+    CHECK(eff_dense > 3.0 * eff_diag);
+  }
+  SECTION("static HMC: dense and diagonal metrics give correct moments") {
+    const auto dense = vt::run_hmc(pot, DenseMetric(Mat::Identity(2, 2)), init,
+                                   vt::chain_config(1000, 2000, 33));
+    check_chain(dense, 2000, false);
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j)
+        CHECK(std::abs(dense.inv_metric_dense(i, j) - S(i, j)) < 0.2 * std::abs(S(i, j)));
+    check_moments(dense.draws, truth_m, truth_v);
+    check_cross(dense.draws);
+
+    const auto diag = vt::run_hmc(pot, DiagMetric(Vec::Ones(2)), init, vt::chain_config(1000, 4000, 34));
+    check_chain(diag, 4000, false);
+    check_moments(diag.draws, truth_m, truth_v);
+    check_cross(diag.draws);
+
+    const double eff_dense = vt::min_ess(dense.draws) / static_cast<double>(dense.n_grad_sampling);
+    const double eff_diag = vt::min_ess(diag.draws) / static_cast<double>(diag.n_grad_sampling);
+    INFO("min ESS per gradient: dense " << eff_dense << ", diag " << eff_diag);
+    CHECK(eff_dense > 3.0 * eff_diag);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Invariance: one kernel applied to exact draws leaves the distribution unchanged
+
+namespace {
+
+template <class Sampler, class Ham>
+void check_invariance(Sampler& s, Ham& ham, double eps, std::uint64_t seed) {
+  // Banana: x ~ N(0, 1), y | x ~ N(x^2, 1), sampled exactly; then 3 transitions of the kernel
+  // from each of n independent exact draws. The results are iid from the target if the kernel
+  // leaves it invariant, so iid standard errors apply.
+  const int n = 20000;
+  s.step_size() = eps;
+  Rng rng(seed, 0);
+  Vec x(n), y(n);
+  PhasePoint z(2);
+  int divergent = 0;
+  for (int i = 0; i < n; ++i) {
+    const double x0 = rng.normal();
+    z.theta << x0, x0 * x0 + rng.normal();
+    REQUIRE(ham.init_point(z));
+    for (int k = 0; k < 3; ++k) divergent += s.transition(z, rng).divergent;
+    x[i] = z.theta[0];
+    y[i] = z.theta[1];
+  }
+  const Vec r = y - x.cwiseProduct(x);
+  struct Stat {
+    const char* name;
+    Vec v;
+    double truth;
+  };
+  const Stat stats[] = {{"E x", x, 0.0},
+                        {"E x^2", x.cwiseProduct(x), 1.0},
+                        {"E y", y, 1.0},
+                        {"E y^2", y.cwiseProduct(y), 4.0},  // Var y = Var x^2 + 1 = 3
+                        {"E (y - x^2)", r, 0.0},
+                        {"E (y - x^2)^2", r.cwiseProduct(r), 1.0},
+                        {"P(x < 0.5)", (x.array() < 0.5).cast<double>().matrix(), 0.6914624612740131}};
+  for (const auto& st : stats) {
+    const double m = st.v.mean(), se = vt::sd(st.v) / std::sqrt(static_cast<double>(n));
+    INFO(st.name << ": " << m << " vs " << st.truth << " (se " << se << "), divergent "
+                 << divergent);
+    CHECK(std::abs(m - st.truth) < kZ * se);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Samplers leave the banana target invariant when started from exact draws",
+          "[samplers][invariance]") {
+  vt::Banana pot;
+  using T = Target<vt::Banana>;
+  T target(pot);
+  Mat W(2, 2);
+  W << 1.0, 0.8, 0.8, 2.0;
+  SECTION("NUTS, unit metric") {
+    Hamiltonian<T, UnitMetric> ham(target, UnitMetric(2));
+    vhmc::Nuts<T, UnitMetric> s(ham, NutsConfig{});
+    check_invariance(s, ham, 0.4, 41);
+  }
+  SECTION("NUTS, dense metric, max_depth 2 (truncated trees)") {
+    Hamiltonian<T, DenseMetric> ham(target, DenseMetric(W));
+    NutsConfig nc;
+    nc.max_depth = 2;
+    vhmc::Nuts<T, DenseMetric> s(ham, nc);
+    check_invariance(s, ham, 0.3, 42);
+  }
+  SECTION("static HMC, diagonal metric, jittered L = 6") {
+    Hamiltonian<T, DiagMetric> ham(target, DiagMetric(Vec(Vec::Constant(2, 0.8))));
+    StaticHmcConfig hc;
+    hc.steps = 6;
+    vhmc::StaticHmc<T, DiagMetric> s(ham, hc);
+    check_invariance(s, ham, 0.3, 43);
+  }
+  SECTION("MALA, dense metric") {
+    Hamiltonian<T, DenseMetric> ham(target, DenseMetric(W));
+    StaticHmcConfig hc;
+    hc.steps = 1;
+    hc.jitter = false;
+    vhmc::StaticHmc<T, DenseMetric> s(ham, hc);
+    check_invariance(s, ham, 0.5, 44);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Non-finite region: chains keep producing finite draws from the truncated target
+
+TEST_CASE("Chains on a potential that is NaN for theta[0] > 1.5", "[samplers][nan]") {
+  vt::NanGaussian pot;  // 2-d standard normal truncated to theta[0] <= 1.5
+  const Vec init = vt::uniform_init(2, 5).cwiseMin(1.0);
+  // Truncated N(0,1) on (-inf, 1.5]: mean -phi(1.5)/Phi(1.5), var 1 - 1.5 l - l^2.
+  Vec truth_m(2), truth_v(2);
+  truth_m << -0.13878975045885078, 0.0;
+  truth_v << 0.7725527794792937, 1.0;
+  auto check = [&](const ChainOutput& out, bool nuts) {
+    check_chain(out, 4000, nuts);
+    CHECK((out.draws.col(0).array() <= 1.5).all());
+    CHECK(out.divergent.sum() > 0);  // trajectories do hit the region
+    check_moments(out.draws, truth_m, truth_v);
+  };
+  SECTION("NUTS") {
+    ChainOutput out;
+    CHECK_NOTHROW(out = vt::run_nuts(pot, DiagMetric(Vec::Ones(2)), init, vt::chain_config(1000, 4000, 51)));
+    check(out, true);
+  }
+  SECTION("static HMC") {
+    ChainOutput out;
+    CHECK_NOTHROW(out = vt::run_hmc(pot, DiagMetric(Vec::Ones(2)), init, vt::chain_config(1000, 4000, 52)));
+    check(out, false);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Every sampler x metric combination: one transition gives sane statistics
+
+namespace {
+
+template <class S, class Ham>
+void check_transitions(S& s, Ham& ham, bool nuts) {
+  s.step_size() = 0.4;
+  Rng rng(61, 1);
+  PhasePoint z(3);
+  z.theta << 0.3, -0.5, 1.2;
+  REQUIRE(ham.init_point(z));
+  const long g0 = ham.target().counts().grad;
+  long total_lf = 0;
+  for (int it = 0; it < 20; ++it) {
+    const TransitionInfo info = s.transition(z, rng);
+    INFO("transition " << it);
+    CHECK(info.accept_stat >= 0.0);
+    CHECK(info.accept_stat <= 1.0);
+    CHECK(info.n_leapfrog >= 1);
+    CHECK(std::isfinite(info.energy));
+    CHECK(info.energy == Approx(z.H()).epsilon(1e-12));  // energy of the retained state
+    CHECK(info.step_size == 0.4);
+    CHECK_FALSE(info.divergent);
+    if (nuts) {
+      CHECK(info.treedepth >= 1);
+      CHECK(info.treedepth <= 10);
+    } else {
+      CHECK(info.treedepth == -1);
+    }
+    CHECK(z.theta.allFinite());
+    total_lf += info.n_leapfrog;
+  }
+  CHECK(ham.target().counts().grad - g0 == total_lf);  // one gradient per leapfrog step
+}
+
+template <class M>
+void check_both_samplers(const M& metric) {
+  Vec var(3);
+  var << 0.5, 1.0, 2.0;
+  GaussianPotential pot(Vec(Vec::Zero(3)), var);
+  using T = Target<GaussianPotential>;
+  T target(pot);
+  {
+    Hamiltonian<T, M> ham(target, metric);
+    vhmc::Nuts<T, M> s(ham, NutsConfig{});
+    check_transitions(s, ham, true);
+  }
+  {
+    Hamiltonian<T, M> ham(target, metric);
+    StaticHmcConfig hc;
+    hc.steps = 5;
+    vhmc::StaticHmc<T, M> s(ham, hc);
+    check_transitions(s, ham, false);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("One transition of every sampler x metric combination", "[samplers][combos]") {
+  SECTION("unit") { check_both_samplers(UnitMetric(3)); }
+  SECTION("diag") {
+    Vec w(3);
+    w << 0.5, 1.0, 2.0;
+    check_both_samplers(DiagMetric(w));
+  }
+  SECTION("dense") {
+    Mat W(3, 3);
+    W << 0.5, 0.1, 0.0, 0.1, 1.0, 0.2, 0.0, 0.2, 2.0;
+    check_both_samplers(DenseMetric(W));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Reproducibility
+
+TEST_CASE("run_chain is reproducible given seed and chain, and chains differ", "[samplers][repro]") {
+  const Mat S = corr2(0.5);
+  GaussianPotential pot(Vec(Vec::Zero(2)), S);
+  const Vec init = vt::uniform_init(2, 7);
+  auto same = [](const ChainOutput& a, const ChainOutput& b) {
+    return a.draws == b.draws && a.accept_stat == b.accept_stat && a.energy == b.energy &&
+           a.n_leapfrog == b.n_leapfrog && a.treedepth == b.treedepth &&
+           a.final_step_size == b.final_step_size;
+  };
+  SECTION("NUTS, dense metric") {
+    const auto a = vt::run_nuts(pot, DenseMetric(Mat::Identity(2, 2)), init, vt::chain_config(200, 200, 9, 1));
+    const auto b = vt::run_nuts(pot, DenseMetric(Mat::Identity(2, 2)), init, vt::chain_config(200, 200, 9, 1));
+    const auto c = vt::run_nuts(pot, DenseMetric(Mat::Identity(2, 2)), init, vt::chain_config(200, 200, 9, 2));
+    const auto e = vt::run_nuts(pot, DenseMetric(Mat::Identity(2, 2)), init, vt::chain_config(200, 200, 10, 1));
+    CHECK(same(a, b));
+    CHECK((a.inv_metric_dense.array() == b.inv_metric_dense.array()).all());
+    CHECK_FALSE(same(a, c));
+    CHECK_FALSE(same(a, e));
+    CHECK((a.draws.array() != c.draws.array()).count() > 300);  // not just a few draws
+  }
+  SECTION("static HMC, diagonal metric") {
+    const auto a = vt::run_hmc(pot, DiagMetric(Vec::Ones(2)), init, vt::chain_config(200, 200, 9, 1));
+    const auto b = vt::run_hmc(pot, DiagMetric(Vec::Ones(2)), init, vt::chain_config(200, 200, 9, 1));
+    const auto c = vt::run_hmc(pot, DiagMetric(Vec::Ones(2)), init, vt::chain_config(200, 200, 9, 2));
+    CHECK(same(a, b));
+    CHECK(a.inv_metric_diag == b.inv_metric_diag);
+    CHECK_FALSE(same(a, c));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// NUTS specifics
+
+TEST_CASE("NUTS: tree depth and leapfrog counts", "[samplers][nuts]") {
+  SECTION("max_depth = 3 on a wide target saturates: treedepth 3, 7 leapfrog steps") {
+    GaussianPotential pot(vec1(0.0), vec1(1e4));  // sd 100, step 0.01: no U-turn in 7 steps
+    using T = Target<GaussianPotential>;
+    T target(pot);
+    Hamiltonian<T, UnitMetric> ham(target, UnitMetric(1));
+    NutsConfig nc;
+    nc.max_depth = 3;
+    vhmc::Nuts<T, UnitMetric> nuts(ham, nc);
+    nuts.step_size() = 0.01;
+    Rng rng(71, 1);
+    PhasePoint z(1);
+    z.theta = vec1(30.0);
+    REQUIRE(ham.init_point(z));
+    for (int it = 0; it < 50; ++it) {
+      const TransitionInfo info = nuts.transition(z, rng);
+      INFO("transition " << it);
+      CHECK(info.treedepth == 3);
+      CHECK(info.n_leapfrog == 7);
+      CHECK_FALSE(info.divergent);
+    }
+  }
+  SECTION("run_chain with max_depth 5: counts bounded by the depth reached") {
+    const Mat S = corr2(0.99);
+    GaussianPotential pot(Vec(Vec::Zero(2)), S);
+    NutsConfig nc;
+    nc.max_depth = 5;
+    const auto out = vt::run_nuts(pot, UnitMetric(2), vt::uniform_init(2, 8), vt::chain_config(300, 1000, 72), nc);
+    check_chain(out, 1000, true, 5);
+    int saturated = 0;
+    bool ok = true;
+    for (int i = 0; i < out.draws.rows(); ++i) {
+      const int td = out.treedepth[i], nl = out.n_leapfrog[i];
+      // A tree of depth td holds 2^td - 1 steps; a rejected (invalid) next subtree adds at
+      // most 2^td more.
+      ok = ok && nl >= (1 << td) - 1 && nl <= (1 << (td + 1)) - 1;
+      if (td == 5) {
+        ++saturated;
+        ok = ok && nl == 31;
+      }
+    }
+    CHECK(ok);
+    INFO("saturated " << saturated << " of " << out.draws.rows());
+    CHECK(saturated > 0);  // correlation 0.99 with the unit metric needs deep trees
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Driver bookkeeping
+
+TEST_CASE("run_chain: thinning, interrupts, counters and errors", "[samplers][driver]") {
+  GaussianPotential pot(vec1(1.0), vec1(2.0));
+  const Vec init = vec1(0.5);
+
+  SECTION("thinning keeps every thin-th sampling iteration") {
+    ChainConfig cfg = vt::chain_config(100, 101, 81);
+    cfg.thin = 4;
+    const auto out = vt::run_nuts(pot, DiagMetric(Vec::Ones(1)), init, cfg);
+    CHECK(out.error.empty());
+    CHECK(out.draws.rows() == 26);  // ceil(101 / 4)
+    CHECK(out.iterations_done == 201);
+    CHECK(out.n_grad_warmup > 0);
+    CHECK(out.n_grad_sampling >= out.n_leapfrog.cast<long>().sum());
+  }
+  SECTION("no warmup: no adaptation, the user step size is kept") {
+    ChainConfig cfg = vt::chain_config(0, 50, 82);
+    cfg.step_size = 0.37;
+    const auto out = vt::run_hmc(pot, DiagMetric(Vec::Ones(1)), init, cfg);
+    CHECK(out.error.empty());
+    CHECK(out.draws.rows() == 50);
+    CHECK(out.final_step_size == 0.37);
+    CHECK((out.step_size.array() == 0.37).all());
+    CHECK(out.inv_metric_diag[0] == 1.0);
+  }
+  SECTION("an interrupt ends the chain and keeps the saved draws") {
+    using T = Target<GaussianPotential>;
+    T target(pot);
+    Hamiltonian<T, DiagMetric> ham(target, DiagMetric(Vec::Ones(1)));
+    vhmc::Nuts<T, DiagMetric> s(ham, NutsConfig{});
+    vhmc::Callbacks cb;
+    int polls = 0;
+    cb.interrupted = [&] { return ++polls > 15; };  // polled every 10 iterations
+    const ChainConfig cfg = vt::chain_config(100, 100, 83);
+    const auto out = vhmc::run_chain<vhmc::Nuts<T, DiagMetric>, DiagMetric>(s, init, cfg, cb);
+    CHECK(out.interrupted);
+    CHECK(out.iterations_done == 150);
+    CHECK(out.draws.rows() == 50);
+    CHECK(out.n_leapfrog.size() == 50);
+    CHECK(out.draws.allFinite());
+  }
+  SECTION("progress messages through the log callback") {
+    using T = Target<GaussianPotential>;
+    T target(pot);
+    Hamiltonian<T, DiagMetric> ham(target, DiagMetric(Vec::Ones(1)));
+    vhmc::StaticHmc<T, DiagMetric> s(ham, StaticHmcConfig{});
+    vhmc::Callbacks cb;
+    int lines = 0;
+    std::string last;
+    cb.log = [&](const std::string& m) {
+      ++lines;
+      last = m;
+    };
+    ChainConfig cfg = vt::chain_config(50, 50, 84);
+    cfg.refresh = 25;
+    const auto out = vhmc::run_chain<vhmc::StaticHmc<T, DiagMetric>, DiagMetric>(s, init, cfg, cb);
+    CHECK(out.error.empty());
+    CHECK(lines == 4);
+    CHECK(last.find("100 / 100") != std::string::npos);
+    CHECK(last.find("sampling") != std::string::npos);
+  }
+  SECTION("an improper target ends the chain with an error message, not an exception") {
+    vt::Flat flat;
+    ChainOutput out;
+    CHECK_NOTHROW(out = vt::run_nuts(flat, DiagMetric(Vec::Ones(1)), init, vt::chain_config(100, 100, 85)));
+    CHECK_FALSE(out.error.empty());
+    CHECK(out.error.find("improper") != std::string::npos);
+    CHECK(out.draws.rows() == 0);
+  }
+  SECTION("non-finite initial values end the chain with an error message") {
+    vt::NanGaussian nanpot;
+    Vec bad(2);
+    bad << 2.0, 0.0;
+    ChainOutput out;
+    CHECK_NOTHROW(out = vt::run_hmc(nanpot, DiagMetric(Vec::Ones(2)), bad, vt::chain_config(10, 10, 86)));
+    CHECK_FALSE(out.error.empty());
+    CHECK(out.draws.rows() == 0);
+  }
+}

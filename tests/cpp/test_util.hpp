@@ -1,0 +1,175 @@
+#pragma once
+// Shared helpers of the Catch2 tests of the vhmc core: Monte Carlo error (single-chain ESS by
+// Geyer's initial positive / initial monotone sequence), moment checks with MCSE-based
+// tolerances (SPEC A8: |estimate - truth| < 4 MCSE), small test potentials, and one-call
+// runners around vhmc::run_chain.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <vhmc/vhmc.hpp>
+
+namespace vt {
+
+using vhmc::Mat;
+using vhmc::Vec;
+
+// ---------------------------------------------------------------------------------------
+// Monte Carlo error
+
+inline double mean(const Vec& x) { return x.mean(); }
+
+// Sample variance (divisor n - 1).
+inline double var(const Vec& x) {
+  const double m = x.mean();
+  return (x.array() - m).square().sum() / static_cast<double>(x.size() - 1);
+}
+
+inline double sd(const Vec& x) { return std::sqrt(var(x)); }
+
+// Autocorrelation at lag t (autocovariances with divisor n, as in SPEC A7).
+inline double autocorr(const Vec& c, double c0, long t) {
+  const long n = c.size();
+  double s = 0.0;
+  for (long i = 0; i + t < n; ++i) s += c[i] * c[i + t];
+  return s / static_cast<double>(n) / c0;
+}
+
+// Effective sample size of one chain: tau = -1 + 2 sum_k P_k with P_k = rho_{2k} + rho_{2k+1},
+// truncated at the first negative P_k (Geyer's initial positive sequence) and made monotone
+// (initial monotone sequence); tau >= 1/log10(n) as in Stan; ESS = n / tau.
+inline double ess(const Vec& x) {
+  const long n = x.size();
+  if (n < 4) return static_cast<double>(n);
+  const Vec c = (x.array() - x.mean()).matrix();
+  const double c0 = c.squaredNorm() / static_cast<double>(n);
+  if (!(c0 > 0)) return static_cast<double>(n);
+  double sum = 0.0;
+  double prev = std::numeric_limits<double>::infinity();
+  for (long k = 0; 2 * k + 1 < n; ++k) {
+    double P = autocorr(c, c0, 2 * k) + autocorr(c, c0, 2 * k + 1);
+    if (P < 0) break;
+    P = std::min(P, prev);
+    prev = P;
+    sum += P;
+  }
+  const double tau = std::max(-1.0 + 2.0 * sum, 1.0 / std::log10(static_cast<double>(n)));
+  return static_cast<double>(n) / tau;
+}
+
+// MCSE of the sample mean: sd / sqrt(ESS).
+inline double mcse_mean(const Vec& x) { return sd(x) / std::sqrt(ess(x)); }
+
+// MCSE of the sample variance, from the squared centred draws: sd(sq) / sqrt(ESS(sq)).
+inline double mcse_var(const Vec& x) {
+  const Vec sq = (x.array() - x.mean()).square().matrix();
+  return sd(sq) / std::sqrt(ess(sq));
+}
+
+// Mean (over coordinates) or minimum ESS of the columns of a draws matrix.
+inline double min_ess(const Mat& draws) {
+  double m = std::numeric_limits<double>::infinity();
+  for (Eigen::Index j = 0; j < draws.cols(); ++j) m = std::min(m, ess(draws.col(j)));
+  return m;
+}
+
+// Sample covariance (divisor n - 1) of the rows of X, by two passes.
+inline Mat two_pass_cov(const Mat& X) {
+  const Vec m = X.colwise().mean().transpose();
+  const Mat C = X.rowwise() - m.transpose();
+  return (C.transpose() * C) / static_cast<double>(X.rows() - 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// Test potentials (the Target protocol of model/target.hpp)
+
+// Banana: U = x^2/2 + (y - x^2)^2/2 (non-quadratic, 2-d).
+struct Banana {
+  int dim() const { return 2; }
+  double value(const Vec& th) const {
+    const double x = th[0], y = th[1], r = y - x * x;
+    return 0.5 * x * x + 0.5 * r * r;
+  }
+  double value_grad(const Vec& th, Vec& g) const {
+    const double x = th[0], y = th[1], r = y - x * x;
+    g.resize(2);
+    g[0] = x - 2.0 * x * r;
+    g[1] = r;
+    return 0.5 * x * x + 0.5 * r * r;
+  }
+};
+
+// Standard Gaussian in d dimensions whose potential is NaN (value and gradient) when
+// theta[0] > 1.5: the target is the Gaussian truncated to theta[0] <= 1.5.
+struct NanGaussian {
+  int d = 2;
+  int dim() const { return d; }
+  double value(const Vec& th) const {
+    if (th[0] > 1.5) return std::numeric_limits<double>::quiet_NaN();
+    return 0.5 * th.squaredNorm();
+  }
+  double value_grad(const Vec& th, Vec& g) const {
+    if (th[0] > 1.5) {
+      g.setConstant(th.size(), std::numeric_limits<double>::quiet_NaN());
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+    g = th;
+    return 0.5 * th.squaredNorm();
+  }
+};
+
+// Flat (improper) potential: U = 0, grad 0.
+struct Flat {
+  int d = 1;
+  int dim() const { return d; }
+  double value(const Vec&) const { return 0.0; }
+  double value_grad(const Vec& th, Vec& g) const {
+    g.setZero(th.size());
+    return 0.0;
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// Runners
+
+// Initial values Uniform(-2, 2) per coordinate (SPEC A4), from their own stream.
+inline Vec uniform_init(int d, std::uint64_t seed) {
+  vhmc::Rng rng(seed, 999);
+  Vec x(d);
+  for (int i = 0; i < d; ++i) x[i] = -2.0 + 4.0 * rng.uniform();
+  return x;
+}
+
+inline vhmc::ChainConfig chain_config(int warmup, int sampling, std::uint64_t seed, int chain = 1) {
+  vhmc::ChainConfig cfg;
+  cfg.warmup = warmup;
+  cfg.iter = warmup + sampling;
+  cfg.seed = seed;
+  cfg.chain = chain;
+  return cfg;
+}
+
+template <class M, class P>
+vhmc::ChainOutput run_nuts(P& pot, const M& metric, const Vec& init, const vhmc::ChainConfig& cfg,
+                           const vhmc::NutsConfig& nc = {}) {
+  using T = vhmc::Target<P>;
+  T target(pot);
+  vhmc::Hamiltonian<T, M> ham(target, metric);
+  vhmc::Nuts<T, M> s(ham, nc);
+  vhmc::Callbacks cb;
+  return vhmc::run_chain<vhmc::Nuts<T, M>, M>(s, init, cfg, cb);
+}
+
+template <class M, class P>
+vhmc::ChainOutput run_hmc(P& pot, const M& metric, const Vec& init, const vhmc::ChainConfig& cfg,
+                          const vhmc::StaticHmcConfig& hc = {}) {
+  using T = vhmc::Target<P>;
+  T target(pot);
+  vhmc::Hamiltonian<T, M> ham(target, metric);
+  vhmc::StaticHmc<T, M> s(ham, hc);
+  vhmc::Callbacks cb;
+  return vhmc::run_chain<vhmc::StaticHmc<T, M>, M>(s, init, cfg, cb);
+}
+
+}  // namespace vt
