@@ -11,6 +11,21 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// vhmc_chain_gaussian
+Rcpp::List vhmc_chain_gaussian(Rcpp::NumericVector mean, Rcpp::NumericMatrix cov, Rcpp::NumericVector init, Rcpp::List sampler, Rcpp::List run);
+RcppExport SEXP _vhmc_vhmc_chain_gaussian(SEXP meanSEXP, SEXP covSEXP, SEXP initSEXP, SEXP samplerSEXP, SEXP runSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type mean(meanSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type cov(covSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type init(initSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type sampler(samplerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type run(runSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_chain_gaussian(mean, cov, init, sampler, run));
+    return rcpp_result_gen;
+END_RCPP
+}
 // vhmc_chain_r_target
 Rcpp::List vhmc_chain_r_target(Rcpp::Function potential, Rcpp::NumericVector init, Rcpp::List sampler, Rcpp::List run);
 RcppExport SEXP _vhmc_vhmc_chain_r_target(SEXP potentialSEXP, SEXP initSEXP, SEXP samplerSEXP, SEXP runSEXP) {
@@ -27,6 +42,7 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_vhmc_vhmc_chain_gaussian", (DL_FUNC) &_vhmc_vhmc_chain_gaussian, 5},
     {"_vhmc_vhmc_chain_r_target", (DL_FUNC) &_vhmc_vhmc_chain_r_target, 4},
     {NULL, NULL, 0}
 };
