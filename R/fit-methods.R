@@ -96,8 +96,8 @@ divergence_line <- function(x) {
 #' print(fit, digits = 4)
 #' }
 print.vhmc_fit <- function(x, digits = 3, max_vars = 20, ...) {
-  check_count_arg(digits, "digits")
-  check_count_arg(max_vars, "max_vars", allow_inf = TRUE)
+  check_count(digits, "digits")
+  if (!identical(max_vars, Inf)) check_count(max_vars, "max_vars")
   cat(fit_header(x), sep = "\n")
   vars <- fit_variables(x)
   shown <- vars[seq_len(min(length(vars), max_vars))]
@@ -199,7 +199,7 @@ summary.vhmc_fit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
 #' @param digits Number of significant digits for the estimates.
 #' @export
 print.summary.vhmc_fit <- function(x, digits = 3, ...) {
-  check_count_arg(digits, "digits")
+  check_count(digits, "digits")
   cat(x$header, sep = "\n")
   cat("\nVariables:\n")
   tab <- as.data.frame(x$variables)
@@ -263,17 +263,6 @@ summary_measure_function <- function(m, probs) {
       match.fun(m)
     }
   )
-}
-
-# Validate a positive whole-number argument.
-check_count_arg <- function(x, name, allow_inf = FALSE) {
-  ok <- is.numeric(x) && length(x) == 1L && !is.na(x) && x >= 1 &&
-    (x == round(x) || (allow_inf && is.infinite(x)))
-  if (!ok) {
-    stop("`", name, "` must be a single positive whole number",
-         if (allow_inf) " (or Inf)" else "", ".", call. = FALSE)
-  }
-  invisible(x)
 }
 
 #' Plot a vhmc fit

@@ -7,10 +7,9 @@
 # functions (what vhmc_sample users pay). rstan is used only when installed.
 #
 #   Rscript inst/bench/nuts_targets.R [reps]      (writes inst/bench/results/nuts_targets.csv)
-suppressPackageStartupMessages(library(vhmc))
-
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args)) as.integer(args[1]) else 5L
+if (!(length(args) > 1 && args[2] == "--stan-worker")) suppressPackageStartupMessages(library(vhmc))
 chains <- 4L; iter <- 2000L; warmup <- 1000L
 
 targets <- list(
@@ -59,11 +58,14 @@ data { int<lower=1> d; vector[d] mu; vector[d] s; }
 parameters { vector[d] x; }
 model { x ~ normal(mu, s); }
 "
+# rstan runs in its own R process: its compiled models and vhmc's library are never loaded
+# together, so neither can interfere with the other.
 have_rstan <- requireNamespace("rstan", quietly = TRUE)
-if (have_rstan) {
+stan_worker <- length(args) > 1 && args[2] == "--stan-worker"
+load_models <- function() {
   rstan::rstan_options(boost_lib = "/usr/include", auto_write = TRUE)
-  models <- list(diag = rstan::stan_model(model_code = stan_code_diag),
-                 dense = rstan::stan_model(model_code = stan_code))
+  list(diag = rstan::stan_model(model_code = stan_code_diag),
+       dense = rstan::stan_model(model_code = stan_code))
 }
 rstan_run <- function(tg, metric, seed) {
   d <- length(tg$mean)
@@ -80,13 +82,27 @@ rstan_run <- function(tg, metric, seed) {
     seconds = sum(rstan::get_elapsed_time(fit)[, "sample"]))
 }
 
-engines <- list(vhmc_cpp = vhmc_cpp, vhmc_r = vhmc_r)
-if (have_rstan) engines$rstan <- rstan_run
+measure <- function(engine) {
+  lapply(runs, function(r) sapply(seq_len(reps), function(k) engine(targets[[r$target]], r$metric, 1000L + k)))
+}
+if (stan_worker) {
+  models <- load_models()
+  saveRDS(measure(rstan_run), args[3])
+  quit(save = "no")
+}
+results <- list(vhmc_cpp = measure(vhmc_cpp), vhmc_r = measure(vhmc_r))
+if (have_rstan) {
+  rds <- tempfile(fileext = ".rds")
+  script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  status <- system2(file.path(R.home("bin"), "Rscript"), c(script, reps, "--stan-worker", rds))
+  if (status == 0 && file.exists(rds)) results$rstan <- readRDS(rds)
+}
 
 rows <- list()
-for (r in runs) {
-  for (eng in names(engines)) {
-    m <- sapply(seq_len(reps), function(k) engines[[eng]](targets[[r$target]], r$metric, 1000L + k))
+for (i in seq_along(runs)) {
+  r <- runs[[i]]
+  for (eng in names(results)) {
+    m <- results[[eng]][[i]]
     rows[[length(rows) + 1]] <- data.frame(
       target = r$target, metric = r$metric, engine = eng, reps = reps,
       min_ess_bulk = mean(m["ess", ]), grads = mean(m["grads", ]),
@@ -96,7 +112,7 @@ for (r in runs) {
   }
 }
 tab <- do.call(rbind, rows)
-if (have_rstan) {
+if ("rstan" %in% names(results)) {
   base <- tab[tab$engine == "rstan", c("target", "metric", "ess_per_grad", "ess_per_sec")]
   names(base)[3:4] <- c("stan_epg", "stan_eps")
   tab <- merge(tab, base, by = c("target", "metric"), sort = FALSE)
