@@ -27,8 +27,9 @@ inline Rcpp::List to_r(const vhmc::ChainOutput& out, bool nuts) {
       _["n_leapfrog__"] = Rcpp::wrap(out.n_leapfrog), _["divergent__"] = Rcpp::wrap(out.divergent),
       _["energy__"] = Rcpp::wrap(out.energy));
   if (nuts) diag["treedepth__"] = Rcpp::wrap(out.treedepth);
-  SEXP inv_metric = out.inv_metric_dense.size() > 0 ? Rcpp::wrap(out.inv_metric_dense)
-                                                    : Rcpp::wrap(out.inv_metric_diag);
+  // Held by an RObject (protected) while the other elements are allocated.
+  Rcpp::RObject inv_metric = out.inv_metric_dense.size() > 0 ? Rcpp::wrap(out.inv_metric_dense)
+                                                             : Rcpp::wrap(out.inv_metric_diag);
   return Rcpp::List::create(
       _["draws"] = Rcpp::wrap(out.draws), _["diagnostics"] = diag,
       _["step_size"] = out.final_step_size, _["inv_metric"] = inv_metric,

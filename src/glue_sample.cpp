@@ -5,24 +5,34 @@
 
 namespace {
 
+// Every R object handed to the closure is held by an Rcpp object (hence protected) while
+// the call's other arguments are allocated: a bare SEXP from wrap() could be collected.
 class RPotential {
  public:
-  RPotential(Rcpp::Function f, int d) : f_(f), d_(d) {}
+  RPotential(Rcpp::Function f, int d)
+      : f_(f), d_(d), no_grad_(Rcpp::LogicalVector::create(false)),
+        with_grad_(Rcpp::LogicalVector::create(true)) {}
   int dim() const { return d_; }
   double value(const vhmc::Vec& theta) {
-    Rcpp::NumericVector r = f_(Rcpp::wrap(theta), false);
+    Rcpp::NumericVector r = call(theta, no_grad_);
     return r.size() >= 1 ? r[0] : NAN;
   }
   double value_grad(const vhmc::Vec& theta, vhmc::Vec& g) {
-    Rcpp::NumericVector r = f_(Rcpp::wrap(theta), true);
+    Rcpp::NumericVector r = call(theta, with_grad_);
     if (r.size() != d_ + 1) return NAN;
     for (int i = 0; i < d_; ++i) g[i] = r[i + 1];
     return r[0];
   }
 
  private:
+  SEXP call(const vhmc::Vec& theta, const Rcpp::LogicalVector& need_grad) {
+    Rcpp::NumericVector th(theta.data(), theta.data() + theta.size());
+    return f_(th, need_grad);
+  }
+
   Rcpp::Function f_;
   int d_;
+  Rcpp::LogicalVector no_grad_, with_grad_;
 };
 
 }  // namespace
