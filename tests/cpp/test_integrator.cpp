@@ -335,7 +335,7 @@ TEST_CASE("Metrics: momenta are N(0, W^{-1}) and the sharp map is W p", "[integr
   w << 4.0, 0.25, 1.0;
 
   auto check_cov = [&](auto& metric, const Mat& target_cov) {
-    Rng rng(17, 4);
+    Rng rng(vt::seed(17), 4);
     Mat P(n, 3);
     Vec p(3);
     for (int i = 0; i < n; ++i) {
@@ -460,6 +460,34 @@ TEST_CASE("Non-finite potential: leapfrog returns false, samplers reject, nothin
     CHECK(divergent > 0);
     CHECK(ok);
   }
+}
+
+TEST_CASE("Static HMC records n_leapfrog = L_t even when a non-finite step ends the trajectory",
+          "[integrator][nan]") {
+  // SPEC A2, steps 3 and 6: "If a non-finite value occurs the remaining steps are skipped" and
+  // "Record per iteration: ... n_leapfrog = L_t".  (The gradient counter shows the steps taken.)
+  vt::NanGaussian pot;
+  Target<vt::NanGaussian> target(pot);
+  Hamiltonian<Target<vt::NanGaussian>, UnitMetric> ham(target, UnitMetric(2));
+  vhmc::StaticHmcConfig cfg;
+  cfg.steps = 10;
+  cfg.jitter = false;
+  vhmc::StaticHmc<Target<vt::NanGaussian>, UnitMetric> hmc(ham, cfg);
+  hmc.step_size() = 0.3;
+  Rng rng(8, 2);
+  PhasePoint z(2);
+  z.theta = vec2(1.45, 0.0);
+  REQUIRE(ham.init_point(z));
+  int divergent = 0;
+  for (int it = 0; it < 50; ++it) {
+    const vhmc::TransitionInfo info = hmc.transition(z, rng);
+    if (info.divergent) {
+      ++divergent;
+      INFO("transition " << it);
+      CHECK(info.n_leapfrog == 10);  // L_t = L = 10 without jitter
+    }
+  }
+  REQUIRE(divergent > 0);
 }
 
 TEST_CASE("Step-size heuristic: powers of two, position untouched, improper targets throw",

@@ -5,6 +5,7 @@
 // runners around vhmc::run_chain.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -56,6 +57,29 @@ inline double ess(const Vec& x) {
   }
   const double tau = std::max(-1.0 + 2.0 * sum, 1.0 / std::log10(static_cast<double>(n)));
   return static_cast<double>(n) / tau;
+}
+
+// Multiplier of the MCSE for a family of k simultaneous checks: the z whose two-sided normal
+// tail, summed over k checks (Bonferroni), equals the tail of a single 4-MCSE check:
+// k erfc(z / sqrt 2) = erfc(4 / sqrt 2). family_z(1) = 4, family_z(2) ~ 4.17,
+// family_z(100) ~ 4.98. Used where one test makes many checks (e.g. 100 coordinates), so that
+// the test as a whole has the false-alarm rate of one 4-MCSE check.
+inline double family_z(int k) {
+  if (k <= 1) return 4.0;
+  const double target = std::erfc(4.0 / std::sqrt(2.0)) / k;
+  double lo = 4.0, hi = 10.0;
+  for (int it = 0; it < 200; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (std::erfc(mid / std::sqrt(2.0)) > target ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+// Seeds of the statistical tests: the fixed seed plus VHMC_TEST_SEED_OFFSET (default 0), so
+// that the whole suite can be rerun with other seeds to measure its false-alarm rate.
+inline std::uint64_t seed(std::uint64_t s) {
+  const char* off = std::getenv("VHMC_TEST_SEED_OFFSET");
+  return s + (off ? std::strtoull(off, nullptr, 10) : 0ULL);
 }
 
 // MCSE of the sample mean: sd / sqrt(ESS).
@@ -134,18 +158,18 @@ struct Flat {
 // Runners
 
 // Initial values Uniform(-2, 2) per coordinate (SPEC A4), from their own stream.
-inline Vec uniform_init(int d, std::uint64_t seed) {
-  vhmc::Rng rng(seed, 999);
+inline Vec uniform_init(int d, std::uint64_t s) {
+  vhmc::Rng rng(seed(s), 999);
   Vec x(d);
   for (int i = 0; i < d; ++i) x[i] = -2.0 + 4.0 * rng.uniform();
   return x;
 }
 
-inline vhmc::ChainConfig chain_config(int warmup, int sampling, std::uint64_t seed, int chain = 1) {
+inline vhmc::ChainConfig chain_config(int warmup, int sampling, std::uint64_t s, int chain = 1) {
   vhmc::ChainConfig cfg;
   cfg.warmup = warmup;
   cfg.iter = warmup + sampling;
-  cfg.seed = seed;
+  cfg.seed = seed(s);
   cfg.chain = chain;
   return cfg;
 }

@@ -48,7 +48,9 @@ class StaticHmc {
     }
     double dH = ok ? prop_.H() - H0 : kInf;
     if (std::isnan(dH)) dH = kInf;
-    info.n_leapfrog = taken;
+    // SPEC A2 records the drawn L_t even when a non-finite step cut the trajectory short;
+    // the gradient counter still reports only the steps actually taken.
+    info.n_leapfrog = Lt;
     info.accept_stat = dH <= 0 ? 1.0 : std::exp(-dH);
     info.divergent = dH > cfg_.max_delta_H;
     if (std::log(rng.uniform()) < -dH) {
