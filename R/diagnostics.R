@@ -278,30 +278,21 @@ check_fit <- function(fit, rhat_threshold = 1.01, ess_threshold = 400,
       "(iter) or reparameterise the model."
     ))
   }
-  bad_bulk <- !is.na(conv$ess_bulk) & conv$ess_bulk < ess_threshold
-  bulk_flag <- stats::setNames(conv$ess_bulk[bad_bulk],
-                               conv$variable[bad_bulk])
-  if (any(bad_bulk)) {
-    flagged <- c(flagged, "ess_bulk")
-    messages <- c(messages, paste0(
-      "Bulk effective sample size (ESS) is below ", ess_threshold, " for ",
-      sum(bad_bulk), " variable(s): ", format_names(names(bulk_flag)),
-      " (min ", round(min(bulk_flag)), "). Posterior means and medians may ",
-      "be unreliable. To fix: run more iterations (iter)."
-    ))
+  low_ess <- function(column, label, consequence) {
+    bad <- !is.na(conv[[column]]) & conv[[column]] < ess_threshold
+    flag <- stats::setNames(conv[[column]][bad], conv$variable[bad])
+    if (any(bad)) {
+      flagged <<- c(flagged, column)
+      messages <<- c(messages, paste0(
+        label, " effective sample size (ESS) is below ", ess_threshold, " for ",
+        sum(bad), " variable(s): ", format_names(names(flag)), " (min ",
+        round(min(flag)), "). ", consequence, " To fix: run more iterations (iter)."
+      ))
+    }
+    flag
   }
-  bad_tail <- !is.na(conv$ess_tail) & conv$ess_tail < ess_threshold
-  tail_flag <- stats::setNames(conv$ess_tail[bad_tail],
-                               conv$variable[bad_tail])
-  if (any(bad_tail)) {
-    flagged <- c(flagged, "ess_tail")
-    messages <- c(messages, paste0(
-      "Tail effective sample size (ESS) is below ", ess_threshold, " for ",
-      sum(bad_tail), " variable(s): ", format_names(names(tail_flag)),
-      " (min ", round(min(tail_flag)), "). Posterior quantiles and intervals ",
-      "may be unreliable. To fix: run more iterations (iter)."
-    ))
-  }
+  bulk_flag <- low_ess("ess_bulk", "Bulk", "Posterior means and medians may be unreliable.")
+  tail_flag <- low_ess("ess_tail", "Tail", "Posterior quantiles and intervals may be unreliable.")
 
   if (isTRUE(warn)) {
     for (msg in messages) warning(msg, call. = FALSE)

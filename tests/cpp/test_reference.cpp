@@ -196,9 +196,7 @@ RInfo ref_static_hmc(const RefSystem<P>& sys, RState& state, double eps, int L, 
   double dH = ok ? sys.H(prop) - H0 : vhmc::kInf;
   if (std::isnan(dH)) dH = vhmc::kInf;
   RInfo info;
-  // SPEC A2 step 6 says n_leapfrog = L_t; the two differ only when a non-finite step ends the
-  // trajectory early, which these Gaussian comparisons never do (see test_integrator.cpp).
-  info.n_leapfrog = Lt;
+  info.n_leapfrog = Lt;  // SPEC A2 step 6, also when a non-finite step ended it early
   info.accept_stat = std::min(1.0, std::exp(-dH));
   info.divergent = dH > sys.max_dH;
   if (std::log(rng.uniform()) < -dH) {
@@ -249,7 +247,7 @@ void compare_nuts(S& s, Ham& ham, const RefSystem<P>& sys, double eps, int max_d
 
 template <class S, class Ham, class P>
 void compare_hmc(S& s, Ham& ham, const RefSystem<P>& sys, double eps, int L, bool jitter,
-                 const Vec& theta0, int n) {
+                 const Vec& theta0, int n, bool expect_divergent = false) {
   s.step_size() = eps;
   Rng rng_a(321, 3), rng_b(321, 3);
   PhasePoint z(static_cast<int>(theta0.size()));
@@ -258,7 +256,7 @@ void compare_hmc(S& s, Ham& ham, const RefSystem<P>& sys, double eps, int L, boo
   RState r;
   r.th = theta0;
   r.U = sys.U_grad(r.th, r.g);
-  int accepted = 0;
+  int accepted = 0, divergent = 0;
   for (int it = 0; it < n; ++it) {
     const Vec before = z.theta;
     const vhmc::TransitionInfo a = s.transition(z, rng_a);
@@ -270,10 +268,31 @@ void compare_hmc(S& s, Ham& ham, const RefSystem<P>& sys, double eps, int L, boo
     REQUIRE(a.energy == Approx(b.energy).epsilon(1e-10));
     REQUIRE(close(z.theta, r.th, 1e-10));
     accepted += !(z.theta == before);
+    divergent += a.divergent;
   }
   CHECK(accepted > 0);
   CHECK(accepted < n);
+  CHECK((divergent > 0) == expect_divergent);
 }
+
+// 3-d banana (x, y) plus an independent N(0, 1) coordinate, NaN for x > 1.5.
+struct BananaWall {
+  int dim() const { return 3; }
+  double value_grad(const Vec& th, Vec& g) const {
+    if (th[0] > 1.5) {
+      g.setConstant(3, std::nan(""));
+      return std::nan("");
+    }
+    const double x = th[0], r = th[1] - x * x;
+    g.resize(3);
+    g << x - 2 * x * r, r, th[2];
+    return 0.5 * (x * x + r * r + th[2] * th[2]);
+  }
+  double value(const Vec& th) const {
+    Vec g(3);
+    return value_grad(th, g);
+  }
+};
 
 Mat dense_W() {
   Mat W(3, 3);
@@ -315,23 +334,7 @@ TEST_CASE("NUTS agrees transition by transition with a transcription of SPEC A3"
     compare_nuts(s, ham, sys, 0.2, 4, theta0, 300);
   }
   SECTION("banana with the NaN wall (divergences), unit metric, large step") {
-    struct BananaWall {
-      int dim() const { return 3; }
-      double value_grad(const Vec& th, Vec& g) const {
-        if (th[0] > 1.5) {
-          g.setConstant(3, std::nan(""));
-          return std::nan("");
-        }
-        const double x = th[0], r = th[1] - x * x;
-        g.resize(3);
-        g << x - 2 * x * r, r, th[2];
-        return 0.5 * (x * x + r * r + th[2] * th[2]);
-      }
-      double value(const Vec& th) const {
-        Vec g(3);
-        return value_grad(th, g);
-      }
-    } pot;
+    BananaWall pot;
     Target<BananaWall> target(pot);
     vhmc::Hamiltonian<Target<BananaWall>, vhmc::UnitMetric> ham(target, vhmc::UnitMetric(3));
     vhmc::Nuts<Target<BananaWall>, vhmc::UnitMetric> s(ham, vhmc::NutsConfig{});
@@ -369,6 +372,16 @@ TEST_CASE("Static HMC agrees transition by transition with a transcription of SP
     vhmc::StaticHmc<Target<vhmc::GaussianPotential>, vhmc::DiagMetric> s(ham, hc);
     RefSystem<vhmc::GaussianPotential> sys{pot, Mat(w.asDiagonal()), true};
     compare_hmc(s, ham, sys, 0.5, 7, false, theta0, 300);
+  }
+  SECTION("banana with the NaN wall (trajectories cut short), unit metric, jittered L = 10") {
+    BananaWall wall;
+    Target<BananaWall> wt(wall);
+    vhmc::Hamiltonian<Target<BananaWall>, vhmc::UnitMetric> ham(wt, vhmc::UnitMetric(3));
+    vhmc::StaticHmcConfig hc;
+    hc.steps = 10;
+    vhmc::StaticHmc<Target<BananaWall>, vhmc::UnitMetric> s(ham, hc);
+    RefSystem<BananaWall> sys{wall, Mat::Identity(3, 3), true};
+    compare_hmc(s, ham, sys, 0.3, 10, true, theta0, 300, true);
   }
   SECTION("MALA (L = 1), unit metric") {
     vhmc::Hamiltonian<Target<vhmc::GaussianPotential>, vhmc::UnitMetric> ham(target,
