@@ -7,10 +7,11 @@ data(mtcars)
 X <- cbind(intercept = 1, wt = mtcars$wt - mean(mtcars$wt), hp = (mtcars$hp - mean(mtcars$hp)) / 100)
 y <- mtcars$am
 
-# log p(beta | y) with a normal(0, 5^2) prior on every coefficient.
+# log p(beta | y) with a normal(0, 5^2) prior on every coefficient; log(1 + e^eta) is
+# written so that it cannot overflow when warmup visits large linear predictors.
 log_density <- function(beta) {
   eta <- as.vector(X %*% beta)
-  sum(y * eta - log1p(exp(eta))) - sum(beta^2) / (2 * 25)
+  sum(y * eta - pmax(eta, 0) - log1p(exp(-abs(eta)))) - sum(beta^2) / (2 * 25)
 }
 gradient <- function(beta) {
   eta <- as.vector(X %*% beta)
