@@ -248,10 +248,11 @@ TEST_CASE("Samplers on the 2-d Gaussian with correlation 0.99: dense vs diagonal
     CHECK(std::abs(prod.mean() - 0.99) < kZ * se);
   };
 
-  SECTION("NUTS: dense adaptation recovers the covariance and is more efficient per gradient") {
-    const auto dense = vt::run_nuts(pot, DenseMetric(Mat::Identity(2, 2)), init,
-                                    vt::chain_config(3000, 4000, 31));
-    check_chain(dense, 4000, true);
+  // Dense adaptation recovers the covariance, both metrics give correct moments, and the
+  // dense metric is markedly more efficient per gradient (SPEC A8 target 3).
+  auto dense_beats_diag = [&](auto run, bool nuts, unsigned seed) {
+    const auto dense = run(DenseMetric(Mat::Identity(2, 2)), vt::chain_config(3000, 4000, seed));
+    check_chain(dense, 4000, nuts);
     INFO("dense W =\n" << dense.inv_metric_dense);
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 2; ++j)
@@ -259,8 +260,8 @@ TEST_CASE("Samplers on the 2-d Gaussian with correlation 0.99: dense vs diagonal
     check_moments(dense.draws, truth_m, truth_v);
     check_cross(dense.draws);
 
-    const auto diag = vt::run_nuts(pot, DiagMetric(Vec::Ones(2)), init, vt::chain_config(1000, 10000, 32));
-    check_chain(diag, 10000, true);
+    const auto diag = run(DiagMetric(Vec::Ones(2)), vt::chain_config(1000, 10000, seed + 1));
+    check_chain(diag, 10000, nuts);
     check_moments(diag.draws, truth_m, truth_v);
     check_cross(diag.draws);
 
@@ -268,26 +269,12 @@ TEST_CASE("Samplers on the 2-d Gaussian with correlation 0.99: dense vs diagonal
     const double eff_diag = vt::min_ess(diag.draws) / static_cast<double>(diag.n_grad_sampling);
     INFO("min ESS per gradient: dense " << eff_dense << ", diag " << eff_diag);
     CHECK(eff_dense > 3.0 * eff_diag);
+  };
+  SECTION("NUTS") {
+    dense_beats_diag([&](auto metric, auto cfg) { return vt::run_nuts(pot, metric, init, cfg); }, true, 31);
   }
-  SECTION("static HMC: dense and diagonal metrics give correct moments") {
-    const auto dense = vt::run_hmc(pot, DenseMetric(Mat::Identity(2, 2)), init,
-                                   vt::chain_config(3000, 4000, 33));
-    check_chain(dense, 4000, false);
-    for (int i = 0; i < 2; ++i)
-      for (int j = 0; j < 2; ++j)
-        CHECK(std::abs(dense.inv_metric_dense(i, j) - S(i, j)) < 0.2 * std::abs(S(i, j)));
-    check_moments(dense.draws, truth_m, truth_v);
-    check_cross(dense.draws);
-
-    const auto diag = vt::run_hmc(pot, DiagMetric(Vec::Ones(2)), init, vt::chain_config(1000, 10000, 34));
-    check_chain(diag, 10000, false);
-    check_moments(diag.draws, truth_m, truth_v);
-    check_cross(diag.draws);
-
-    const double eff_dense = vt::min_ess(dense.draws) / static_cast<double>(dense.n_grad_sampling);
-    const double eff_diag = vt::min_ess(diag.draws) / static_cast<double>(diag.n_grad_sampling);
-    INFO("min ESS per gradient: dense " << eff_dense << ", diag " << eff_diag);
-    CHECK(eff_dense > 3.0 * eff_diag);
+  SECTION("static HMC") {
+    dense_beats_diag([&](auto metric, auto cfg) { return vt::run_hmc(pot, metric, init, cfg); }, false, 33);
   }
 }
 
