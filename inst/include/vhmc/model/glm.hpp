@@ -1,0 +1,225 @@
+#pragma once
+// Potentials of Bayesian GLMs (issue 3, item 3): U(theta) = -log lik - log prior, grad U.
+// Families/links: gaussian-identity, binomial-logit, binomial-probit, poisson-log.
+// Parameter vector theta = (alpha [if intercept], beta_1..beta_K, log sigma [gaussian only]).
+// The intercept is implicit: X holds the K non-intercept columns (N x K, column-major, R's
+// layout; with R's model.matrix the pointer to its column 2 skips the column of ones), and
+// eta = alpha + X beta + offset. One pass over X for eta, one for grad = -X' r with
+// r = d loglik / d eta; buffers are allocated at construction only.
+// Weights multiply each observation's log likelihood (frequency weights, as rstanarm): weight 2
+// equals a duplicated row for every family. Binomial: y is the proportion of successes and the
+// weight the number of trials, log lik_i = w_i (y_i log p_i + (1 - y_i) log(1 - p_i)).
+// Constants that do not depend on theta (log 2 pi, lgamma(y + 1), binomial coefficients) are
+// dropped, so gaussian U = sum w e^2 / (2 sigma^2) + sum(w) log sigma + U_prior + U_aux.
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "../base/types.hpp"
+#include "priors.hpp"
+
+namespace vhmc {
+
+enum class GlmFamily { GaussianIdentity, BinomialLogit, BinomialProbit, PoissonLog };
+
+// ---------------------------------------------------------------------------------------
+// Stable scalar helpers
+
+// log(1 + exp(x)) without overflow or loss of precision for large |x|.
+inline double log1pexp(double x) { return (x > 0 ? x : 0.0) + std::log1p(std::exp(-std::fabs(x))); }
+
+// 1 / (1 + exp(-x)).
+inline double inv_logit(double x) { return detail::logistic(x); }
+
+namespace detail {
+constexpr double kSqrt1_2 = 0.70710678118654752440;     // 1 / sqrt(2)
+constexpr double kLogSqrt2Pi = 0.91893853320467274178;  // log sqrt(2 pi)
+// Below this x, Phi(x) comes from the asymptotic series (erfc would approach underflow).
+constexpr double kPhiAsymptotic = -30.0;
+
+// S(x) = 1 - 1/x^2 + 3/x^4 - 15/x^6 + ... with Phi(x) = phi(x) / (-x) * S(x), x -> -inf.
+// For x <= -30 ten terms give relative error < 1e-20.
+inline double mills_series(double x) {
+  const double ix2 = 1.0 / (x * x);
+  double term = 1.0, s = 1.0;
+  for (int k = 1; k <= 10; ++k) {
+    term *= -(2.0 * k - 1.0) * ix2;
+    s += term;
+  }
+  return s;
+}
+}  // namespace detail
+
+// log Phi(x), the standard normal log cdf, finite for every finite x (down to ~ -1e154).
+inline double log_Phi(double x) {
+  if (x < detail::kPhiAsymptotic)
+    return -0.5 * x * x - std::log(-x) - detail::kLogSqrt2Pi + std::log(detail::mills_series(x));
+  if (x < 0) return std::log(0.5 * std::erfc(-x * detail::kSqrt1_2));
+  return std::log1p(-0.5 * std::erfc(x * detail::kSqrt1_2));
+}
+
+// Inverse Mills ratio phi(x) / Phi(x) = d log Phi(x) / dx; ~ -x for x -> -inf, -> 0 for
+// x -> +inf.
+inline double inv_mills(double x) {
+  if (x < detail::kPhiAsymptotic) return -x / detail::mills_series(x);
+  const double phi = std::exp(-0.5 * x * x - detail::kLogSqrt2Pi);
+  return phi / (0.5 * std::erfc(-x * detail::kSqrt1_2));
+}
+
+// ---------------------------------------------------------------------------------------
+// Data: views of memory owned elsewhere (R), shared read-only by all chains.
+
+struct GlmData {
+  // X: n x k column-major; y: n; weights, offset: n or nullptr.
+  GlmData(const double* X, Eigen::Index n, Eigen::Index k, const double* y,
+          const double* weights = nullptr, const double* offset = nullptr)
+      : X(X, n, k), y(y, n), weights(weights, weights ? n : 0), offset(offset, offset ? n : 0) {}
+
+  Eigen::Map<const Mat> X;
+  Eigen::Map<const Vec> y;
+  Eigen::Map<const Vec> weights;  // size 0 when absent
+  Eigen::Map<const Vec> offset;   // size 0 when absent
+
+  Eigen::Index n() const { return X.rows(); }
+  Eigen::Index k() const { return X.cols(); }
+  bool has_weights() const { return weights.size() > 0; }
+  bool has_offset() const { return offset.size() > 0; }
+};
+
+// ---------------------------------------------------------------------------------------
+
+class GlmPotential {
+ public:
+  // data must outlive the potential (it is not copied). prior_intercept is ignored without an
+  // intercept; prior_aux is used by the gaussian family only. Throws std::invalid_argument on
+  // an invalid prior (see validate_coef_prior / validate_aux_prior) -- before any chain runs.
+  GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept,
+               const Prior& prior_intercept, const Prior& prior,
+               const Prior& prior_aux = Prior::exponential(1.0))
+      : data_(&data), family_(family), intercept_(has_intercept), prior_intercept_(prior_intercept),
+        prior_(prior), prior_aux_(prior_aux), eta_(data.n()), r_(data.n()) {
+    if (intercept_) validate_coef_prior(prior_intercept_, 1, "prior_intercept");
+    validate_coef_prior(prior_, data.k(), "prior");
+    if (has_aux()) validate_aux_prior(prior_aux_, "prior_aux");
+    sum_w_ = data.has_weights() ? data.weights.sum() : static_cast<double>(data.n());
+  }
+
+  int dim() const {
+    return static_cast<int>((intercept_ ? 1 : 0) + data_->k() + (has_aux() ? 1 : 0));
+  }
+  bool has_aux() const { return family_ == GlmFamily::GaussianIdentity; }
+  bool has_intercept() const { return intercept_; }
+  GlmFamily family() const { return family_; }
+  const GlmData& data() const { return *data_; }
+
+  // U(theta) only (no r, no X' r).
+  double value(const Vec& theta) { return eval(theta, nullptr); }
+
+  // U(theta); writes grad U into g (resized to dim() if needed).
+  double value_grad(const Vec& theta, Vec& g) {
+    if (g.size() != dim()) g.resize(dim());
+    return eval(theta, &g);
+  }
+
+ private:
+  const GlmData* data_;
+  GlmFamily family_;
+  bool intercept_;
+  Prior prior_intercept_, prior_, prior_aux_;
+  double sum_w_ = 0.0;
+  Vec eta_, r_;  // per-observation buffers (linear predictor, d loglik / d eta)
+
+  double eval(const Vec& theta, Vec* g) {
+    const GlmData& d = *data_;
+    const Eigen::Index n = d.n(), k = d.k();
+    const Eigen::Index off = intercept_ ? 1 : 0;
+    const bool hw = d.has_weights();
+
+    // Linear predictor: one pass over X.
+    eta_.noalias() = d.X * theta.segment(off, k);
+    if (intercept_) eta_.array() += theta[0];
+    if (d.has_offset()) eta_ += d.offset;
+
+    const bool grad = g != nullptr;
+    double ll = 0.0;
+    double daux = 0.0;  // d U_lik / d log sigma
+    switch (family_) {
+      case GlmFamily::GaussianIdentity: {
+        const double t = theta[dim() - 1];
+        const double inv_s2 = std::exp(-2.0 * t);
+        double sse = 0.0;
+        for (Eigen::Index i = 0; i < n; ++i) {
+          const double w = hw ? d.weights[i] : 1.0;
+          const double e = d.y[i] - eta_[i];
+          sse += w * e * e;
+          if (grad) r_[i] = w * e * inv_s2;
+        }
+        ll = -0.5 * sse * inv_s2 - sum_w_ * t;
+        daux = -sse * inv_s2 + sum_w_;
+        break;
+      }
+      case GlmFamily::BinomialLogit:
+        // log lik = w (y eta - log(1 + exp(eta))), d/d eta = w (y - inv_logit(eta)).
+        for (Eigen::Index i = 0; i < n; ++i) {
+          const double w = hw ? d.weights[i] : 1.0;
+          const double e = eta_[i];
+          ll += w * (d.y[i] * e - log1pexp(e));
+          if (grad) r_[i] = w * (d.y[i] - inv_logit(e));
+        }
+        break;
+      case GlmFamily::BinomialProbit:
+        // log lik = w (y log Phi(eta) + (1 - y) log Phi(-eta)); terms with a zero factor are
+        // skipped so that 0 * (-inf) never appears.
+        for (Eigen::Index i = 0; i < n; ++i) {
+          const double w = hw ? d.weights[i] : 1.0;
+          const double y = d.y[i], e = eta_[i];
+          double li = 0.0, ri = 0.0;
+          if (y != 0.0) {
+            li += y * log_Phi(e);
+            if (grad) ri += y * inv_mills(e);
+          }
+          if (y != 1.0) {
+            li += (1.0 - y) * log_Phi(-e);
+            if (grad) ri -= (1.0 - y) * inv_mills(-e);
+          }
+          ll += w * li;
+          if (grad) r_[i] = w * ri;
+        }
+        break;
+      case GlmFamily::PoissonLog:
+        // log lik = w (y eta - exp(eta)) (lgamma(y + 1) dropped); d/d eta = w (y - exp(eta)).
+        for (Eigen::Index i = 0; i < n; ++i) {
+          const double w = hw ? d.weights[i] : 1.0;
+          const double mu = std::exp(eta_[i]);
+          ll += w * (d.y[i] * eta_[i] - mu);
+          if (grad) r_[i] = w * (d.y[i] - mu);
+        }
+        break;
+    }
+
+    double u = -ll;
+    if (!grad) {
+      if (intercept_) u += prior_value(prior_intercept_, theta.segment(0, 1));
+      u += prior_value(prior_, theta.segment(off, k));
+      if (has_aux()) u += aux_prior_value(prior_aux_, theta[dim() - 1]);
+      return u;
+    }
+
+    // grad U: -X' r for the slopes (second pass over X), -sum r for the intercept.
+    Vec& gv = *g;
+    auto gb = gv.segment(off, k);
+    gb.setZero();
+    gb.noalias() -= d.X.transpose() * r_;
+    if (intercept_) gv[0] = -r_.sum();
+    if (intercept_) u += prior_value_add_grad(prior_intercept_, theta.segment(0, 1), gv.segment(0, 1));
+    u += prior_value_add_grad(prior_, theta.segment(off, k), gb);
+    if (has_aux()) {
+      double da = 0.0;
+      u += aux_prior_value_grad(prior_aux_, theta[dim() - 1], da);
+      gv[dim() - 1] = daux + da;
+    }
+    return u;
+  }
+};
+
+}  // namespace vhmc

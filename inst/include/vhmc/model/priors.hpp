@@ -1,0 +1,233 @@
+#pragma once
+// Priors of the GLM potentials (DESIGN "Priors"): -log density and its derivative.
+// Coefficients: normal, student_t, cauchy (= student_t with df 1), laplace, flat, each with a
+// location / scale / df per coefficient (an Eigen vector of the coefficients' length, or of
+// length 1, recycled). Auxiliary (gaussian sigma) is sampled on the log scale,
+// theta_aux = log sigma, with U_aux = -log p(sigma) - log sigma (the Jacobian); there the
+// location-scale families are half-distributions on (0, inf) (location must be 0), flat() is
+// improper on (0, inf) (U_aux = -log sigma), and exponential(rate) is allowed.
+// Terms that do not depend on theta (normalising constants) are dropped throughout.
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "../base/types.hpp"
+
+namespace vhmc {
+
+enum class PriorKind { Flat, Normal, StudentT, Cauchy, Laplace, Exponential };
+
+inline const char* prior_kind_name(PriorKind k) {
+  switch (k) {
+    case PriorKind::Flat: return "flat";
+    case PriorKind::Normal: return "normal";
+    case PriorKind::StudentT: return "student_t";
+    case PriorKind::Cauchy: return "cauchy";
+    case PriorKind::Laplace: return "laplace";
+    case PriorKind::Exponential: return "exponential";
+  }
+  return "unknown";
+}
+
+// Description of the prior of one family of parameters. location, scale and df hold one value
+// per coefficient or a single value that applies to all. rate is used by Exponential only.
+struct Prior {
+  PriorKind kind = PriorKind::Flat;
+  Vec location = Vec::Zero(1);
+  Vec scale = Vec::Ones(1);
+  Vec df = Vec::Ones(1);
+  double rate = 1.0;
+
+  static Prior flat() { return Prior{}; }
+  static Prior normal(const Vec& location, const Vec& scale) {
+    return make(PriorKind::Normal, location, scale, Vec::Ones(1));
+  }
+  static Prior normal(double location, double scale) {
+    return normal(Vec::Constant(1, location), Vec::Constant(1, scale));
+  }
+  static Prior student_t(const Vec& df, const Vec& location, const Vec& scale) {
+    return make(PriorKind::StudentT, location, scale, df);
+  }
+  static Prior student_t(double df, double location, double scale) {
+    return student_t(Vec::Constant(1, df), Vec::Constant(1, location), Vec::Constant(1, scale));
+  }
+  static Prior cauchy(const Vec& location, const Vec& scale) {
+    return make(PriorKind::Cauchy, location, scale, Vec::Ones(1));
+  }
+  static Prior cauchy(double location, double scale) {
+    return cauchy(Vec::Constant(1, location), Vec::Constant(1, scale));
+  }
+  static Prior laplace(const Vec& location, const Vec& scale) {
+    return make(PriorKind::Laplace, location, scale, Vec::Ones(1));
+  }
+  static Prior laplace(double location, double scale) {
+    return laplace(Vec::Constant(1, location), Vec::Constant(1, scale));
+  }
+  static Prior exponential(double rate) {
+    Prior p;
+    p.kind = PriorKind::Exponential;
+    p.rate = rate;
+    return p;
+  }
+
+ private:
+  static Prior make(PriorKind k, const Vec& location, const Vec& scale, const Vec& df) {
+    Prior p;
+    p.kind = k;
+    p.location = location;
+    p.scale = scale;
+    p.df = (k == PriorKind::Cauchy) ? Vec::Ones(1) : df;
+    return p;
+  }
+};
+
+namespace detail {
+// Element j of a per-coefficient vector, recycling a length-1 vector.
+inline double recycled(const Vec& v, Eigen::Index j) { return v.size() == 1 ? v[0] : v[j]; }
+
+inline bool length_ok(const Vec& v, Eigen::Index k) { return v.size() == 1 || v.size() == k; }
+
+// softplus(a) = log(1 + exp(a)) without overflow.
+inline double softplus(double a) { return (a > 0 ? a : 0.0) + std::log1p(std::exp(-std::fabs(a))); }
+// logistic(a) = 1 / (1 + exp(-a)) without overflow.
+inline double logistic(double a) {
+  if (a >= 0) return 1.0 / (1.0 + std::exp(-a));
+  const double e = std::exp(a);
+  return e / (1.0 + e);
+}
+}  // namespace detail
+
+// Checks a coefficient prior for k coefficients (called at construction, never in a chain).
+inline void validate_coef_prior(const Prior& p, Eigen::Index k, const std::string& what) {
+  if (p.kind == PriorKind::Flat) return;
+  if (p.kind == PriorKind::Exponential)
+    throw std::invalid_argument(what + ": exponential() is only for the auxiliary parameter");
+  if (!detail::length_ok(p.location, k) || !detail::length_ok(p.scale, k) ||
+      !detail::length_ok(p.df, k))
+    throw std::invalid_argument(what + ": location, scale and df must have length 1 or " +
+                                std::to_string(k));
+  if (!(p.scale.array() > 0).all() || !p.scale.allFinite())
+    throw std::invalid_argument(what + ": scale must be positive and finite");
+  if (!(p.df.array() > 0).all() || !p.df.allFinite())
+    throw std::invalid_argument(what + ": df must be positive and finite");
+  if (!p.location.allFinite()) throw std::invalid_argument(what + ": location must be finite");
+}
+
+// Checks the prior of the auxiliary sigma (half-distributions: location 0, scalar).
+inline void validate_aux_prior(const Prior& p, const std::string& what) {
+  if (p.kind == PriorKind::Flat) return;
+  if (p.kind == PriorKind::Exponential) {
+    if (!(p.rate > 0) || !std::isfinite(p.rate))
+      throw std::invalid_argument(what + ": rate must be positive and finite");
+    return;
+  }
+  if (p.location.size() != 1 || p.scale.size() != 1 || p.df.size() != 1)
+    throw std::invalid_argument(what + ": location, scale and df must be scalars");
+  if (p.location[0] != 0.0)
+    throw std::invalid_argument(what + ": half-" + prior_kind_name(p.kind) +
+                                " on sigma needs location 0");
+  if (!(p.scale[0] > 0) || !std::isfinite(p.scale[0]))
+    throw std::invalid_argument(what + ": scale must be positive and finite");
+  if (!(p.df[0] > 0) || !std::isfinite(p.df[0]))
+    throw std::invalid_argument(what + ": df must be positive and finite");
+}
+
+// U = -sum_j log p(beta_j) (constants dropped); if g is non-null, adds dU/dbeta to *g.
+// No allocation.
+inline double prior_eval(const Prior& p, const Eigen::Ref<const Vec>& beta, Eigen::Ref<Vec>* g) {
+  const Eigen::Index k = beta.size();
+  double u = 0.0;
+  switch (p.kind) {
+    case PriorKind::Flat:
+    case PriorKind::Exponential:  // rejected by validate_coef_prior; contributes nothing
+      break;
+    case PriorKind::Normal:
+      for (Eigen::Index j = 0; j < k; ++j) {
+        const double s = detail::recycled(p.scale, j);
+        const double z = (beta[j] - detail::recycled(p.location, j)) / s;
+        u += 0.5 * z * z;
+        if (g) (*g)[j] += z / s;
+      }
+      break;
+    case PriorKind::StudentT:
+    case PriorKind::Cauchy:
+      // U = (nu + 1) / 2 log(1 + z^2 / nu), dU/dbeta = (nu + 1) z / (s (nu + z^2)).
+      for (Eigen::Index j = 0; j < k; ++j) {
+        const double s = detail::recycled(p.scale, j);
+        const double nu = p.kind == PriorKind::Cauchy ? 1.0 : detail::recycled(p.df, j);
+        const double z = (beta[j] - detail::recycled(p.location, j)) / s;
+        u += 0.5 * (nu + 1.0) * std::log1p(z * z / nu);
+        if (g) (*g)[j] += (nu + 1.0) * z / (s * (nu + z * z));
+      }
+      break;
+    case PriorKind::Laplace:
+      for (Eigen::Index j = 0; j < k; ++j) {
+        const double s = detail::recycled(p.scale, j);
+        const double d = beta[j] - detail::recycled(p.location, j);
+        u += std::fabs(d) / s;
+        if (g) (*g)[j] += (d > 0 ? 1.0 : (d < 0 ? -1.0 : 0.0)) / s;
+      }
+      break;
+  }
+  return u;
+}
+
+inline double prior_value(const Prior& p, const Eigen::Ref<const Vec>& beta) {
+  return prior_eval(p, beta, nullptr);
+}
+
+// Returns U and adds dU/dbeta to g (g must have beta's length).
+inline double prior_value_add_grad(const Prior& p, const Eigen::Ref<const Vec>& beta,
+                                   Eigen::Ref<Vec> g) {
+  return prior_eval(p, beta, &g);
+}
+
+// Auxiliary on the log scale: t = log sigma. Returns U_aux = -log p(sigma) - t and writes
+// dU_aux/dt into *dU when non-null. Written in t so that large |t| does not overflow where
+// avoidable (half-t uses softplus/logistic of 2 (t - log s) - log nu).
+inline double aux_prior_eval(const Prior& p, double t, double* dU) {
+  double u = 0.0, d = 0.0;
+  switch (p.kind) {
+    case PriorKind::Flat:
+      break;
+    case PriorKind::Exponential: {
+      const double sigma = std::exp(t);
+      u = p.rate * sigma;
+      d = p.rate * sigma;
+      break;
+    }
+    case PriorKind::Normal: {  // half-normal: sigma^2 / (2 s^2)
+      const double z2 = std::exp(2.0 * (t - std::log(p.scale[0])));
+      u = 0.5 * z2;
+      d = z2;
+      break;
+    }
+    case PriorKind::StudentT:
+    case PriorKind::Cauchy: {  // half-t: (nu + 1)/2 log(1 + sigma^2 / (nu s^2))
+      const double nu = p.kind == PriorKind::Cauchy ? 1.0 : p.df[0];
+      const double a = 2.0 * (t - std::log(p.scale[0])) - std::log(nu);  // log(z^2 / nu)
+      u = 0.5 * (nu + 1.0) * detail::softplus(a);
+      d = (nu + 1.0) * detail::logistic(a);
+      break;
+    }
+    case PriorKind::Laplace: {  // half-Laplace: sigma / s
+      const double z = std::exp(t - std::log(p.scale[0]));
+      u = z;
+      d = z;
+      break;
+    }
+  }
+  // Jacobian of sigma = exp(t): -log |d sigma / dt| = -t.
+  u -= t;
+  d -= 1.0;
+  if (dU) *dU = d;
+  return u;
+}
+
+inline double aux_prior_value(const Prior& p, double t) { return aux_prior_eval(p, t, nullptr); }
+
+inline double aux_prior_value_grad(const Prior& p, double t, double& dU) {
+  return aux_prior_eval(p, t, &dU);
+}
+
+}  // namespace vhmc
