@@ -64,13 +64,7 @@ collect_chains <- function(results, par_names) {
                dimnames = list(iteration = seq_len(n_iter), chain = seq_len(n_chain),
                                variable = par_names))
   for (c in seq_len(n_chain)) arr[, c, ] <- results[[c]]$draws
-  diagnostics <- lapply(results, function(r) {
-    d <- as.data.frame(r$diagnostics)
-    d$divergent__ <- as.integer(d$divergent__)
-    if (!is.null(d$treedepth__)) d$treedepth__ <- as.integer(d$treedepth__)
-    d$n_leapfrog__ <- as.integer(d$n_leapfrog__)
-    d
-  })
+  diagnostics <- lapply(results, function(r) as.data.frame(r$diagnostics))
   adaptation <- lapply(results, function(r) {
     inv <- r$inv_metric
     if (is.matrix(inv)) dimnames(inv) <- list(par_names, par_names) else inv <- stats::setNames(as.numeric(inv), par_names)
@@ -90,5 +84,3 @@ collect_chains <- function(results, par_names) {
   list(draws = posterior::as_draws_array(arr), diagnostics = diagnostics,
        adaptation = adaptation, counts = counts, timing = timing)
 }
-
-`%||%` <- function(a, b) if (is.null(a)) b else a

@@ -66,3 +66,5 @@ with_local_seed <- function(seed, expr) {
   set.seed(seed)
   expr
 }
+
+`%||%` <- function(a, b) if (is.null(a)) b else a

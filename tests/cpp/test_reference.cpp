@@ -213,6 +213,15 @@ bool close(const Vec& a, const Vec& b, double tol) {
   return (a - b).cwiseAbs().maxCoeff() <= tol * std::max(1.0, b.cwiseAbs().maxCoeff());
 }
 
+// The vhmc state and the reference state at the same starting position.
+template <class Ham, class P>
+void start_both(Ham& ham, const RefSystem<P>& sys, const Vec& theta0, PhasePoint& z, RState& r) {
+  z.theta = theta0;
+  REQUIRE(ham.init_point(z));
+  r.th = theta0;
+  r.U = sys.U_grad(r.th, r.g);
+}
+
 // Runs n transitions of the vhmc sampler and of the reference from the same start and seed.
 template <class S, class Ham, class P>
 void compare_nuts(S& s, Ham& ham, const RefSystem<P>& sys, double eps, int max_depth,
@@ -221,11 +230,8 @@ void compare_nuts(S& s, Ham& ham, const RefSystem<P>& sys, double eps, int max_d
   RefNuts<P> ref{sys, eps, max_depth};
   Rng rng_a(123, 7), rng_b(123, 7);
   PhasePoint z(static_cast<int>(theta0.size()));
-  z.theta = theta0;
-  REQUIRE(ham.init_point(z));
   RState r;
-  r.th = theta0;
-  r.U = sys.U_grad(r.th, r.g);
+  start_both(ham, sys, theta0, z, r);
   int depth_sum = 0, div = 0;
   for (int it = 0; it < n; ++it) {
     const vhmc::TransitionInfo a = s.transition(z, rng_a);
@@ -251,11 +257,8 @@ void compare_hmc(S& s, Ham& ham, const RefSystem<P>& sys, double eps, int L, boo
   s.step_size() = eps;
   Rng rng_a(321, 3), rng_b(321, 3);
   PhasePoint z(static_cast<int>(theta0.size()));
-  z.theta = theta0;
-  REQUIRE(ham.init_point(z));
   RState r;
-  r.th = theta0;
-  r.U = sys.U_grad(r.th, r.g);
+  start_both(ham, sys, theta0, z, r);
   int accepted = 0, divergent = 0;
   for (int it = 0; it < n; ++it) {
     const Vec before = z.theta;

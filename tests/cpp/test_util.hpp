@@ -174,26 +174,28 @@ inline vhmc::ChainConfig chain_config(int warmup, int sampling, std::uint64_t s,
   return cfg;
 }
 
-template <class M, class P>
-vhmc::ChainOutput run_nuts(P& pot, const M& metric, const Vec& init, const vhmc::ChainConfig& cfg,
-                           const vhmc::NutsConfig& nc = {}) {
+// One chain of sampler S (Nuts or StaticHmc) with sampler config C on potential P.
+template <template <class, class> class S, class M, class P, class C>
+vhmc::ChainOutput run_sampler(P& pot, const M& metric, const Vec& init,
+                              const vhmc::ChainConfig& cfg, const C& sampler_cfg) {
   using T = vhmc::Target<P>;
   T target(pot);
   vhmc::Hamiltonian<T, M> ham(target, metric);
-  vhmc::Nuts<T, M> s(ham, nc);
+  S<T, M> s(ham, sampler_cfg);
   vhmc::Callbacks cb;
-  return vhmc::run_chain<vhmc::Nuts<T, M>, M>(s, init, cfg, cb);
+  return vhmc::run_chain<S<T, M>, M>(s, init, cfg, cb);
+}
+
+template <class M, class P>
+vhmc::ChainOutput run_nuts(P& pot, const M& metric, const Vec& init, const vhmc::ChainConfig& cfg,
+                           const vhmc::NutsConfig& nc = {}) {
+  return run_sampler<vhmc::Nuts>(pot, metric, init, cfg, nc);
 }
 
 template <class M, class P>
 vhmc::ChainOutput run_hmc(P& pot, const M& metric, const Vec& init, const vhmc::ChainConfig& cfg,
                           const vhmc::StaticHmcConfig& hc = {}) {
-  using T = vhmc::Target<P>;
-  T target(pot);
-  vhmc::Hamiltonian<T, M> ham(target, metric);
-  vhmc::StaticHmc<T, M> s(ham, hc);
-  vhmc::Callbacks cb;
-  return vhmc::run_chain<vhmc::StaticHmc<T, M>, M>(s, init, cfg, cb);
+  return run_sampler<vhmc::StaticHmc>(pot, metric, init, cfg, hc);
 }
 
 }  // namespace vt
