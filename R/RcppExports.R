@@ -5,6 +5,14 @@ vhmc_chain_gaussian <- function(mean, cov, init, sampler, run) {
     .Call(`_vhmc_vhmc_chain_gaussian`, mean, cov, init, sampler, run)
 }
 
+vhmc_chain_glm <- function(spec, init, sampler, run) {
+    .Call(`_vhmc_vhmc_chain_glm`, spec, init, sampler, run)
+}
+
+vhmc_glm_potential <- function(spec, theta) {
+    .Call(`_vhmc_vhmc_glm_potential`, spec, theta)
+}
+
 vhmc_chain_r_target <- function(potential, init, sampler, run) {
     .Call(`_vhmc_vhmc_chain_r_target`, potential, init, sampler, run)
 }

@@ -15,7 +15,9 @@ fit_header <- function(x) {
   if (length(details)) {
     line1 <- paste0(line1, "; ", paste(details, collapse = ", "))
   }
-  if (!is.null(x$model$type) && !identical(x$model$type, "custom")) {
+  if (!is.null(x$model$label)) {
+    line1 <- paste0(line1, "\nmodel: ", x$model$label)
+  } else if (!is.null(x$model$type) && !identical(x$model$type, "custom")) {
     line1 <- paste0(line1, "\nmodel: ", x$model$type)
   }
   line2 <- paste0(

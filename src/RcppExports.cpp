@@ -26,6 +26,32 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// vhmc_chain_glm
+Rcpp::List vhmc_chain_glm(Rcpp::List spec, Rcpp::NumericVector init, Rcpp::List sampler, Rcpp::List run);
+RcppExport SEXP _vhmc_vhmc_chain_glm(SEXP specSEXP, SEXP initSEXP, SEXP samplerSEXP, SEXP runSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type init(initSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type sampler(samplerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type run(runSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_chain_glm(spec, init, sampler, run));
+    return rcpp_result_gen;
+END_RCPP
+}
+// vhmc_glm_potential
+Rcpp::List vhmc_glm_potential(Rcpp::List spec, Rcpp::NumericMatrix theta);
+RcppExport SEXP _vhmc_vhmc_glm_potential(SEXP specSEXP, SEXP thetaSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type theta(thetaSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_glm_potential(spec, theta));
+    return rcpp_result_gen;
+END_RCPP
+}
 // vhmc_chain_r_target
 Rcpp::List vhmc_chain_r_target(Rcpp::Function potential, Rcpp::NumericVector init, Rcpp::List sampler, Rcpp::List run);
 RcppExport SEXP _vhmc_vhmc_chain_r_target(SEXP potentialSEXP, SEXP initSEXP, SEXP samplerSEXP, SEXP runSEXP) {
@@ -43,6 +69,8 @@ END_RCPP
 
 static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_chain_gaussian", (DL_FUNC) &_vhmc_vhmc_chain_gaussian, 5},
+    {"_vhmc_vhmc_chain_glm", (DL_FUNC) &_vhmc_vhmc_chain_glm, 4},
+    {"_vhmc_vhmc_glm_potential", (DL_FUNC) &_vhmc_vhmc_glm_potential, 2},
     {"_vhmc_vhmc_chain_r_target", (DL_FUNC) &_vhmc_vhmc_chain_r_target, 4},
     {NULL, NULL, 0}
 };

@@ -472,3 +472,33 @@ TEST_CASE("Invalid priors are rejected at construction", "[glm][prior]") {
   GlmPotential pg(data, G, true, Prior::flat(), Prior::flat());
   CHECK(pg.dim() == 4);
 }
+
+TEST_CASE("Centred predictors: the potential of explicitly centred data, without a copy", "[glm]") {
+  vhmc::Rng rng(11, 3);
+  for (GlmFamily f : kFamilies) {
+    INFO(family_name(f));
+    Problem base = make_problem(f, 60, 3, 17, true, true);
+    std::vector<double> c(base.k);
+    for (int j = 0; j < base.k; ++j) c[j] = 1.5 + j;  // shift columns so centring matters
+    for (int j = 0; j < base.k; ++j)
+      for (int i = 0; i < base.n; ++i) base.X[static_cast<size_t>(j) * base.n + i] += c[j];
+    Problem centred = base;
+    for (int j = 0; j < base.k; ++j)
+      for (int i = 0; i < base.n; ++i) centred.X[static_cast<size_t>(j) * base.n + i] -= c[j];
+    const GlmData dv(base.X.data(), base.n, base.k, base.y.data(), base.w.data(), base.o.data(),
+                     c.data());
+    const GlmData de = centred.data();
+    const Prior pr = Prior::normal(0.0, 2.5), pi = Prior::student_t(3.0, 1.0, 10.0),
+                pa = Prior::exponential(1.0);
+    GlmPotential pv(dv, f, true, pi, pr, pa), pe(de, f, true, pi, pr, pa);
+    for (int rep = 0; rep < 3; ++rep) {
+      const Vec theta = random_theta(pv.dim(), rng);
+      Vec gv, ge;
+      CHECK(pv.value_grad(theta, gv) == Approx(pe.value_grad(theta, ge)).epsilon(1e-11));
+      for (int j = 0; j < pv.dim(); ++j) CHECK(gv[j] == Approx(ge[j]).epsilon(1e-9).margin(1e-10));
+      check_gradient(pv, theta, "centred " + family_name(f));
+    }
+    // Centring without an intercept is meaningless and rejected.
+    CHECK_THROWS_AS(GlmPotential(dv, f, false, pi, pr, pa), std::invalid_argument);
+  }
+}

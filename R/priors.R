@@ -1,0 +1,227 @@
+# Prior constructors (class vhmc_prior). They validate their own arguments; the checks that
+# need the model (vector lengths, which parameter a prior is for) live in resolve_prior().
+
+#' Prior distributions for vhmc_glm
+#'
+#' Constructors of the priors used by [vhmc_glm()] (and the ARDL and other formula
+#' interfaces): one for the coefficients (`prior`), one for the intercept
+#' (`prior_intercept`) and one for the auxiliary parameter of the gaussian family, the
+#' residual standard deviation sigma (`prior_aux`).
+#'
+#' `location`, `scale` and `df` may be scalars (applied to every coefficient) or have one
+#' value per coefficient, in the order of the columns of the model matrix (without the
+#' intercept). On sigma, the location-scale families are half-distributions on
+#' \eqn{(0, \infty)}: `normal(0, s)` is a half-normal, `cauchy(0, s)` a half-Cauchy, and
+#' their location must be 0. `flat()` is the improper uniform prior (on sigma: uniform on
+#' \eqn{(0, \infty)}); a fit whose coefficients all have flat priors is proper only when
+#' the likelihood identifies them.
+#'
+#' With `autoscale = TRUE` the scale is adjusted to the data when the model is fitted, as in
+#' rstanarm: for the gaussian family every scale is multiplied by `sd(y)`; coefficient
+#' scales are divided by the standard deviation of their predictor; the exponential rate on
+#' sigma is divided by `sd(y)`. [prior_summary()] shows the adjusted values. The default
+#' priors of [vhmc_glm()] are autoscaled; priors you write yourself are used as given unless
+#' you ask for autoscaling.
+#'
+#' The intercept prior applies to the intercept at the predictor means (predictors are
+#' centred internally, as in rstanarm and brms); the intercept reported by the fit is on the
+#' scale of the data.
+#'
+#' @param location Location (mean for `normal()`, median otherwise).
+#' @param scale Positive scale.
+#' @param df Positive degrees of freedom of the Student t distribution.
+#' @param rate Positive rate of the exponential distribution (the prior mean of sigma is
+#'   `1 / rate`).
+#' @param autoscale Scale the prior to the data (see Details).
+#' @return An object of class `vhmc_prior`.
+#' @seealso [vhmc_glm()], [prior_summary()]
+#' @examples
+#' normal(0, 2.5)
+#' student_t(df = 3, location = 0, scale = c(1, 2, 5))
+#' cauchy(0, 2.5)    # as prior_aux: a half-Cauchy on sigma
+#' exponential(1)
+#' flat()
+#' @name priors
+NULL
+
+#' @rdname priors
+#' @export
+normal <- function(location = 0, scale = 1, autoscale = FALSE) {
+  new_prior("normal", location = location, scale = scale, autoscale = autoscale)
+}
+
+#' @rdname priors
+#' @export
+student_t <- function(df = 1, location = 0, scale = 1, autoscale = FALSE) {
+  new_prior("student_t", location = location, scale = scale, df = df, autoscale = autoscale)
+}
+
+#' @rdname priors
+#' @export
+cauchy <- function(location = 0, scale = 1, autoscale = FALSE) {
+  new_prior("cauchy", location = location, scale = scale, autoscale = autoscale)
+}
+
+#' @rdname priors
+#' @export
+laplace <- function(location = 0, scale = 1, autoscale = FALSE) {
+  new_prior("laplace", location = location, scale = scale, autoscale = autoscale)
+}
+
+#' @rdname priors
+#' @export
+flat <- function() {
+  structure(list(dist = "flat", autoscale = FALSE), class = "vhmc_prior")
+}
+
+#' @rdname priors
+#' @export
+exponential <- function(rate = 1, autoscale = FALSE) {
+  if (!is.numeric(rate) || length(rate) != 1L || is.na(rate) || !is.finite(rate) || rate <= 0) {
+    stop_arg("rate", sprintf("of exponential() must be a single positive finite number, not %s",
+                             describe(rate)))
+  }
+  structure(list(dist = "exponential", rate = as.numeric(rate),
+                 autoscale = check_flag(autoscale, "autoscale")), class = "vhmc_prior")
+}
+
+new_prior <- function(dist, location, scale, df = NULL, autoscale = FALSE) {
+  check_prior_values(location, "location", dist)
+  check_prior_values(scale, "scale", dist, positive = TRUE)
+  if (!is.null(df)) check_prior_values(df, "df", dist, positive = TRUE)
+  structure(list(dist = dist, location = as.numeric(location), scale = as.numeric(scale),
+                 df = if (is.null(df)) NULL else as.numeric(df),
+                 autoscale = check_flag(autoscale, "autoscale")),
+            class = "vhmc_prior")
+}
+
+check_prior_values <- function(x, arg, dist, positive = FALSE) {
+  if (!is.numeric(x) || length(x) == 0L || anyNA(x) || any(!is.finite(x))) {
+    stop_arg(arg, sprintf("of %s() must be finite numbers, not %s", dist, describe(x)))
+  }
+  if (positive && any(x <= 0)) {
+    stop_arg(arg, sprintf("of %s() must be positive, but contains %s", dist,
+                          format(x[x <= 0][1])))
+  }
+}
+
+is_prior <- function(x) inherits(x, "vhmc_prior")
+
+#' @export
+format.vhmc_prior <- function(x, digits = 3, ...) {
+  num <- function(v) {
+    s <- format(signif(v, digits), trim = TRUE)
+    if (length(v) == 1L) s else paste0("c(", paste(s, collapse = ", "), ")")
+  }
+  args <- switch(x$dist,
+    flat = "",
+    exponential = paste0("rate = ", num(x$rate)),
+    student_t = paste0("df = ", num(x$df), ", location = ", num(x$location), ", scale = ",
+                       num(x$scale)),
+    paste0("location = ", num(x$location), ", scale = ", num(x$scale))
+  )
+  paste0(x$dist, "(", args, if (isTRUE(x$autoscale)) ", autoscale = TRUE", ")")
+}
+
+#' @export
+print.vhmc_prior <- function(x, ...) {
+  cat(format(x, ...), "\n", sep = "")
+  invisible(x)
+}
+
+# Checks a prior against the parameter it is for and applies autoscaling.
+#   role: "coef" (k coefficients), "intercept" or "aux" (gaussian sigma).
+#   scale_y: sd of the response (gaussian) or 1; scale_x: sd of each predictor (coef only).
+# Returns the prior actually used (autoscaling applied), with vectors recycled to length k.
+resolve_prior <- function(prior, arg, role, k = 1L, scale_y = 1, scale_x = NULL) {
+  used <- scale_prior(prior, arg, role, k, scale_y, scale_x)
+  used$autoscale <- FALSE
+  used
+}
+
+scale_prior <- function(prior, arg, role, k, scale_y, scale_x) {
+  if (!is_prior(prior)) {
+    stop_arg(arg, sprintf("must be a prior such as normal(0, 2.5), not %s", describe(prior)),
+             "See ?priors for normal(), student_t(), cauchy(), laplace(), flat(), exponential().")
+  }
+  if (prior$dist == "flat") return(prior)
+  if (prior$dist == "exponential") {
+    if (role != "aux") {
+      stop_arg(arg, "cannot be exponential(): it is only for the positive sigma (prior_aux)",
+               "Use normal(), student_t(), cauchy(), laplace() or flat().")
+    }
+    if (prior$autoscale) prior$rate <- prior$rate / scale_y
+    return(prior)
+  }
+  fields <- intersect(c("location", "scale", "df"), names(Filter(Negate(is.null), prior)))
+  if (role == "coef") {
+    for (f in fields) {
+      v <- prior[[f]]
+      if (length(v) != 1L && length(v) != k) {
+        stop_arg(arg, sprintf("has %s of length %d, but the model has %d coefficient%s", f,
+                              length(v), k, if (k == 1L) "" else "s"),
+                 "Give one value for all coefficients or one per coefficient.")
+      }
+      prior[[f]] <- rep_len(v, k)
+    }
+    if (prior$autoscale) prior$scale <- prior$scale * scale_y / scale_x
+    return(prior)
+  }
+  for (f in fields) {
+    if (length(prior[[f]]) != 1L) {
+      stop_arg(arg, sprintf("must have a single %s (the %s is one parameter), not %d values", f,
+                            if (role == "aux") "sigma" else "intercept", length(prior[[f]])))
+    }
+  }
+  if (role == "aux" && prior$location != 0) {
+    stop_arg(arg, sprintf("is a half-%s on sigma and needs location 0, not %s", prior$dist,
+                          format(prior$location)),
+             sprintf("Use %s(0, scale).", prior$dist))
+  }
+  if (prior$autoscale) prior$scale <- prior$scale * scale_y
+  prior
+}
+
+# The list the C++ core reads (src/glue_glm.cpp, glm_prior()).
+prior_for_core <- function(prior) {
+  list(dist = prior$dist, location = prior$location %||% 0, scale = prior$scale %||% 1,
+       df = prior$df %||% 1, rate = prior$rate %||% 1)
+}
+
+#' Summarise the priors of a fit
+#'
+#' Prints the priors as specified and, where autoscaling changed them, as used.
+#'
+#' @param object A fit from [vhmc_glm()].
+#' @param ... Unused.
+#' @return Invisibly, a list with elements `prior_intercept`, `prior` and `prior_aux`, each
+#'   a list with the `specified` and the `adjusted` (used) prior.
+#' @examples
+#' \donttest{
+#' fit <- vhmc_glm(mpg ~ wt, data = mtcars, chains = 2, iter = 500, seed = 1,
+#'                 progress = FALSE)
+#' prior_summary(fit)
+#' }
+#' @export
+prior_summary <- function(object, ...) UseMethod("prior_summary")
+
+#' @rdname prior_summary
+#' @export
+#' @exportS3Method rstantools::prior_summary
+prior_summary.vhmc_fit <- function(object, ...) {
+  priors <- object$model$priors
+  if (is.null(priors)) {
+    cat("This fit has no prior specification: its log density was written by the user.\n")
+    return(invisible(NULL))
+  }
+  n_coef <- length(object$model$coef_names) - object$model$intercept
+  labels <- c(prior_intercept = "Intercept (at the predictor means)",
+              prior = paste0("Coefficients (", n_coef, ")"),
+              prior_aux = "Auxiliary (sigma)")
+  for (nm in names(priors)) {
+    p <- priors[[nm]]
+    cat(labels[[nm]], "\n  specified: ", format(p$specified), "\n", sep = "")
+    if (isTRUE(p$specified$autoscale)) cat("  adjusted:  ", format(p$adjusted), "\n", sep = "")
+  }
+  invisible(priors)
+}

@@ -1,0 +1,91 @@
+// GLM potentials evaluated in C++ (vhmc_glm). R builds the model matrix once (R/vhmc_glm.R,
+// glm_spec()); every chain views that memory, with no copy per chain or per iteration: the
+// intercept column of ones is skipped by pointer arithmetic and centring happens inside the
+// potential.
+#include <vhmc/model/glm.hpp>
+
+#include "glue_run.h"
+
+namespace {
+
+vhmc::GlmFamily glm_family(const std::string& name) {
+  if (name == "gaussian_identity") return vhmc::GlmFamily::GaussianIdentity;
+  if (name == "binomial_logit") return vhmc::GlmFamily::BinomialLogit;
+  if (name == "binomial_probit") return vhmc::GlmFamily::BinomialProbit;
+  if (name == "poisson_log") return vhmc::GlmFamily::PoissonLog;
+  Rcpp::stop("unknown family '" + name + "'");
+}
+
+// A prior as expanded by R (R/priors.R, prior_for_core(): validated, vectors recycled).
+vhmc::Prior glm_prior(const Rcpp::List& p) {
+  const std::string kind = Rcpp::as<std::string>(p["dist"]);
+  if (kind == "flat") return vhmc::Prior::flat();
+  if (kind == "exponential") return vhmc::Prior::exponential(Rcpp::as<double>(p["rate"]));
+  const vhmc::Vec loc = Rcpp::as<vhmc::Vec>(p["location"]);
+  const vhmc::Vec scale = Rcpp::as<vhmc::Vec>(p["scale"]);
+  if (kind == "normal") return vhmc::Prior::normal(loc, scale);
+  if (kind == "cauchy") return vhmc::Prior::cauchy(loc, scale);
+  if (kind == "laplace") return vhmc::Prior::laplace(loc, scale);
+  if (kind == "student_t") return vhmc::Prior::student_t(Rcpp::as<vhmc::Vec>(p["df"]), loc, scale);
+  Rcpp::stop("unknown prior '" + kind + "'");
+}
+
+const double* optional(SEXP v) { return Rf_isNull(v) ? nullptr : REAL(v); }
+
+// The R spec list's vectors stay referenced (protected) by the Rcpp members for as long as
+// the potential views them.
+struct GlmModel {
+  explicit GlmModel(const Rcpp::List& spec)
+      : X(spec["X"]), y(spec["y"]), weights(spec["weights"]), offset(spec["offset"]),
+        center(spec["center"]), skip(Rcpp::as<int>(spec["skip"])),
+        data(REAL(X) + static_cast<std::ptrdiff_t>(skip) * X.nrow(), X.nrow(), X.ncol() - skip,
+             REAL(y), optional(weights), optional(offset), optional(center)),
+        potential(make_potential(spec, data)) {}
+
+  Rcpp::NumericMatrix X;
+  Rcpp::NumericVector y;
+  Rcpp::RObject weights, offset, center;
+  int skip;
+  vhmc::GlmData data;
+  vhmc::GlmPotential potential;
+
+ private:
+  static vhmc::GlmPotential make_potential(const Rcpp::List& spec, const vhmc::GlmData& data) {
+    try {
+      return vhmc::GlmPotential(data, glm_family(Rcpp::as<std::string>(spec["family"])),
+                                Rcpp::as<bool>(spec["intercept"]),
+                                glm_prior(spec["prior_intercept"]), glm_prior(spec["prior"]),
+                                glm_prior(spec["prior_aux"]));
+    } catch (const std::invalid_argument& e) {
+      Rcpp::stop(e.what());
+    }
+  }
+};
+
+}  // namespace
+
+// One chain of a GLM; `spec` comes from glm_spec() in R/vhmc_glm.R.
+// [[Rcpp::export]]
+Rcpp::List vhmc_chain_glm(Rcpp::List spec, Rcpp::NumericVector init, Rcpp::List sampler,
+                          Rcpp::List run) {
+  GlmModel model(spec);
+  return vhmc_glue::run_potential(model.potential, sampler, run, Rcpp::as<vhmc::Vec>(init));
+}
+
+// U and grad U at each row of `theta` (internal parameterisation), for checks at the initial
+// values and for optimisation in R.
+// [[Rcpp::export]]
+Rcpp::List vhmc_glm_potential(Rcpp::List spec, Rcpp::NumericMatrix theta) {
+  GlmModel model(spec);
+  const int d = model.potential.dim();
+  if (theta.ncol() != d) Rcpp::stop("theta must have one column per parameter");
+  Rcpp::NumericVector value(theta.nrow());
+  Rcpp::NumericMatrix grad(theta.nrow(), d);
+  vhmc::Vec th(d), g(d);
+  for (int s = 0; s < theta.nrow(); ++s) {
+    for (int j = 0; j < d; ++j) th[j] = theta(s, j);
+    value[s] = model.potential.value_grad(th, g);
+    for (int j = 0; j < d; ++j) grad(s, j) = g[j];
+  }
+  return Rcpp::List::create(Rcpp::_["value"] = value, Rcpp::_["gradient"] = grad);
+}
