@@ -10,7 +10,8 @@ glm_draws <- function(object, ndraws = NULL) {
     if (ndraws > nrow(m)) {
       stop_arg("ndraws", sprintf("(%d) exceeds the %d draws in the fit", ndraws, nrow(m)))
     }
-    m <- m[seq_len(ndraws), , drop = FALSE]
+    # Evenly spaced over all chains: deterministic, and not one chain's autocorrelated start.
+    m <- m[unique(round(seq(1, nrow(m), length.out = ndraws))), , drop = FALSE]
   }
   coef_names <- object$model$coef_names
   list(beta = m[, coef_names, drop = FALSE],
@@ -72,7 +73,7 @@ linpred_draws <- function(beta, design) {
 #'   predictor.
 #' @param newdata A data frame with the predictors (and offsets) of new observations;
 #'   `NULL` (default) uses the fitted data. Factor levels must be among those of the fit.
-#' @param ndraws Use only the first `ndraws` draws (all by default).
+#' @param ndraws Use only `ndraws` draws, evenly spaced over all chains (all by default).
 #' @param ... Unused.
 #' @return An S x N matrix.
 #' @examples
@@ -88,7 +89,7 @@ posterior_linpred <- function(object, ...) UseMethod("posterior_linpred")
 
 #' @rdname posterior_linpred
 #' @export
-#' @exportS3Method rstantools::posterior_linpred
+#' @rawNamespace S3method(rstantools::posterior_linpred, vhmc_glm)
 posterior_linpred.vhmc_glm <- function(object, transform = FALSE, newdata = NULL,
                                        ndraws = NULL, ...) {
   check_flag(transform, "transform")
@@ -121,7 +122,7 @@ posterior_predict <- function(object, ...) UseMethod("posterior_predict")
 
 #' @rdname posterior_predict
 #' @export
-#' @exportS3Method rstantools::posterior_predict
+#' @rawNamespace S3method(rstantools::posterior_predict, vhmc_glm)
 posterior_predict.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, trials = NULL,
                                        seed = NULL, ...) {
   family <- object$model$family
@@ -171,7 +172,7 @@ log_lik <- function(object, ...) UseMethod("log_lik")
 
 #' @rdname log_lik
 #' @export
-#' @exportS3Method rstantools::log_lik
+#' @rawNamespace S3method(rstantools::log_lik, vhmc_glm)
 log_lik.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, ...) {
   family <- object$model$family
   draws <- glm_draws(object, ndraws)
@@ -301,7 +302,7 @@ posterior_interval <- function(object, ...) UseMethod("posterior_interval")
 
 #' @rdname posterior_interval
 #' @export
-#' @exportS3Method rstantools::posterior_interval
+#' @rawNamespace S3method(rstantools::posterior_interval, vhmc_fit)
 posterior_interval.vhmc_fit <- function(object, prob = 0.9, pars = NULL, ...) {
   check_number(prob, "prob", 0, 1, open = c(TRUE, TRUE))
   m <- as.matrix(object)

@@ -18,7 +18,8 @@
 #'
 #' With `autoscale = TRUE` the scale is adjusted to the data when the model is fitted, as in
 #' rstanarm: for the gaussian family every scale is multiplied by `sd(y)`; coefficient
-#' scales are divided by the standard deviation of their predictor; the exponential rate on
+#' scales are divided by the standard deviation of their predictor (by its range for a
+#' predictor with two values, such as a dummy); the exponential rate on
 #' sigma is divided by `sd(y)`. [prior_summary()] shows the adjusted values. The default
 #' priors of [vhmc_glm()] are autoscaled; priors you write yourself are used as given unless
 #' you ask for autoscaling.
@@ -110,7 +111,7 @@ is_prior <- function(x) inherits(x, "vhmc_prior")
 #' @export
 format.vhmc_prior <- function(x, digits = 3, ...) {
   num <- function(v) {
-    s <- format(signif(v, digits), trim = TRUE)
+    s <- format(signif(v, digits), trim = TRUE, drop0trailing = TRUE)
     if (length(v) == 1L) s else paste0("c(", paste(s, collapse = ", "), ")")
   }
   args <- switch(x$dist,
@@ -207,7 +208,7 @@ prior_summary <- function(object, ...) UseMethod("prior_summary")
 
 #' @rdname prior_summary
 #' @export
-#' @exportS3Method rstantools::prior_summary
+#' @rawNamespace S3method(rstantools::prior_summary, vhmc_fit)
 prior_summary.vhmc_fit <- function(object, ...) {
   priors <- object$model$priors
   if (is.null(priors)) {
@@ -218,10 +219,29 @@ prior_summary.vhmc_fit <- function(object, ...) {
   labels <- c(prior_intercept = "Intercept (at the predictor means)",
               prior = paste0("Coefficients (", n_coef, ")"),
               prior_aux = "Auxiliary (sigma)")
+  slopes <- setdiff(object$model$coef_names, "(Intercept)")
   for (nm in names(priors)) {
     p <- priors[[nm]]
     cat(labels[[nm]], "\n  specified: ", format(p$specified), "\n", sep = "")
-    if (isTRUE(p$specified$autoscale)) cat("  adjusted:  ", format(p$adjusted), "\n", sep = "")
+    if (!isTRUE(p$specified$autoscale)) next
+    varying <- Filter(function(v) length(unique(v)) > 1L, p$adjusted[c("location", "scale", "df")])
+    if (nm == "prior" && length(varying)) {
+      cat("  adjusted:  ", p$adjusted$dist, "() with, per coefficient:\n", sep = "")
+      tab <- as.data.frame(lapply(p$adjusted[intersect(c("df", "location", "scale"),
+                                                        names(Filter(Negate(is.null), p$adjusted)))],
+                                  function(v) signif(v, 3)), row.names = slopes)
+      print(tab)
+    } else {
+      cat("  adjusted:  ", format(collapse_prior(p$adjusted)), "\n", sep = "")
+    }
   }
   invisible(priors)
+}
+
+# One value instead of a vector of equal values, for printing.
+collapse_prior <- function(prior) {
+  for (f in c("location", "scale", "df")) {
+    if (length(prior[[f]]) > 1L && length(unique(prior[[f]])) == 1L) prior[[f]] <- prior[[f]][1]
+  }
+  prior
 }

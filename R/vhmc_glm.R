@@ -18,7 +18,8 @@
 #' for the binomial family they are numbers of trials.
 #'
 #' The default priors are weakly informative and autoscaled (see [priors]): for the
-#' gaussian family they scale with `sd(y)`, and coefficient scales with `1 / sd(x)`.
+#' gaussian family they scale with `sd(y)`, and coefficient scales with `1 / sd(x)` (with
+#' `1 / range(x)` for two-valued predictors such as dummies).
 #' [prior_summary()] prints what was used.
 #'
 #' @param formula A model formula, as for [stats::glm()].
@@ -263,7 +264,11 @@ glm_priors <- function(model, family, prior, prior_intercept, prior_aux) {
   if (family$family == "gaussian") {
     scale_y <- weighted_sd(model$y, model$weights)
   }
-  scale_x <- vapply(slopes, function(j) weighted_sd(X[, j], model$weights), numeric(1))
+  # As rstanarm: a predictor with two values (a dummy) is scaled by its range, others by sd.
+  scale_x <- vapply(slopes, function(j) {
+    x <- X[, j]
+    if (length(unique(x)) == 2L) diff(range(x)) else weighted_sd(x, model$weights)
+  }, numeric(1))
   scale_x[!is.finite(scale_x) | scale_x == 0] <- 1
   out <- list()
   if (model$intercept) {
