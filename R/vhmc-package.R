@@ -23,4 +23,5 @@
 #' @keywords internal
 #' @useDynLib vhmc, .registration = TRUE
 #' @importFrom Rcpp sourceCpp
+#' @importFrom stats coef vcov fitted residuals nobs formula predict
 "_PACKAGE"

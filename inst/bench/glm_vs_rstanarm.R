@@ -20,7 +20,8 @@
 # second, gradient evaluations (vhmc: fit$counts; rstanarm: sum of n_leapfrog__ with warmup),
 # microseconds per gradient in sampling and min ESS per 1000 sampling gradients, and rows with
 # the ratio vhmc / rstanarm. The ratio rows also carry the agreement check: max over parameters
-# of |mean_vhmc - mean_rstanarm| / posterior sd and the same difference in units of its MCSE.
+# of |mean_vhmc - mean_rstanarm| / posterior sd, the same difference in units of its MCSE, and
+# max |sd_vhmc / sd_rstanarm - 1|.
 # rstanarm runs in its own R process (as in nuts_targets.R), reading the data this process
 # simulated, so its compiled models and vhmc's library are never loaded together.
 #
@@ -29,6 +30,8 @@
 #   VHMC_BENCH_N (100000), VHMC_BENCH_ITER (2000), VHMC_BENCH_WARMUP (ITER / 2),
 #   VHMC_BENCH_CHAINS (4), VHMC_BENCH_CORES (2), VHMC_BENCH_MODELS ("logistic,gaussian,poisson"),
 #   VHMC_BENCH_OUT (the CSV path; set it for smoke runs so the full results are not replaced).
+# VHMC_BENCH_RDS=file also saves per-parameter summaries, tree depths and the adapted step
+# sizes and metrics of both packages there, for looking into the differences.
 args <- commandArgs(trailingOnly = TRUE)
 worker <- length(args) >= 2 && args[1] == "--rstanarm-worker"
 
@@ -100,7 +103,11 @@ if (worker) {
       wall_seconds = wall, grads = grads_all, grads_sampling = grads_all - grads_w,
       divergent = sum(sapply(sp, function(s) sum(s[-is_warm, "divergent__"]))),
       stepsize = mean(sapply(sp, function(s) s[iter, "stepsize__"])),
-      mean_leapfrog = mean(sapply(sp, function(s) mean(s[-is_warm, "n_leapfrog__"]))))
+      mean_leapfrog = mean(sapply(sp, function(s) mean(s[-is_warm, "n_leapfrog__"]))),
+      extra = list(treedepth = table(unlist(lapply(sp, function(s) s[-is_warm, "treedepth__"]))),
+                   warmup_leapfrog = sapply(sp, function(s) s[is_warm, "n_leapfrog__"]),
+                   adaptation = rstan::get_adaptation_info(fit$stanfit),
+                   unconstrained_names = fit$stanfit@sim$pars_oi))
     message(sprintf("rstanarm %-8s done in %.1f s", m, wall))
   }
   saveRDS(out, args[3])
@@ -156,6 +163,8 @@ vhmc_fit_one <- function(m) {
     if ("stepsize__" %in% names(sd_df)) res$stepsize <- mean(tapply(sd_df$stepsize__, sd_df$.chain, `[`, 1))
     if ("n_leapfrog__" %in% names(sd_df)) res$mean_leapfrog <- mean(sd_df$n_leapfrog__)
   }
+  res$extra <- list(treedepth = if (!is.null(sd_df)) table(sd_df$treedepth__),
+                    adaptation = fit$adaptation, counts = fit$counts, timing = fit$timing)
   message(sprintf("vhmc     %-8s done in %.1f s", m, wall))
   res
 }
@@ -170,6 +179,7 @@ status <- system2(file.path(R.home("bin"), "Rscript"), c(script, "--rstanarm-wor
 if (status != 0 || !file.exists(rds_out)) stop("the rstanarm worker failed (status ", status, ")")
 results$rstanarm <- readRDS(rds_out)
 unlink(c(rds_in, rds_out))
+if (nzchar(Sys.getenv("VHMC_BENCH_RDS"))) saveRDS(results, Sys.getenv("VHMC_BENCH_RDS"))
 total_minutes <- as.numeric(difftime(Sys.time(), t_start, units = "mins"))
 
 # ---------------------------------------------------------------------------------------
@@ -185,7 +195,7 @@ row_of <- function(m, engine, r) {
     us_per_grad = 1e6 * r$sampling_seconds / r$grads_sampling,
     ess_per_1000_grads = 1000 * min_ess / r$grads_sampling,
     mean_leapfrog = r$mean_leapfrog, stepsize = r$stepsize, divergent = r$divergent,
-    max_mean_diff_sd = NA_real_, max_mean_diff_mcse = NA_real_)
+    max_mean_diff_sd = NA_real_, max_mean_diff_mcse = NA_real_, max_sd_ratio_dev = NA_real_)
 }
 num_cols <- c("min_ess_bulk", "warmup_s", "sampling_s", "total_s", "min_ess_per_s", "grads",
               "grads_sampling", "us_per_grad", "ess_per_1000_grads", "mean_leapfrog", "stepsize",
@@ -206,13 +216,15 @@ for (m in models) {
   d <- abs(v$summary[p, "mean"] - s$summary[p, "mean"])
   ratio$max_mean_diff_sd <- max(d / sqrt((v$summary[p, "sd"]^2 + s$summary[p, "sd"]^2) / 2))
   ratio$max_mean_diff_mcse <- max(d / sqrt(v$summary[p, "mcse_mean"]^2 + s$summary[p, "mcse_mean"]^2))
+  ratio$max_sd_ratio_dev <- max(abs(v$summary[p, "sd"] / s$summary[p, "sd"] - 1))
   rows <- c(rows, list(rv, rs, ratio))
 }
 tab <- do.call(rbind, rows)
 dir.create(dirname(out_file), showWarnings = FALSE, recursive = TRUE)
 utils::write.csv(tab, out_file, row.names = FALSE)
 show <- c("model", "engine", "min_ess_bulk", "sampling_s", "total_s", "min_ess_per_s", "grads",
-          "us_per_grad", "ess_per_1000_grads", "max_mean_diff_sd", "max_mean_diff_mcse")
+          "us_per_grad", "ess_per_1000_grads", "max_mean_diff_sd", "max_mean_diff_mcse",
+          "max_sd_ratio_dev")
 cat(sprintf("N = %d, %d chains x %d iterations (%d warmup), cores = %d; whole run %.1f min\n",
             n_obs, chains, iter, warmup, cores, total_minutes))
 print(format(tab[show], digits = 3), row.names = FALSE)
