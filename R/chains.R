@@ -84,3 +84,9 @@ collect_chains <- function(results, par_names) {
   list(draws = posterior::as_draws_array(arr), diagnostics = diagnostics,
        adaptation = adaptation, counts = counts, timing = timing)
 }
+
+# Per-chain surrogate reports (surrogate_hmc only; NULL otherwise).
+chain_surrogates <- function(results) {
+  if (is.null(results[[1]]$surrogate)) return(NULL)
+  lapply(results, `[[`, "surrogate")
+}

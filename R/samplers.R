@@ -80,7 +80,8 @@ is_sampler <- function(x) inherits(x, "vhmc_sampler")
 
 #' @export
 print.vhmc_sampler <- function(x, ...) {
-  fields <- x[setdiff(names(x), c("name", "init_accept"))]
+  hidden <- c("name", "init_accept", if (identical(x$name, "surrogate_hmc")) "step_size")
+  fields <- x[setdiff(names(x), hidden)]
   shown <- vapply(fields, function(v) if (is.null(v)) "auto" else format(v), character(1))
   cat(sprintf("<vhmc sampler: %s>\n", x$name))
   cat(sprintf("  %-14s %s\n", names(shown), shown), sep = "")

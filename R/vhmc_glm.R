@@ -90,8 +90,9 @@ vhmc_glm <- function(formula, data, family = gaussian(),
     stop_arg("prior_aux", sprintf("was given, but the %s family has no auxiliary parameter",
                                   family$family), "Leave `prior_aux` out for this family.")
   }
-  if (!is_sampler(sampler)) stop_arg("sampler", "must be a sampler object", "Use nuts() or hmc().")
+  if (!is_sampler(sampler)) stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc() or surrogate_hmc().")
   args <- check_run_args(chains, iter, warmup, thin, cores)
+  sampler <- prepare_sampler(sampler, args$warmup)
   progress <- check_flag(progress, "progress")
 
   # The model frame, exactly as glm() builds it.
@@ -129,7 +130,9 @@ vhmc_glm <- function(formula, data, family = gaussian(),
     inits = inits$user, call = call
   )
   class(fit) <- c("vhmc_glm", class(fit))
+  fit$surrogate <- chain_surrogates(results)
   check_fit(fit)
+  check_surrogate(fit)
   fit
 }
 

@@ -60,9 +60,10 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
     stop_arg("gradient", sprintf("must be NULL or a function, not %s", describe(gradient)))
   }
   if (!is_sampler(sampler)) {
-    stop_arg("sampler", "must be a sampler object", "Use nuts() or hmc().")
+    stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc() or surrogate_hmc().")
   }
   args <- check_run_args(chains, iter, warmup, thin, cores)
+  sampler <- prepare_sampler(sampler, args$warmup)
   progress <- check_flag(progress, "progress")
   seed <- resolve_seed(seed)
 
@@ -93,7 +94,9 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
     args = c(args[c("chains", "iter", "warmup", "thin")], list(seed = seed, cores = args$cores)),
     inits = inits, call = call
   )
+  fit$surrogate <- chain_surrogates(results)
   check_fit(fit)
+  check_surrogate(fit)
   fit
 }
 

@@ -5,6 +5,7 @@
 #include <RcppEigen.h>
 
 #include <vhmc/vhmc.hpp>
+#include <vhmc/driver/run_surrogate_chain.hpp>
 
 namespace vhmc_glue {
 
@@ -38,6 +39,24 @@ inline vhmc::StaticHmcConfig hmc_config(const Rcpp::List& sampler) {
   const SEXP steps = sampler["steps"];
   c.steps = Rf_isNull(steps) ? 0 : Rcpp::as<int>(steps);
   c.jitter = Rcpp::as<bool>(sampler["jitter"]);
+  return c;
+}
+
+inline vhmc::SurrogateConfig surrogate_config(const Rcpp::List& sampler) {
+  vhmc::SurrogateConfig c;
+  c.explore = Rcpp::as<int>(sampler["explore"]);
+  const SEXP hidden = sampler["hidden"];
+  c.hidden = Rf_isNull(hidden) ? 0 : Rcpp::as<int>(hidden);
+  c.activation = vhmc::activation_from_name(Rcpp::as<std::string>(sampler["activation"]));
+  c.train_on_gradient = Rcpp::as<std::string>(sampler["train_on"]) == "gradient";
+  const SEXP lambda = sampler["lambda"];
+  c.lambda = Rf_isNull(lambda) ? 0.0 : Rcpp::as<double>(lambda);
+  const SEXP steps = sampler["steps"];
+  c.steps = Rf_isNull(steps) ? 0 : Rcpp::as<int>(steps);
+  c.adapt_delta = Rcpp::as<double>(sampler["adapt_delta"]);
+  c.adaptive = Rcpp::as<bool>(sampler["adaptive"]);
+  c.max_train = static_cast<long>(Rcpp::as<double>(sampler["max_train"]));
+  c.nuts.max_depth = Rcpp::as<int>(sampler["max_treedepth"]);
   return c;
 }
 

@@ -59,18 +59,53 @@ Rcpp::List run_sampler(T& target, M metric, const Rcpp::List& sampler, const Rcp
   Rcpp::stop("unknown sampler '" + name + "'");
 }
 
+// Calls f with the metric named in the sampler list (identity to start; warmup adapts it).
+template <class F>
+Rcpp::List with_metric(const Rcpp::List& sampler, int d, F&& f) {
+  const std::string metric = Rcpp::as<std::string>(sampler["metric"]);
+  if (metric == "unit") return f(vhmc::UnitMetric(d));
+  if (metric == "diag") return f(vhmc::DiagMetric(vhmc::Vec::Ones(d)));
+  if (metric == "dense") return f(vhmc::DenseMetric(vhmc::Mat::Identity(d, d)));
+  Rcpp::stop("unknown metric '" + metric + "'");
+}
+
+inline Rcpp::List surrogate_to_r(const vhmc::SurrogateReport& r) {
+  using Rcpp::_;
+  return Rcpp::List::create(
+      _["hidden"] = r.hidden, _["activation"] = r.activation,
+      _["train_on"] = r.train_on_gradient ? "gradient" : "value",
+      _["n_train"] = static_cast<double>(r.n_train), _["n_holdout"] = static_cast<double>(r.n_holdout),
+      _["n_seen"] = static_cast<double>(r.n_seen), _["lambda"] = r.lambda,
+      _["train_seconds"] = r.train_seconds, _["grad_rmse"] = r.grad_rmse,
+      _["grad_rel_error"] = r.grad_rel_error, _["steps"] = r.steps, _["explore"] = r.explore,
+      _["integration_time"] = r.integration_time,
+      _["max_integration_time"] = r.max_integration_time,
+      _["explore_step_size"] = r.explore_step_size,
+      _["n_surrogate_grad_warmup"] = static_cast<double>(r.n_surrogate_grad_warmup),
+      _["n_surrogate_grad_sampling"] = static_cast<double>(r.n_surrogate_grad_sampling),
+      _["n_refresh"] = static_cast<double>(r.n_refresh));
+}
+
 template <class P>
 Rcpp::List run_potential(P& potential, const Rcpp::List& sampler, const Rcpp::List& run,
                          const vhmc::Vec& init) {
-  vhmc::Target<P> target(potential);
   const int d = potential.dim();
-  const std::string metric = Rcpp::as<std::string>(sampler["metric"]);
-  if (metric == "unit") return run_sampler(target, vhmc::UnitMetric(d), sampler, run, init);
-  if (metric == "diag")
-    return run_sampler(target, vhmc::DiagMetric(vhmc::Vec::Ones(d)), sampler, run, init);
-  if (metric == "dense")
-    return run_sampler(target, vhmc::DenseMetric(vhmc::Mat::Identity(d, d)), sampler, run, init);
-  Rcpp::stop("unknown metric '" + metric + "'");
+  if (Rcpp::as<std::string>(sampler["name"]) == "surrogate_hmc") {
+    const vhmc::ChainConfig cfg = chain_config(sampler, run);
+    const vhmc::SurrogateConfig sc = surrogate_config(sampler);
+    return with_metric(sampler, d, [&](auto metric) {
+      vhmc::Callbacks cb = r_callbacks();
+      const vhmc::SurrogateChainOutput out =
+          vhmc::run_surrogate_chain(potential, std::move(metric), cfg, sc, init, cb);
+      Rcpp::List res = to_r(out.chain, false);
+      res["surrogate"] = surrogate_to_r(out.surrogate);
+      return res;
+    });
+  }
+  vhmc::Target<P> target(potential);
+  return with_metric(sampler, d, [&](auto metric) {
+    return run_sampler(target, std::move(metric), sampler, run, init);
+  });
 }
 
 }  // namespace vhmc_glue

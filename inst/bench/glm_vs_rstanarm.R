@@ -10,10 +10,13 @@
 #   poisson  - y ~ Poisson(exp(1 + X_1 beta)), intercept + 49 slopes
 # Both packages get the same data, the same priors without autoscaling (slopes normal(0, 10),
 # intercept normal(0, 10) -- normal(0, 1) for the logistic model, see above -- at the centred
-# predictors in both packages; gaussian sigma exponential(1)), the same NUTS settings (diag metric, adapt_delta = 0.8 -- rstanarm's own
-# default would be 0.95 -- max_treedepth = 10), 4 chains, the same iter/warmup, and the same
-# number of cores (chains in parallel on both sides). rstanarm runs with mean_PPD = FALSE: its
-# default draws N posterior-predictive values at every iteration, work vhmc does not do.
+# predictors in both packages; gaussian sigma exponential(1)), the same NUTS settings (diag
+# metric, adapt_delta = 0.8 -- rstanarm's own default would be 0.95 -- max_treedepth = 10),
+# 4 chains, the same iter/warmup, and the same number of cores (chains in parallel on both
+# sides). rstanarm runs with mean_PPD = FALSE: its default draws N posterior-predictive values
+# at every iteration, work vhmc does not do. Note that for the gaussian family with identity
+# link rstanarm evaluates the likelihood from sufficient statistics (X'X, OLS fit, SSR), so
+# its gradient costs O(d^2) instead of O(N d).
 # Reported per fit: min bulk ESS over all parameters, summed warmup and sampling seconds over
 # chains (each package's own per-chain clocks), total wall seconds of the fitting call (what a
 # user waits for, including each package's setup and post-processing), min ESS per sampling
@@ -26,6 +29,8 @@
 # simulated, so its compiled models and vhmc's library are never loaded together.
 #
 #   Rscript inst/bench/glm_vs_rstanarm.R      (writes inst/bench/results/glm_vs_rstanarm.csv)
+# Full size takes about 25 minutes on 2 cores. Seconds depend on whatever else the machine is
+# running; gradient counts and ESS do not.
 # Environment variables shrink the problem for a smoke run (defaults = the full benchmark):
 #   VHMC_BENCH_N (100000), VHMC_BENCH_ITER (2000), VHMC_BENCH_WARMUP (ITER / 2),
 #   VHMC_BENCH_CHAINS (4), VHMC_BENCH_CORES (2), VHMC_BENCH_MODELS ("logistic,gaussian,poisson"),
@@ -45,7 +50,8 @@ warmup <- env_int("VHMC_BENCH_WARMUP", iter %/% 2L)
 chains <- env_int("VHMC_BENCH_CHAINS", 4)
 cores <- env_int("VHMC_BENCH_CORES", 2)
 models <- strsplit(Sys.getenv("VHMC_BENCH_MODELS", "logistic,gaussian,poisson"), ",")[[1]]
-out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("inst", "bench", "results", "glm_vs_rstanarm.csv"))
+out_file <- Sys.getenv("VHMC_BENCH_OUT",
+                       file.path("inst", "bench", "results", "glm_vs_rstanarm.csv"))
 adapt_delta <- 0.8; max_treedepth <- 10L
 
 # Fit settings shared by both packages; the priors are built per package from these numbers.
@@ -85,11 +91,14 @@ if (worker) {
       formula = st$formula, data = dat[[m]], family = fam,
       prior = rstanarm::normal(0, coef_scale, autoscale = FALSE),
       prior_intercept = rstanarm::normal(0, st$intercept_scale, autoscale = FALSE),
-      chains = chains, iter = iter, warmup = warmup, cores = cores, seed = 20240 + match(m, names(setups)),
+      chains = chains, iter = iter, warmup = warmup, cores = cores,
+      seed = 20240 + match(m, names(setups)),
       refresh = 0, adapt_delta = adapt_delta, control = list(max_treedepth = max_treedepth),
       mean_PPD = FALSE
     )
-    if (st$family == "gaussian") fit_args$prior_aux <- rstanarm::exponential(aux_rate, autoscale = FALSE)
+    if (st$family == "gaussian") {
+      fit_args$prior_aux <- rstanarm::exponential(aux_rate, autoscale = FALSE)
+    }
     wall <- system.time(fit <- do.call(rstanarm::stan_glm, fit_args))[["elapsed"]]
     et <- rstan::get_elapsed_time(fit$stanfit)
     sp <- rstan::get_sampler_params(fit$stanfit, inc_warmup = TRUE)
@@ -150,17 +159,24 @@ vhmc_fit_one <- function(m) {
   )
   fit_args$prior_intercept <- vhmc::normal(0, st$intercept_scale, autoscale = FALSE)
   if (st$family == "gaussian") fit_args$prior_aux <- vhmc::exponential(aux_rate, autoscale = FALSE)
+  show_warning <- function(w) {
+    message("vhmc ", m, " warning: ", conditionMessage(w))
+    invokeRestart("muffleWarning")
+  }
   wall <- system.time(fit <- withCallingHandlers(do.call(vhmc::vhmc_glm, fit_args),
-    warning = function(w) { message("vhmc ", m, " warning: ", conditionMessage(w)); invokeRestart("muffleWarning") }))[["elapsed"]]
+                                                 warning = show_warning))[["elapsed"]]
   res <- list(
     summary = summ(posterior::as_draws_array(fit)),
-    warmup_seconds = sum(fit$timing$warmup_seconds), sampling_seconds = sum(fit$timing$sampling_seconds),
-    wall_seconds = wall, grads = sum(fit$counts$n_grad), grads_sampling = sum(fit$counts$n_grad_sampling),
+    warmup_seconds = sum(fit$timing$warmup_seconds),
+    sampling_seconds = sum(fit$timing$sampling_seconds), wall_seconds = wall,
+    grads = sum(fit$counts$n_grad), grads_sampling = sum(fit$counts$n_grad_sampling),
     divergent = NA_real_, stepsize = NA_real_, mean_leapfrog = NA_real_)
   sd_df <- tryCatch(vhmc::sampler_diagnostics(fit), error = function(e) NULL)
   if (!is.null(sd_df)) {
     if ("divergent__" %in% names(sd_df)) res$divergent <- sum(sd_df$divergent__)
-    if ("stepsize__" %in% names(sd_df)) res$stepsize <- mean(tapply(sd_df$stepsize__, sd_df$.chain, `[`, 1))
+    if ("stepsize__" %in% names(sd_df)) {
+      res$stepsize <- mean(tapply(sd_df$stepsize__, sd_df$.chain, `[`, 1))
+    }
     if ("n_leapfrog__" %in% names(sd_df)) res$mean_leapfrog <- mean(sd_df$n_leapfrog__)
   }
   res$extra <- list(treedepth = if (!is.null(sd_df)) table(sd_df$treedepth__),
@@ -175,7 +191,8 @@ results <- list(vhmc = lapply(stats::setNames(models, models), vhmc_fit_one))
 rds_in <- tempfile(fileext = ".rds"); rds_out <- tempfile(fileext = ".rds")
 saveRDS(dat, rds_in)
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-status <- system2(file.path(R.home("bin"), "Rscript"), c(script, "--rstanarm-worker", rds_in, rds_out))
+status <- system2(file.path(R.home("bin"), "Rscript"),
+                  c(script, "--rstanarm-worker", rds_in, rds_out))
 if (status != 0 || !file.exists(rds_out)) stop("the rstanarm worker failed (status ", status, ")")
 results$rstanarm <- readRDS(rds_out)
 unlink(c(rds_in, rds_out))
@@ -211,11 +228,13 @@ for (m in models) {
   p <- intersect(rownames(v$summary), rownames(s$summary))
   if (length(p) != nrow(v$summary) || length(p) != nrow(s$summary)) {
     warning(sprintf("%s: parameter names differ between the packages: %s", m,
-                    paste(setdiff(union(rownames(v$summary), rownames(s$summary)), p), collapse = ", ")))
+                    paste(setdiff(union(rownames(v$summary), rownames(s$summary)), p),
+                          collapse = ", ")))
   }
   d <- abs(v$summary[p, "mean"] - s$summary[p, "mean"])
   ratio$max_mean_diff_sd <- max(d / sqrt((v$summary[p, "sd"]^2 + s$summary[p, "sd"]^2) / 2))
-  ratio$max_mean_diff_mcse <- max(d / sqrt(v$summary[p, "mcse_mean"]^2 + s$summary[p, "mcse_mean"]^2))
+  mcse <- sqrt(v$summary[p, "mcse_mean"]^2 + s$summary[p, "mcse_mean"]^2)
+  ratio$max_mean_diff_mcse <- max(d / mcse)
   ratio$max_sd_ratio_dev <- max(abs(v$summary[p, "sd"] / s$summary[p, "sd"] - 1))
   rows <- c(rows, list(rv, rs, ratio))
 }

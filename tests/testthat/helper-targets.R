@@ -36,8 +36,8 @@ funnel_noncentred <- list(
 expect_moments <- function(fit, mean, sd, k = 4) {
   d <- if (inherits(fit, "vhmc_fit")) fit$draws else fit
   m <- posterior::summarise_draws(d, "mean", "sd", "mcse_mean", "mcse_sd")
-  z_mean <- abs(m$mean - mean) / m$mcse_mean
-  z_sd <- abs(m$sd - sd) / m$mcse_sd
+  z_mean <- abs(as.numeric(m$mean) - mean) / as.numeric(m$mcse_mean)
+  z_sd <- abs(as.numeric(m$sd) - sd) / as.numeric(m$mcse_sd)
   expect_true(all(z_mean < k), info = paste("mean z:", paste(round(z_mean, 2), collapse = " ")))
   expect_true(all(z_sd < k), info = paste("sd z:", paste(round(z_sd, 2), collapse = " ")))
 }

@@ -59,11 +59,27 @@ inline void shrink(ChainOutput& out, int n) {
   out.divergent.conservativeResize(n);
 }
 
-template <class Sampler, class M>
-ChainOutput run_chain(Sampler& s, const Vec& init, const ChainConfig& cfg, Callbacks& cb) {
-  using clock = std::chrono::steady_clock;
-  auto& ham = s.hamiltonian();
-  const int d = ham.dim();
+// "Chain c: iteration i / n [p%] (phase)" every cfg.refresh iterations and at the end.
+inline void log_progress(const ChainConfig& cfg, int i, const char* phase, Callbacks& cb) {
+  if (cfg.refresh <= 0 || ((i + 1) % cfg.refresh != 0 && i + 1 != cfg.iter)) return;
+  char buf[160];
+  std::snprintf(buf, sizeof(buf), "Chain %d: iteration %*d / %d [%3d%%] (%s)\n", cfg.chain,
+                static_cast<int>(std::to_string(cfg.iter).size()), i + 1, cfg.iter,
+                static_cast<int>(100.0 * (i + 1) / cfg.iter), phase);
+  cb.log(buf);
+}
+
+inline void save_transition(ChainOutput& out, int row, const Vec& theta, const TransitionInfo& info) {
+  out.draws.row(row) = theta.transpose();
+  out.accept_stat[row] = info.accept_stat;
+  out.step_size[row] = info.step_size;
+  out.energy[row] = info.energy;
+  out.n_leapfrog[row] = info.n_leapfrog;
+  out.treedepth[row] = info.treedepth;
+  out.divergent[row] = info.divergent ? 1 : 0;
+}
+
+inline ChainOutput allocate_output(const ChainConfig& cfg, int d) {
   const int n_save = saved_count(cfg);
   ChainOutput out;
   out.draws.resize(n_save, d);
@@ -73,6 +89,16 @@ ChainOutput run_chain(Sampler& s, const Vec& init, const ChainConfig& cfg, Callb
   out.n_leapfrog.resize(n_save);
   out.treedepth.resize(n_save);
   out.divergent.resize(n_save);
+  return out;
+}
+
+template <class Sampler, class M>
+ChainOutput run_chain(Sampler& s, const Vec& init, const ChainConfig& cfg, Callbacks& cb) {
+  using clock = std::chrono::steady_clock;
+  auto& ham = s.hamiltonian();
+  const int d = ham.dim();
+  const int n_save = saved_count(cfg);
+  ChainOutput out = allocate_output(cfg, d);
 
   Rng rng(cfg.seed, static_cast<std::uint64_t>(cfg.chain));
   PhasePoint z(d);
@@ -105,24 +131,10 @@ ChainOutput run_chain(Sampler& s, const Vec& init, const ChainConfig& cfg, Callb
       if (i < cfg.warmup) {
         adapter.learn(i, info.accept_stat, z, s, rng);
       } else if ((i - cfg.warmup) % cfg.thin == 0) {
-        out.draws.row(saved) = z.theta.transpose();
-        out.accept_stat[saved] = info.accept_stat;
-        out.step_size[saved] = info.step_size;
-        out.energy[saved] = info.energy;
-        out.n_leapfrog[saved] = info.n_leapfrog;
-        out.treedepth[saved] = info.treedepth;
-        out.divergent[saved] = info.divergent ? 1 : 0;
-        ++saved;
+        save_transition(out, saved++, z.theta, info);
       }
       out.iterations_done = i + 1;
-      if (cfg.refresh > 0 && ((i + 1) % cfg.refresh == 0 || i + 1 == cfg.iter)) {
-        char buf[160];
-        std::snprintf(buf, sizeof(buf), "Chain %d: iteration %*d / %d [%3d%%] (%s)\n", cfg.chain,
-                      static_cast<int>(std::to_string(cfg.iter).size()), i + 1, cfg.iter,
-                      static_cast<int>(100.0 * (i + 1) / cfg.iter),
-                      i < cfg.warmup ? "warmup" : "sampling");
-        cb.log(buf);
-      }
+      log_progress(cfg, i, i < cfg.warmup ? "warmup" : "sampling", cb);
     }
   } catch (const std::exception& e) {
     out.error = e.what();

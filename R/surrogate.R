@@ -1,0 +1,216 @@
+# surrogate_hmc(): exact HMC whose trajectories follow a random-basis network surrogate of
+# the potential (SPEC B3). The constructor validates; the core (driver/run_surrogate_chain.hpp)
+# does the phases; helpers here resolve defaults that need the run's settings and summarise
+# what each chain's surrogate did.
+
+#' Surrogate-accelerated HMC (exact)
+#'
+#' Hamiltonian Monte Carlo whose leapfrog trajectories are driven by the gradient of a cheap
+#' surrogate of the potential: a neural network with random, fixed hidden bases whose output
+#' weights are fitted by ridge regression (Zhang, Shahbaba and Zhao, 2017). The Metropolis
+#' step uses the true potential, so the draws are exact whatever the surrogate's quality;
+#' a poor surrogate only lowers the acceptance rate. After warmup each iteration costs one
+#' evaluation of the log density and no true gradient.
+#'
+#' Warmup has three phases, all per chain:
+#' 1. *Exploration*: `explore` iterations of NUTS with Stan's adaptation on the true
+#'    target. Every gradient computed after the first 20% of them (every leapfrog state,
+#'    accepted or not) becomes a training point.
+#' 2. *Training*: coordinates are standardised by the mean and covariance of the exploration
+#'    draws, `hidden` bases are drawn from the chain's own random stream (so a seed
+#'    reproduces the fit) and the output weights are fitted to the gradients (score
+#'    matching, the default) or the values of the potential. One tenth of the points is held
+#'    out to measure the surrogate's gradient error.
+#' 3. *Tuning*: the remaining warmup iterations run surrogate HMC with the metric and step
+#'    size of the exploration and adapt the integration time (the number of steps) by dual
+#'    averaging toward the acceptance rate `adapt_delta`, up to twice the mean NUTS
+#'    trajectory of the exploration (at least pi in the adapted metric). Each iteration
+#'    draws its number of steps uniformly in `1..steps`. The error a surrogate adds grows
+#'    with the trajectory's length, so an inaccurate surrogate gets shorter trajectories;
+#'    surrogate steps are cheap, so a good one runs the full length.
+#'
+#' With `hidden = NULL` the number of bases is `min(2000, max(50, 40 d))` for `d`
+#' parameters (the papers used 40 for d = 2, 1000 for d = 20 to 32 and 2000 to 2500 for
+#' d = 50 to 60), reduced if needed so that there are at least two training numbers per
+#' output weight. Training costs O(N s^2) for N points and s bases (normal equations
+#' accumulated in blocks) and O(s^3) for the solve; memory is O(s^2).
+#'
+#' `adaptive = TRUE` is ARNS-HMC: during sampling, every new state's log density (already
+#' computed by the Metropolis step) updates the output weights by exact recursive ridge
+#' regression, and the surrogate used by the trajectories is replaced with probability
+#' `min(1, t^(-1/2))` at iteration `t`, a vanishing adaptation that keeps the chain
+#' ergodic. Each update costs O(s^2).
+#'
+#' @param hidden Number of hidden units (bases); `NULL` chooses it (see Details).
+#' @param activation `"softplus"` (default), `"sigmoid"`, `"tanh"` or `"rbf"` (Gaussian
+#'   radial basis functions).
+#' @param train_on Fit the surrogate to the potential's `"gradient"`s (default) or its
+#'   `"value"`s.
+#' @param explore Exploration iterations (part of warmup); `NULL` uses 60% of warmup.
+#' @param adaptive Keep refining the output weights during sampling (ARNS-HMC).
+#' @param lambda Ridge penalty; `NULL` uses 1e-3 for gradient training (in standardised
+#'   coordinates) and 1e-6 times the mean diagonal of the Gram matrix for value training.
+#' @param steps Maximum number of leapfrog steps per iteration; `NULL` tunes it (see
+#'   Details).
+#' @param adapt_delta Target acceptance rate of the integration-time adaptation.
+#' @param metric Metric adapted during exploration and kept for sampling.
+#' @param max_treedepth Maximum tree depth of the exploration NUTS.
+#' @param max_train Largest number of training points kept (a uniform sample of all
+#'   points beyond that).
+#' @return An object of class `c("vhmc_surrogate_hmc", "vhmc_sampler")`.
+#' @references Zhang, C., Shahbaba, B. and Zhao, H. (2017). Hamiltonian Monte Carlo
+#'   acceleration using surrogate functions with random bases. *Statistics and Computing*
+#'   27, 1473-1490.
+#' @seealso [surrogate_info()] for what the surrogate of each chain did, [nuts()].
+#' @examples
+#' surrogate_hmc()
+#' surrogate_hmc(hidden = 500, activation = "tanh", adaptive = TRUE)
+#' \donttest{
+#' set.seed(1)
+#' X <- matrix(rnorm(2000 * 5), 2000)
+#' d <- data.frame(y = rbinom(2000, 1, plogis(X %*% c(1, -1, 0.5, 0, 2))), X)
+#' fit <- vhmc_glm(y ~ ., data = d, family = binomial(), sampler = surrogate_hmc(),
+#'                 chains = 2, seed = 1, progress = FALSE)
+#' fit
+#' surrogate_info(fit)
+#' }
+#' @export
+surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "tanh", "rbf"),
+                          train_on = c("gradient", "value"), explore = NULL, adaptive = FALSE,
+                          lambda = NULL, steps = NULL, adapt_delta = 0.8,
+                          metric = c("diag", "dense", "unit"), max_treedepth = 10,
+                          max_train = 50000) {
+  new_sampler("surrogate_hmc",
+    hidden = if (is.null(hidden)) NULL else check_count(hidden, "hidden", 1),
+    activation = match_choice(activation, "activation", c("softplus", "sigmoid", "tanh", "rbf")),
+    train_on = match_choice(train_on, "train_on", c("gradient", "value")),
+    explore = if (is.null(explore)) NULL else check_count(explore, "explore", 20),
+    adaptive = check_flag(adaptive, "adaptive"),
+    lambda = if (is.null(lambda)) NULL else
+      check_number(lambda, "lambda", 0, Inf, open = c(TRUE, TRUE)),
+    steps = if (is.null(steps)) NULL else check_count(steps, "steps", 1),
+    adapt_delta = check_number(adapt_delta, "adapt_delta", 0, 1, open = c(TRUE, TRUE)),
+    metric = match_metric(metric),
+    max_treedepth = check_count(max_treedepth, "max_treedepth", 1),
+    max_train = check_count(max_train, "max_train", 100),
+    step_size = NULL,
+    init_accept = 0.8
+  )
+}
+
+match_choice <- function(x, arg, choices) {
+  if (identical(x, choices)) return(choices[1])
+  if (!is.character(x) || length(x) != 1L || !x %in% choices) {
+    stop_arg(arg, sprintf("must be one of %s, not %s",
+                          paste0("\"", choices, "\"", collapse = ", "), describe(x)))
+  }
+  x
+}
+
+# The sampler list the core reads, with the defaults that depend on the run filled in.
+# Checked before any chain starts.
+prepare_sampler <- function(sampler, warmup) {
+  if (!identical(sampler$name, "surrogate_hmc")) return(sampler)
+  explore <- sampler$explore %||% max(min(warmup, 100L), floor(0.6 * warmup))
+  if (explore > warmup) {
+    stop_arg("sampler", sprintf("has explore = %d exploration iterations, more than warmup = %d",
+                                explore, warmup), "Lower `explore` or raise `warmup`.")
+  }
+  if (explore < 50) {
+    stop_arg("warmup", sprintf("(%d) is too short for surrogate_hmc(), which explores with NUTS first",
+                               warmup), "Use warmup >= 100 (ideally several hundred).")
+  }
+  sampler$explore <- as.integer(explore)
+  sampler
+}
+
+#' What the surrogate of each chain did
+#'
+#' For fits with [surrogate_hmc()]: per chain, the surrogate's size and activation, the
+#' training-set size, training time, held-out gradient error, the step size, the tuned
+#' number of steps and integration time (with its planned maximum), the sampling acceptance
+#' rate, and the counts of true gradients, true
+#' log-density evaluations and surrogate gradients, which give the cost per effective
+#' sample against NUTS.
+#'
+#' `grad_rmse` is the root mean square error of the surrogate's gradient on held-out
+#' training points in standardised coordinates (where the posterior has unit scale);
+#' `grad_rel_error` is the pooled relative error ||grad z - grad U|| / ||grad U||.
+#'
+#' @param fit A fit made with `sampler = surrogate_hmc()`.
+#' @return A data frame with one row per chain.
+#' @examples
+#' \donttest{
+#' fit <- vhmc_glm(am ~ wt + hp, data = mtcars, family = binomial(),
+#'                 sampler = surrogate_hmc(), chains = 2, seed = 1, progress = FALSE)
+#' surrogate_info(fit)
+#' }
+#' @export
+surrogate_info <- function(fit) {
+  assert_vhmc_fit(fit)
+  if (is.null(fit$surrogate)) {
+    stop("`fit` was not made with surrogate_hmc(); it used ", sampler_label(fit$sampler), ".",
+         call. = FALSE)
+  }
+  s <- fit$surrogate
+  acc <- vapply(fit$diagnostics, function(d) mean(d$accept_stat__), numeric(1))
+  data.frame(
+    chain = seq_along(s),
+    hidden = vapply(s, `[[`, numeric(1), "hidden"),
+    activation = vapply(s, `[[`, character(1), "activation"),
+    train_on = vapply(s, `[[`, character(1), "train_on"),
+    n_train = vapply(s, `[[`, numeric(1), "n_train"),
+    train_seconds = vapply(s, `[[`, numeric(1), "train_seconds"),
+    grad_rmse = vapply(s, `[[`, numeric(1), "grad_rmse"),
+    grad_rel_error = vapply(s, `[[`, numeric(1), "grad_rel_error"),
+    step_size = vapply(fit$adaptation, `[[`, numeric(1), "step_size"),
+    steps = vapply(s, `[[`, numeric(1), "steps"),
+    integration_time = vapply(s, `[[`, numeric(1), "integration_time"),
+    max_integration_time = vapply(s, `[[`, numeric(1), "max_integration_time"),
+    accept = acc,
+    n_grad = fit$counts$n_grad,
+    n_potential = fit$counts$n_potential,
+    n_surrogate_grad = vapply(s, function(x) x$n_surrogate_grad_warmup + x$n_surrogate_grad_sampling,
+                              numeric(1)),
+    n_refresh = vapply(s, `[[`, numeric(1), "n_refresh")
+  )
+}
+
+# Warn when the surrogate's acceptance collapsed (the draws are still exact, but few).
+check_surrogate <- function(fit) {
+  if (is.null(fit$surrogate)) return(invisible())
+  info <- surrogate_info(fit)
+  low <- info$accept < 0.1
+  if (any(low)) {
+    warning(sprintf(paste(
+      "surrogate_hmc: the mean acceptance rate is below 0.1 in chain%s %s (%s). The draws are",
+      "still exact but few of them are distinct. To fix: more hidden units (`hidden`), a",
+      "longer exploration (`explore`, `warmup`), value training (`train_on`) or `adaptive = TRUE`;",
+      "see surrogate_info(fit)."), if (sum(low) > 1) "s" else "", paste(info$chain[low], collapse = ", "),
+      paste(format(round(info$accept[low], 3)), collapse = ", ")), call. = FALSE)
+  }
+  short <- info$integration_time < 0.25 * info$max_integration_time
+  if (any(short)) {
+    warning(sprintf(paste(
+      "surrogate_hmc: the surrogate is too inaccurate for full-length trajectories in chain%s %s",
+      "(integration time %s of the %s planned), so the draws are strongly autocorrelated.",
+      "To fix: more hidden units (`hidden`) or a longer exploration (`explore`, `warmup`);",
+      "see surrogate_info(fit)."), if (sum(short) > 1) "s" else "", paste(info$chain[short], collapse = ", "),
+      paste(format(signif(info$integration_time[short], 2)), collapse = ", "),
+      format(signif(max(info$max_integration_time[short]), 2))), call. = FALSE)
+  }
+  invisible()
+}
+
+# One line for print(): surrogate size, training and acceptance, summarised over chains.
+surrogate_line <- function(fit) {
+  info <- surrogate_info(fit)
+  rng <- function(v, digits) {
+    r <- unique(signif(range(v), digits))
+    paste(format(r, trim = TRUE), collapse = "-")
+  }
+  sprintf("surrogate: %s %s bases fitted to %s %ss (held-out gradient error %s); acceptance %s%s",
+          rng(info$hidden, 4), info$activation[1], rng(info$n_train, 3), info$train_on[1],
+          paste0(rng(100 * info$grad_rel_error, 2), "%"), rng(info$accept, 2),
+          if (isTRUE(fit$sampler$adaptive)) "; adaptive (ARNS-HMC)" else "")
+}

@@ -1,0 +1,317 @@
+#pragma once
+// One chain of exact surrogate-accelerated HMC (RNS-HMC / ARNS-HMC, SPEC B3):
+//   1. exploration: NUTS with Stan's warmup on the true potential for `explore` iterations;
+//      every gradient it computes after the first 20 % is a training point (they are free);
+//   2. training: standardise by the mean and covariance of the exploration draws, draw the
+//      random bases from the chain's own stream, fit the output weights (SPEC B2);
+//   3. tuning: the rest of warmup runs surrogate HMC with the NUTS metric and step size,
+//      and dual-averages the integration time (number of steps);
+//   4. sampling: surrogate leapfrog, Metropolis with the true potential (one evaluation per
+//      iteration, no true gradient). With `adaptive`, ARNS-HMC: every new state's potential
+//      updates the output weights by exact ridge recursion, and the surrogate is refreshed
+//      with probability min(1, (t + 1)^(-1/2)) (diminishing adaptation).
+// eps and L are frozen for sampling and never depend on the state, as exactness requires.
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../adapt/adapter.hpp"
+#include "../adapt/welford.hpp"
+#include "../sampler/nuts.hpp"
+#include "../sampler/surrogate_hmc.hpp"
+#include "../surrogate/network.hpp"
+#include "../surrogate/trainer.hpp"
+#include "../surrogate/training_set.hpp"
+#include "run_chain.hpp"
+
+namespace vhmc {
+
+struct SurrogateConfig {
+  int explore = 500;             // exploration (NUTS) iterations, part of warmup
+  int hidden = 0;                // 0: min(max_hidden, 40 d, data limit), at least 50 when the data allow
+  int max_hidden = 2000;
+  Activation activation = Activation::Softplus;
+  bool train_on_gradient = true;
+  double lambda = 0.0;           // 0: 1e-3 (gradients, standardised) or 1e-6 tr(G)/s (values)
+  int steps = 0;                 // 0: from the step size and the exploration's trajectory lengths
+  int max_steps = 1024;
+  double adapt_delta = 0.8;      // acceptance the integration time is tuned to
+  bool adaptive = false;
+  long max_train = 50000;
+  NutsConfig nuts{};
+};
+
+struct SurrogateReport {
+  int hidden = 0;
+  std::string activation;
+  bool train_on_gradient = true;
+  long n_train = 0, n_holdout = 0, n_seen = 0;
+  double lambda = 0.0;
+  double train_seconds = 0.0;
+  double grad_rmse = NAN;        // held-out RMS error of grad z vs grad U, standardised coordinates
+  double grad_rel_error = NAN;   // held-out ||grad z - grad U|| / ||grad U|| (pooled)
+  int steps = 0;
+  double explore_step_size = 0.0;
+  double integration_time = 0.0, max_integration_time = 0.0;  // steps * eps, and its cap
+  long n_surrogate_grad_warmup = 0, n_surrogate_grad_sampling = 0;
+  long n_refresh = 0;
+  int explore = 0;
+};
+
+struct SurrogateChainOutput {
+  ChainOutput chain;
+  SurrogateReport surrogate;
+};
+
+namespace detail {
+constexpr std::uint64_t kSurrogateStream = 0x5a17ULL << 32;  // separate stream family
+
+inline int auto_hidden(const SurrogateConfig& sc, int d, long n_train) {
+  if (sc.hidden > 0) return sc.hidden;
+  const long per_point = sc.train_on_gradient ? d : 1;
+  // SPEC B6: s = min(2000, max(50, 40 d)); and at least 2 observations per output weight.
+  long s = std::min<long>(sc.max_hidden, std::max<long>(50, 40L * d));
+  s = std::min<long>(s, std::max<long>(1, n_train * per_point / 2));
+  return static_cast<int>(std::max<long>(1, s));
+}
+}  // namespace detail
+
+template <class P, class M>
+SurrogateChainOutput run_surrogate_chain(P& potential, M metric, const ChainConfig& cfg,
+                                         const SurrogateConfig& sc, const Vec& init,
+                                         Callbacks& cb) {
+  using clock = std::chrono::steady_clock;
+  const int d = potential.dim();
+  SurrogateChainOutput res;
+  ChainOutput& out = res.chain;
+  SurrogateReport& rep = res.surrogate;
+  out = allocate_output(cfg, d);
+  const int n_save = saved_count(cfg);
+  const int explore = std::min(sc.explore, cfg.warmup);
+  rep.explore = explore;
+  rep.activation = activation_name(sc.activation);
+  rep.train_on_gradient = sc.train_on_gradient;
+
+  Rng rng(cfg.seed, static_cast<std::uint64_t>(cfg.chain));
+  Rng srng(cfg.seed, detail::kSurrogateStream + static_cast<std::uint64_t>(cfg.chain));
+  TrainingSet set(d, sc.max_train, Rng(cfg.seed, detail::kSurrogateStream + 1000003ULL +
+                                                     static_cast<std::uint64_t>(cfg.chain)));
+  RecordingPotential<P> recorder(potential, set);
+  Target<RecordingPotential<P>> explore_target(recorder);
+  Target<P> true_target(potential);
+  Hamiltonian<Target<RecordingPotential<P>>, M> ham(explore_target, metric);
+  RandomBasisNetwork net;
+  SurrogateField<RandomBasisNetwork> field(net);
+  std::unique_ptr<Hamiltonian<SurrogateField<RandomBasisNetwork>, M>> sham;
+
+  const auto t_start = clock::now();
+  auto t_warm_end = t_start;
+  bool warm_closed = false;
+  long surr_at_warm_end = 0;
+  auto close_warmup = [&]() {
+    if (warm_closed) return;
+    warm_closed = true;
+    t_warm_end = clock::now();
+    surr_at_warm_end = field.n_grad();
+  };
+  int saved = 0;
+  int i = 0;
+  try {
+    // ---- 1. exploration -------------------------------------------------------------
+    PhasePoint z(d);
+    z.theta = init;
+    if (!ham.init_point(z))
+      throw std::runtime_error("the log density or its gradient is not finite at the initial values");
+    Nuts<Target<RecordingPotential<P>>, M> nuts(ham, sc.nuts);
+    nuts.step_size() = cfg.step_size;
+    AdaptConfig acfg = cfg.adapt;
+    Adapter<Nuts<Target<RecordingPotential<P>>, M>, M> adapter(explore, d, acfg);
+    adapter.start(nuts, z, rng);
+    WelfordDense moments(d);
+    double traj_sum = 0.0;
+    long traj_n = 0;
+    const int burn = explore / 5;
+    double U_state_max = -kInf;
+    for (; i < explore; ++i) {
+      if (cfg.interrupt_every > 0 && i % cfg.interrupt_every == 0 && cb.interrupted()) {
+        out.interrupted = true;
+        break;
+      }
+      recorder.record(i >= burn);
+      const TransitionInfo info = nuts.transition(z, rng);
+      adapter.learn(i, info.accept_stat, z, nuts, rng);
+      if (i >= burn) {
+        moments.add(z.theta);
+        U_state_max = std::max(U_state_max, z.U);
+      }
+      if (2 * i >= explore) {
+        traj_sum += info.n_leapfrog * info.step_size;
+        ++traj_n;
+      }
+      out.iterations_done = i + 1;
+      log_progress(cfg, i, "warmup: exploration", cb);
+    }
+    recorder.record(false);
+    if (out.interrupted) throw std::runtime_error("");
+    rep.explore_step_size = nuts.step_size();
+    if (set.size() < 10 || moments.n() < 2)
+      throw std::runtime_error("too few exploration iterations to train a surrogate; increase `explore`");
+
+    // ---- 2. training ------------------------------------------------------------------
+    const auto t_train = clock::now();
+    const Standardizer st = Standardizer::from_covariance(moments.mean(), moments.regularized());
+
+    // Leapfrog states far above every visited state come from divergent trajectories: the
+    // sampler never needs the surrogate there, and their huge gradients would dominate the
+    // least-squares fit. Keep points up to the highest visited potential plus max(10, d).
+    const double U_cut = U_state_max + std::max(10.0, static_cast<double>(d));
+    std::vector<long> keep;
+    for (long k = 0; k < set.size(); ++k)
+      if (set.U()[k] <= U_cut) keep.push_back(k);
+    const long n_all = static_cast<long>(keep.size());
+    const bool holdout = n_all >= 50;
+    long n_hold = 0;
+    for (long k = 0; k < n_all; ++k) n_hold += (holdout && k % 10 == 9) ? 1 : 0;
+    const long n_fit = n_all - n_hold;
+    if (n_fit < 10) throw std::runtime_error("too few training points for the surrogate; increase `explore`");
+    Mat fit_theta(n_fit, d), fit_grad(n_fit, d), hold_theta(n_hold, d), hold_grad(n_hold, d);
+    Vec fit_U(n_fit);
+    {
+      long a = 0, b = 0;
+      for (long j = 0; j < n_all; ++j) {
+        const long k = keep[j];
+        if (holdout && j % 10 == 9) {
+          hold_theta.row(b) = set.theta().row(k);
+          hold_grad.row(b++) = set.grad().row(k);
+        } else {
+          fit_theta.row(a) = set.theta().row(k);
+          fit_grad.row(a) = set.grad().row(k);
+          fit_U[a++] = set.U()[k];
+        }
+      }
+    }
+    rep.n_train = n_fit;
+    rep.n_holdout = n_hold;
+    rep.n_seen = set.seen();
+    const int s = detail::auto_hidden(sc, d, n_fit);
+    net.draw(s, sc.activation, st, srng);
+    RidgeTrainer trainer(net);
+    const double U_ref = fit_U.minCoeff();
+    if (sc.train_on_gradient) {
+      trainer.add_gradients(fit_theta, fit_grad);
+    } else {
+      trainer.add_values(fit_theta, (fit_U.array() - U_ref).matrix());
+    }
+    double lambda = sc.lambda;
+    if (!(lambda > 0)) lambda = sc.train_on_gradient ? 1e-3 : 1e-6 * trainer.gram().trace() / s;
+    rep.lambda = trainer.solve(lambda);
+    rep.hidden = s;
+    // Offset so that z + b matches U on average (reporting and value updates only; the
+    // dynamics never see it).
+    {
+      double acc = 0.0;
+      for (long k = 0; k < n_fit; ++k) acc += fit_U[k] - net.value(fit_theta.row(k).transpose());
+      net.offset() = acc / static_cast<double>(n_fit);
+    }
+    if (n_hold > 0) {
+      Vec g(d), gu(d), tu(d);
+      double se = 0.0, ref = 0.0;
+      for (long k = 0; k < n_hold; ++k) {
+        net.value_grad(hold_theta.row(k).transpose(), g);
+        st.grad_to_u(g - hold_grad.row(k).transpose(), gu);
+        st.grad_to_u(hold_grad.row(k).transpose(), tu);
+        se += gu.squaredNorm();
+        ref += tu.squaredNorm();
+      }
+      rep.grad_rmse = std::sqrt(se / static_cast<double>(n_hold * d));
+      rep.grad_rel_error = std::sqrt(se / ref);
+    }
+    std::unique_ptr<OnlineRidge> online;
+    if (sc.adaptive) online.reset(new OnlineRidge(net, trainer.gram(), trainer.rhs(), rep.lambda));
+    rep.train_seconds = std::chrono::duration<double>(clock::now() - t_train).count();
+
+    // ---- 3. tuning and 4. sampling -----------------------------------------------------
+    sham.reset(new Hamiltonian<SurrogateField<RandomBasisNetwork>, M>(field, ham.metric()));
+    SurrogateHmcConfig hcfg;
+    hcfg.max_delta_H = sc.nuts.max_delta_H;
+    SurrogateHmc<Target<P>, RandomBasisNetwork, M> shmc(true_target, *sham, hcfg);
+    SurrogateState state;
+    state.z = PhasePoint(d);
+    state.z.theta = z.theta;
+    state.U_true = z.U;
+    if (!shmc.refresh(state))
+      throw std::runtime_error("the trained surrogate is not finite at the chain's position");
+    // The step size stays at the exploration's NUTS value (tuned for the true dynamics).
+    // What the surrogate's error costs grows with the trajectory's length, so tuning adapts
+    // the integration time T by dual averaging toward adapt_delta, capped at T_max: twice the
+    // mean NUTS trajectory of the second half of exploration (jittered L_t averages half of
+    // L), at least pi in the adapted metric. Shrinking eps instead would only buy acceptance
+    // by hitting max_steps, at the cost of many surrogate steps.
+    const double T_max = std::max(3.141592653589793, traj_n > 0 ? 2.0 * traj_sum / traj_n : 0.0);
+    const double eps = rep.explore_step_size;
+    auto steps_for = [&](double T) {
+      if (sc.steps > 0) return sc.steps;
+      return static_cast<int>(std::clamp(std::ceil(T / eps), 1.0, static_cast<double>(sc.max_steps)));
+    };
+    double T = T_max;
+    DualAveragingConfig dcfg = cfg.adapt.dual;
+    dcfg.delta = sc.adapt_delta;
+    DualAveraging da(dcfg);
+    da.restart(T_max);
+    const bool tune = sc.steps == 0 && cfg.warmup > explore;
+    rep.max_integration_time = T_max;
+    long t_adapt = 0;
+    for (; i < cfg.iter; ++i) {
+      if (cfg.interrupt_every > 0 && i % cfg.interrupt_every == 0 && cb.interrupted()) {
+        out.interrupted = true;
+        break;
+      }
+      if (i == cfg.warmup) {
+        if (tune) T = std::min(T_max, da.final_step_size());
+        close_warmup();
+      }
+      shmc.step_size() = eps;
+      shmc.steps() = steps_for(T);
+      const TransitionInfo info = shmc.transition(state, rng);
+      if (i < cfg.warmup) {
+        if (tune) T = std::min(T_max, da.learn(info.accept_stat));
+      } else {
+        if ((i - cfg.warmup) % cfg.thin == 0) save_transition(out, saved++, state.z.theta, info);
+        if (online) {
+          online->add_value(state.z.theta, state.U_true - net.offset());
+          const double a = std::min(1.0, 1.0 / std::sqrt(static_cast<double>(++t_adapt)));
+          if (srng.uniform() < a) {
+            net.weights() = online->weights();
+            ++rep.n_refresh;
+            if (!shmc.refresh(state))
+              throw std::runtime_error("the refreshed surrogate is not finite at the chain's position");
+          }
+        }
+      }
+      out.iterations_done = i + 1;
+      log_progress(cfg, i, i < cfg.warmup ? "warmup: surrogate" : "sampling", cb);
+    }
+    rep.steps = steps_for(T);
+    rep.integration_time = rep.steps * eps;
+    out.final_step_size = eps;
+  } catch (const std::exception& e) {
+    if (!out.interrupted) out.error = e.what();
+  }
+  if (saved < n_save) shrink(out, saved);
+  close_warmup();
+  const auto t_end = clock::now();
+  out.warmup_seconds = std::chrono::duration<double>(t_warm_end - t_start).count();
+  out.sampling_seconds = std::chrono::duration<double>(t_end - t_warm_end).count();
+  out.n_grad_warmup = explore_target.counts().grad;
+  out.n_grad_sampling = 0;
+  out.n_potential = explore_target.counts().potential + true_target.counts().potential;
+  rep.n_surrogate_grad_warmup = surr_at_warm_end;
+  rep.n_surrogate_grad_sampling = field.n_grad() - surr_at_warm_end;
+  report_metric(ham.metric(), out);
+  return res;
+}
+
+}  // namespace vhmc

@@ -1,0 +1,362 @@
+#pragma once
+// The random-basis network surrogate of SPEC B1 ([RNS] eq. (10), [VHMC] (3.1), [VHMC-s] (11)):
+//   z(theta) = sum_i v_i sigma(w_hat_i . u + d_hat_i) + b,   u = L^{-1}(theta - m),
+// with the bases drawn once in standardized coordinates u (SPEC B1.2: w_hat_i ~ N(0, I_d/d),
+// d_hat_i ~ N(0, 1); RBF nodes phi_i = exp(-|u - c_i|^2/(2 ell_i^2)), c_i ~ N(0, I_d),
+// ell_i^2 = d/chi2_1) and frozen; only v (and the output offset b) are trained (trainer.hpp).
+// This is the same function as SPEC B1.1 with theta-space weights w_i = L^{-T} w_hat_i and
+// biases d_i = d_hat_i - w_i . m (theta_space_bases()); `basis_coords = "raw"` is the identity
+// Standardizer. Value/gradient cost O(sd + d^2), Hessian O(sd^2 + d^3).
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "../base/rng.hpp"
+#include "../base/types.hpp"
+#include "activation.hpp"
+
+namespace vhmc {
+
+// u = L^{-1}(theta - m) with L lower triangular (d x d). A diagonal L is a valid dense L.
+struct Standardizer {
+  Vec m;
+  Mat L;
+
+  int dim() const { return static_cast<int>(m.size()); }
+
+  static Standardizer identity(int d) {
+    if (d < 1) throw std::invalid_argument("Standardizer::identity: d must be >= 1");
+    Standardizer st;
+    st.m = Vec::Zero(d);
+    st.L = Mat::Identity(d, d);
+    return st;
+  }
+
+  // L = chol(cov). If cov is not numerically positive definite, a jitter of
+  // 1e-10 x mean(diag) (x10 per failure, at most 12 times) is added to the diagonal.
+  static Standardizer from_covariance(const Vec& mean, const Mat& cov) {
+    const Eigen::Index d = mean.size();
+    if (d < 1 || cov.rows() != d || cov.cols() != d)
+      throw std::invalid_argument("Standardizer::from_covariance: mean of size d and d x d cov needed");
+    if (!mean.allFinite() || !cov.allFinite())
+      throw std::invalid_argument("Standardizer::from_covariance: non-finite mean or covariance");
+    Mat S = 0.5 * (cov + cov.transpose());
+    const double scale = std::fmax(S.diagonal().cwiseAbs().mean(), 1e-300);
+    Eigen::LLT<Mat> llt(S);
+    double jitter = 1e-10 * scale;
+    for (int k = 0; llt.info() != Eigen::Success; ++k) {
+      if (k >= 12) throw std::runtime_error("Standardizer::from_covariance: covariance is not positive definite");
+      S.diagonal().array() += jitter;
+      llt.compute(S);
+      jitter *= 10.0;
+    }
+    Standardizer st;
+    st.m = mean;
+    st.L = llt.matrixL();
+    return st;
+  }
+
+  // L = diag(sqrt(var)) (a diagonal-metric standardization); var must be > 0.
+  static Standardizer from_diagonal(const Vec& mean, const Vec& var) {
+    if (mean.size() < 1 || var.size() != mean.size() || !mean.allFinite() || !var.allFinite() ||
+        !(var.array() > 0).all())
+      throw std::invalid_argument("Standardizer::from_diagonal: mean and positive var of size d needed");
+    Standardizer st;
+    st.m = mean;
+    st.L = var.cwiseSqrt().asDiagonal();
+    return st;
+  }
+
+  // u = L^{-1}(theta - m). No allocation when u already has size d (u may alias theta).
+  void to_u(const Vec& theta, Vec& u) const {
+    u = theta - m;
+    L.triangularView<Eigen::Lower>().solveInPlace(u);
+  }
+  // theta = m + L u.
+  void to_theta(const Vec& u, Vec& theta) const {
+    theta.noalias() = L.triangularView<Eigen::Lower>() * u;
+    theta += m;
+  }
+  // grad_theta f = L^{-T} grad_u f.
+  void grad_to_theta(const Vec& gu, Vec& g) const {
+    g = gu;
+    L.triangularView<Eigen::Lower>().transpose().solveInPlace(g);
+  }
+  // grad_u f = L' grad_theta f.
+  void grad_to_u(const Vec& g, Vec& gu) const {
+    gu.noalias() = L.triangularView<Eigen::Lower>().transpose() * g;
+  }
+  // Rows of thetas (n x d) -> columns of Ut (d x n), Ut = L^{-1}(thetas' - m 1').
+  template <class Derived>
+  void rows_to_u_cols(const Eigen::MatrixBase<Derived>& thetas, Mat& Ut) const {
+    Ut = thetas.transpose();
+    Ut.colwise() -= m;
+    L.triangularView<Eigen::Lower>().solveInPlace(Ut);
+  }
+  // Rows of theta-space gradients (n x d) -> columns of u-space gradients (d x n), L' g_n.
+  template <class Derived>
+  void grad_rows_to_u_cols(const Eigen::MatrixBase<Derived>& grads, Mat& Gu) const {
+    Gu.noalias() = L.triangularView<Eigen::Lower>().transpose() * grads.transpose();
+  }
+};
+
+class RandomBasisNetwork {
+ public:
+  RandomBasisNetwork() = default;
+
+  // Draw s bases in u-space from rng (SPEC B1.2), row by row: additive nodes take d normals
+  // (w_hat_i = z / sqrt(d)) then one normal (d_hat_i); RBF nodes take d normals (c_i) then
+  // one normal z with ell_i^2 = d / z^2. v = 0, b = 0 afterwards.
+  void draw(int s, Activation act, const Standardizer& st, Rng& rng) {
+    const int d = st.dim();
+    if (s < 1) throw std::invalid_argument("RandomBasisNetwork::draw: s (hidden) must be >= 1");
+    check_standardizer(st);
+    Mat W(s, d);
+    Vec aux(s);
+    const double wsd = 1.0 / std::sqrt(static_cast<double>(d));
+    for (int i = 0; i < s; ++i) {
+      if (act == Activation::Rbf) {
+        for (int j = 0; j < d; ++j) W(i, j) = rng.normal();
+        double z2 = 0.0;
+        while (!(z2 > 1e-300)) {
+          const double z = rng.normal();
+          z2 = z * z;
+        }
+        aux[i] = static_cast<double>(d) / z2;
+      } else {
+        for (int j = 0; j < d; ++j) W(i, j) = wsd * rng.normal();
+        aux[i] = rng.normal();
+      }
+    }
+    set_bases(act, st, W, aux);
+  }
+
+  // Install given bases (e.g. restored from R): W is s x d (w_hat rows, or RBF centres c_i
+  // in u-space), aux has size s (d_hat, or RBF squared widths ell_i^2 > 0). v = 0, b = 0.
+  void set_bases(Activation act, const Standardizer& st, const Mat& W, const Vec& aux) {
+    check_standardizer(st);
+    const int d = st.dim();
+    if (W.cols() != d || W.rows() < 1 || aux.size() != W.rows())
+      throw std::invalid_argument("RandomBasisNetwork::set_bases: W must be s x d and aux of size s");
+    if (!W.allFinite() || !aux.allFinite())
+      throw std::invalid_argument("RandomBasisNetwork::set_bases: non-finite bases");
+    if (act == Activation::Rbf && !(aux.array() > 0).all())
+      throw std::invalid_argument("RandomBasisNetwork::set_bases: RBF squared widths must be > 0");
+    act_ = act;
+    st_ = st;
+    W_ = W;
+    aux_ = aux;
+    const Eigen::Index s = W.rows();
+    if (act_ == Activation::Rbf) {
+      inv_ell2_ = aux_.cwiseInverse();
+      cnorm2_ = W_.rowwise().squaredNorm();
+    } else {
+      inv_ell2_.resize(0);
+      cnorm2_.resize(0);
+    }
+    v_ = Vec::Zero(s);
+    b_ = 0.0;
+    u_.resize(d);
+    gu_.resize(d);
+    a_.resize(s);
+    r_.resize(s);
+  }
+
+  int hidden() const { return static_cast<int>(W_.rows()); }
+  int dim() const { return static_cast<int>(W_.cols()); }
+  int dim_for_target() const { return dim(); }
+  Activation activation() const { return act_; }
+  const Standardizer& standardizer() const { return st_; }
+  bool empty() const { return W_.rows() == 0; }
+
+  // u-space bases: w_hat (s x d) and d_hat (s); for RBF the centres and squared widths.
+  const Mat& w_hat() const { return W_; }
+  const Vec& d_hat() const { return aux_; }
+
+  // Equivalent theta-space parameters of additive nodes (SPEC B1.2):
+  // W = W_hat L^{-1} (rows w_i = L^{-T} w_hat_i), d = d_hat - W m.
+  void theta_space_bases(Mat& W, Vec& dvec) const {
+    if (act_ == Activation::Rbf)
+      throw std::logic_error("theta_space_bases: RBF nodes have no additive theta-space form");
+    W = st_.L.triangularView<Eigen::Lower>().transpose().solve(W_.transpose()).transpose();
+    dvec = aux_ - W * st_.m;
+  }
+
+  Vec& weights() { return v_; }
+  const Vec& weights() const { return v_; }
+  double& offset() { return b_; }
+  double offset() const { return b_; }
+
+  // z = h(u)'v + b. No heap allocation.
+  double value(const Vec& theta) {
+    st_.to_u(theta, u_);
+    return value_u(nullptr);
+  }
+
+  // Returns z; g = grad_theta z = L^{-T} A_u(u) v (resized to d if needed). No heap
+  // allocation once g has size d.
+  double value_grad(const Vec& theta, Vec& g) {
+    st_.to_u(theta, u_);
+    const double z = value_u(&gu_);
+    if (g.size() != gu_.size()) g.resize(gu_.size());
+    st_.grad_to_theta(gu_, g);
+    return z;
+  }
+
+  // theta-space Hessian L^{-T} H_u L^{-1}, H_u = W_hat' diag(v o sigma''(a)) W_hat (additive)
+  // or sum_i v_i phi_i [(u-c_i)(u-c_i)'/ell_i^4 - I/ell_i^2] (RBF). Allocates.
+  Mat hessian(const Vec& theta) {
+    st_.to_u(theta, u_);
+    const int d = dim();
+    Mat Hu(d, d);
+    if (is_additive(act_)) {
+      a_.noalias() = W_ * u_;
+      a_ += aux_;
+      for (Eigen::Index i = 0; i < a_.size(); ++i) r_[i] = v_[i] * act::d2(act_, a_[i]);
+      Hu.noalias() = W_.transpose() * (W_.array().colwise() * r_.array()).matrix();
+    } else {
+      rbf_phi();  // a_ = phi
+      Mat D = (-W_).rowwise() + u_.transpose();  // rows u - c_i
+      double diag = 0.0;
+      for (Eigen::Index i = 0; i < a_.size(); ++i) {
+        const double q = v_[i] * a_[i] * inv_ell2_[i];
+        diag += q;
+        r_[i] = q * inv_ell2_[i];
+      }
+      Hu.noalias() = D.transpose() * (D.array().colwise() * r_.array()).matrix();
+      Hu.diagonal().array() -= diag;
+    }
+    const auto Lt = st_.L.triangularView<Eigen::Lower>().transpose();
+    Mat X = Lt.solve(Hu);                             // L^{-T} H_u
+    Mat H = Lt.solve(Mat(X.transpose()));             // L^{-T} H_u L^{-1}
+    return 0.5 * (H + H.transpose());
+  }
+
+  // Hidden outputs h_i = sigma(a_i) (additive) or phi_i (RBF), size s.
+  void features(const Vec& theta, Eigen::Ref<Vec> h) {
+    st_.to_u(theta, u_);
+    if (is_additive(act_)) {
+      h.noalias() = W_ * u_;
+      h += aux_;
+      for (Eigen::Index i = 0; i < h.size(); ++i) h[i] = act::value(act_, h[i]);
+    } else {
+      rbf_phi();
+      h = a_;
+    }
+  }
+
+  // A_u(u) (d x s; A must already have that size): column i = sigma'(a_i) w_hat_i, or -phi_i (u - c_i)/ell_i^2; grad_u z = A v.
+  void jacobian_u(const Vec& theta, Eigen::Ref<Mat> A) {
+    st_.to_u(theta, u_);
+    if (is_additive(act_)) {
+      a_.noalias() = W_ * u_;
+      a_ += aux_;
+      for (Eigen::Index i = 0; i < a_.size(); ++i) r_[i] = act::d1(act_, a_[i]);
+      A = W_.transpose();
+      A *= r_.asDiagonal();
+    } else {
+      rbf_phi();
+      A = W_.transpose();  // columns c_i
+      A.colwise() -= u_;   // c_i - u
+      r_ = a_.cwiseProduct(inv_ell2_);
+      A *= r_.asDiagonal();
+    }
+  }
+
+  // ---- block helpers for the trainers (u-space points as the columns of Ut, d x n) ----
+  // Hidden outputs H (s x n).
+  void block_hidden(const Mat& Ut, Mat& H) const {
+    if (is_additive(act_)) {
+      block_preact(Ut, H);
+      H = H.unaryExpr([a = act_](double x) { return act::value(a, x); });
+    } else {
+      block_rbf_exponent(Ut, H);
+      H = H.array().exp();
+    }
+  }
+  // Slopes S = sigma'(a) (s x n); additive nodes only (the Hadamard Gram path).
+  void block_slopes(const Mat& Ut, Mat& S) const {
+    if (!is_additive(act_)) throw std::logic_error("block_slopes: additive nodes only");
+    block_preact(Ut, S);
+    S = S.unaryExpr([a = act_](double x) { return act::d1(a, x); });
+  }
+
+ private:
+  static void check_standardizer(const Standardizer& st) {
+    const int d = st.dim();
+    if (d < 1 || st.L.rows() != d || st.L.cols() != d)
+      throw std::invalid_argument("Standardizer: m of size d >= 1 and d x d L needed");
+    if (!st.m.allFinite() || !st.L.allFinite() || !(st.L.diagonal().array() != 0).all())
+      throw std::invalid_argument("Standardizer: L must be finite, lower triangular, nonsingular");
+  }
+
+  // a_ = W_hat Ut + d_hat 1' into A (s x n).
+  void block_preact(const Mat& Ut, Mat& A) const {
+    A.noalias() = W_ * Ut;
+    A.colwise() += aux_;
+  }
+  // E_in = -|u_n - c_i|^2 / (2 ell_i^2) (s x n).
+  void block_rbf_exponent(const Mat& Ut, Mat& E) const {
+    E.noalias() = W_ * Ut;  // c_i . u_n
+    const Vec un2 = Ut.colwise().squaredNorm().transpose();
+    for (Eigen::Index n = 0; n < E.cols(); ++n)
+      for (Eigen::Index i = 0; i < E.rows(); ++i) {
+        const double dist2 = std::fmax(cnorm2_[i] - 2.0 * E(i, n) + un2[n], 0.0);
+        E(i, n) = -0.5 * dist2 * inv_ell2_[i];
+      }
+  }
+
+  // a_ = phi(u_) for RBF nodes.
+  void rbf_phi() {
+    a_.noalias() = W_ * u_;
+    const double un2 = u_.squaredNorm();
+    for (Eigen::Index i = 0; i < a_.size(); ++i) {
+      const double dist2 = std::fmax(cnorm2_[i] - 2.0 * a_[i] + un2, 0.0);
+      a_[i] = std::exp(-0.5 * dist2 * inv_ell2_[i]);
+    }
+  }
+
+  // z at u_; if gu != nullptr also grad_u z into *gu.
+  double value_u(Vec* gu) {
+    if (W_.rows() == 0) throw std::logic_error("RandomBasisNetwork: no bases drawn");
+    double z = 0.0;
+    if (is_additive(act_)) {
+      a_.noalias() = W_ * u_;
+      a_ += aux_;
+      if (gu == nullptr) {
+        for (Eigen::Index i = 0; i < a_.size(); ++i) z += v_[i] * act::value(act_, a_[i]);
+      } else {
+        for (Eigen::Index i = 0; i < a_.size(); ++i) {
+          double f, f1;
+          act::value_d1(act_, a_[i], f, f1);
+          z += v_[i] * f;
+          r_[i] = v_[i] * f1;
+        }
+        gu->noalias() = W_.transpose() * r_;
+      }
+    } else {
+      rbf_phi();
+      z = a_.dot(v_);
+      if (gu != nullptr) {
+        // grad_u z = sum_i v_i phi_i (c_i - u)/ell_i^2 = C' r - (sum r) u.
+        r_ = v_.cwiseProduct(a_).cwiseProduct(inv_ell2_);
+        gu->noalias() = W_.transpose() * r_;
+        *gu -= r_.sum() * u_;
+      }
+    }
+    return z + b_;
+  }
+
+  Activation act_ = Activation::Softplus;
+  Standardizer st_;
+  Mat W_;          // s x d: w_hat rows, or RBF centres
+  Vec aux_;        // s: d_hat, or RBF ell^2
+  Vec inv_ell2_;   // RBF: 1/ell^2
+  Vec cnorm2_;     // RBF: |c_i|^2
+  Vec v_;
+  double b_ = 0.0;
+  // evaluation buffers (one chain per network)
+  Vec u_, gu_, a_, r_;
+};
+
+}  // namespace vhmc

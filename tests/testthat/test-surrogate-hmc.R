@@ -1,0 +1,111 @@
+# surrogate_hmc() is exact: its draws must agree with NUTS (or the known truth) within Monte
+# Carlo error, with a good surrogate and with a deliberately poor one, which may only cost
+# acceptance.
+
+# |mean_a - mean_b| and |sd_a - sd_b| within k combined MCSEs, for every variable.
+expect_same_posterior <- function(a, b, k = 4) {
+  sa <- posterior::summarise_draws(a$draws, "mean", "sd", "mcse_mean", "mcse_sd")
+  sb <- posterior::summarise_draws(b$draws, "mean", "sd", "mcse_mean", "mcse_sd")
+  num <- function(x) as.numeric(x)
+  zm <- abs(num(sa$mean) - num(sb$mean)) / sqrt(num(sa$mcse_mean)^2 + num(sb$mcse_mean)^2)
+  zs <- abs(num(sa$sd) - num(sb$sd)) / sqrt(num(sa$mcse_sd)^2 + num(sb$mcse_sd)^2)
+  expect_true(all(zm < k), info = paste("mean z:", paste(round(zm, 2), collapse = " ")))
+  expect_true(all(zs < k), info = paste("sd z:", paste(round(zs, 2), collapse = " ")))
+}
+
+banana <- local({
+  set.seed(2016)
+  y <- 1 + 2 * rnorm(100)
+  list(
+    log_density = function(th) -sum((y - th[1] - th[2]^2)^2) / 8 - sum(th^2) / 2,
+    gradient = function(th) {
+      r <- sum(y - th[1] - th[2]^2) / 4
+      c(r - th[1], 2 * th[2] * r - th[2])
+    }
+  )
+})
+
+test_that("surrogate_hmc() validates its arguments", {
+  expect_error(surrogate_hmc(hidden = 0), "`hidden`")
+  expect_error(surrogate_hmc(activation = "relu"), "`activation` must be one of")
+  expect_error(surrogate_hmc(train_on = "both"), "`train_on`")
+  expect_error(surrogate_hmc(lambda = -1), "`lambda`")
+  expect_error(surrogate_hmc(explore = 5), "`explore`")
+  expect_error(surrogate_hmc(adaptive = NA), "`adaptive`")
+  expect_error(quiet_sample(banana, init = c(a = 0, b = 0), sampler = surrogate_hmc(explore = 400),
+                            chains = 1, iter = 400, warmup = 300), "explore = 400")
+  expect_snapshot(print(surrogate_hmc()))
+})
+
+test_that("surrogate HMC reproduces the banana posterior of NUTS", {
+  skip_on_cran()
+  ref <- quiet_sample(banana, init = c(a = 0, b = 0), chains = 4, iter = 3000, seed = 1)
+  fit <- quiet_sample(banana, init = c(a = 0, b = 0), sampler = surrogate_hmc(hidden = 40),
+                      chains = 4, iter = 3000, seed = 2)
+  expect_same_posterior(fit, ref)
+  info <- surrogate_info(fit)
+  expect_equal(info$hidden, rep(40, 4))
+  expect_true(all(info$accept > 0.5))
+  # after warmup: one true log density per iteration and no true gradient
+  expect_equal(fit$counts$n_grad_sampling, rep(0, 4))
+  expect_gte(min(fit$counts$n_potential), 1500)
+})
+
+test_that("a deliberately poor surrogate costs acceptance, not correctness", {
+  skip_on_cran()
+  # 10-d Gaussian with correlation 0.5 and sds 1..10: known moments.
+  d <- 10
+  sds <- seq(1, 10, length.out = d)
+  S <- 0.5 * outer(sds, sds)
+  diag(S) <- sds^2
+  P <- solve(S)
+  target <- list(log_density = function(th) -0.5 * sum(th * (P %*% th)),
+                 gradient = function(th) -as.vector(P %*% th))
+  good <- quiet_sample(target, parameters = d, sampler = surrogate_hmc(), chains = 4, iter = 2000,
+                       seed = 3)
+  poor <- quiet_sample(target, parameters = d, sampler = surrogate_hmc(hidden = 10),
+                       chains = 4, iter = 3000, seed = 4)
+  expect_moments(good, rep(0, d), sds)
+  expect_moments(poor, rep(0, d), sds)
+  expect_gt(mean(surrogate_info(good)$accept), mean(surrogate_info(poor)$accept))
+  expect_lt(max(surrogate_info(good)$grad_rel_error), 0.05)
+})
+
+test_that("surrogate HMC on a logistic regression agrees with NUTS; adaptive too", {
+  skip_on_cran()
+  set.seed(5)
+  n <- 2000
+  X <- matrix(rnorm(n * 4), n)
+  dat <- data.frame(y = rbinom(n, 1, plogis(0.3 + X %*% c(1, -0.5, 0.25, 0))), X)
+  args <- list(y ~ ., data = dat, family = binomial(), chains = 4, iter = 2000, progress = FALSE)
+  ref <- suppressWarnings(do.call(vhmc_glm, c(args, seed = 6)))
+  fit <- suppressWarnings(do.call(vhmc_glm, c(args, seed = 7, sampler = list(surrogate_hmc()))))
+  ada <- suppressWarnings(do.call(vhmc_glm, c(args, seed = 8,
+                                              sampler = list(surrogate_hmc(adaptive = TRUE, hidden = 60)))))
+  expect_same_posterior(fit, ref)
+  expect_same_posterior(ada, ref)
+  expect_true(all(surrogate_info(ada)$n_refresh > 10))
+  expect_true(all(surrogate_info(fit)$accept > 0.6))
+  expect_match(paste(capture.output(print(fit)), collapse = "\n"), "surrogate: .* softplus bases")
+})
+
+test_that("surrogate fits are reproducible and parallel-safe", {
+  skip_on_cran()
+  skip_on_os("windows")
+  a <- quiet_sample(banana, init = c(a = 0, b = 0), sampler = surrogate_hmc(), chains = 2,
+                    iter = 600, seed = 9, cores = 1)
+  b <- quiet_sample(banana, init = c(a = 0, b = 0), sampler = surrogate_hmc(), chains = 2,
+                    iter = 600, seed = 9, cores = 2)
+  expect_identical(as.array(a), as.array(b))
+})
+
+test_that("a collapsed acceptance is reported with its fixes", {
+  fit <- quiet_sample(banana, init = c(a = 0, b = 0), sampler = surrogate_hmc(hidden = 40),
+                      chains = 2, iter = 300, seed = 1)
+  expect_silent(vhmc:::check_surrogate(fit))
+  fit$diagnostics[[2]]$accept_stat__[] <- 0.05
+  expect_warning(vhmc:::check_surrogate(fit),
+                 "acceptance rate is below 0.1 in chain 2 \\(0.05\\).*more hidden units")
+  expect_error(surrogate_info(quiet_sample(banana, init = c(a = 0, b = 0), chains = 1, iter = 200,
+                                           seed = 1)), "not made with surrogate_hmc")
+})
