@@ -10,6 +10,12 @@
 #' the gaussian family the residual standard deviation `sigma` (sampled on the log scale,
 #' reported on its own). Predictors are centred internally, so `prior_intercept` applies to
 #' the intercept at the predictor means; the reported `(Intercept)` is on the data's scale.
+#' The sampler moves each slope times the standard deviation of its predictor, so that
+#' every coordinate has a similar posterior scale whatever the predictors' units (the
+#' adapted metric in `fit$adaptation` is on that scale); priors apply to the slopes
+#' themselves. The gaussian likelihood is computed from sufficient statistics (the
+#' weighted cross-products of the design), so its cost per gradient does not grow with the
+#' number of observations.
 #'
 #' Responses: gaussian takes numbers; binomial takes 0/1 (numbers, logicals, or a factor
 #' whose first level is failure), proportions with `weights` giving the numbers of trials,
@@ -343,10 +349,15 @@ check_identified <- function(model, family, priors) {
 glm_spec <- function(model, family, priors) {
   X <- model$x
   skip <- if (model$intercept) 1L else 0L
-  center <- if (model$intercept && ncol(X) > 1L) as.numeric(colMeans(X)[-1L])
+  slopes <- setdiff(seq_len(ncol(X)), seq_len(skip))
+  center <- if (model$intercept && length(slopes)) as.numeric(colMeans(X)[slopes])
+  # The sampler's slope coordinates are beta * sd(x) (glm.hpp): comparable posterior scales.
+  scale <- if (length(slopes)) vapply(slopes, function(j) stats::sd(X[, j]), numeric(1))
+  if (length(scale)) scale[!is.finite(scale) | scale <= 0] <- 1
   flat <- flat()
   list(X = X, skip = skip, y = model$y, weights = model$weights, offset = model$offset,
-       center = center, family = family$code, intercept = model$intercept,
+       center = center, scale = scale, slopes = slopes, family = family$code,
+       intercept = model$intercept,
        prior_intercept = prior_for_core(priors$prior_intercept$adjusted %||% flat),
        prior = prior_for_core(priors$prior$adjusted %||% flat),
        prior_aux = prior_for_core(priors$prior_aux$adjusted %||% flat),
@@ -359,22 +370,25 @@ user_names <- function(spec, model) c(model$coef_names, if (spec$has_aux) "sigma
 internal_names <- function(spec, model) {
   nm <- user_names(spec, model)
   if (model$intercept && !is.null(spec$center)) nm[1L] <- "(Intercept) [centred]"
+  if (length(spec$slopes)) nm[spec$slopes] <- paste0(nm[spec$slopes], " [x sd]")
   if (spec$has_aux) nm[length(nm)] <- "log(sigma)"
   nm
 }
 
-# Internal (centred intercept, log sigma) <-> reported (intercept on the data's scale, sigma).
-# theta: a matrix with one row per draw.
+# Internal (centred intercept, slopes times their predictor's sd, log sigma) <-> reported
+# (intercept on the data's scale, slopes, sigma). theta: a matrix with one row per draw.
 glm_to_user <- function(theta, spec) {
-  slopes <- seq_along(spec$center) + 1L
-  if (!is.null(spec$center)) theta[, 1L] <- theta[, 1L] - theta[, slopes, drop = FALSE] %*% spec$center
+  sl <- spec$slopes
+  if (length(sl)) theta[, sl] <- sweep(theta[, sl, drop = FALSE], 2L, spec$scale, `/`)
+  if (!is.null(spec$center)) theta[, 1L] <- theta[, 1L] - theta[, sl, drop = FALSE] %*% spec$center
   if (spec$has_aux) theta[, ncol(theta)] <- exp(theta[, ncol(theta)])
   theta
 }
 
 glm_to_internal <- function(theta, spec) {
-  slopes <- seq_along(spec$center) + 1L
-  if (!is.null(spec$center)) theta[, 1L] <- theta[, 1L] + theta[, slopes, drop = FALSE] %*% spec$center
+  sl <- spec$slopes
+  if (!is.null(spec$center)) theta[, 1L] <- theta[, 1L] + theta[, sl, drop = FALSE] %*% spec$center
+  if (length(sl)) theta[, sl] <- sweep(theta[, sl, drop = FALSE], 2L, spec$scale, `*`)
   if (spec$has_aux) theta[, ncol(theta)] <- log(theta[, ncol(theta)])
   theta
 }

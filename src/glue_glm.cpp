@@ -37,14 +37,14 @@ const double* optional(SEXP v) { return Rf_isNull(v) ? nullptr : REAL(v); }
 struct GlmModel {
   explicit GlmModel(const Rcpp::List& spec)
       : X(spec["X"]), y(spec["y"]), weights(spec["weights"]), offset(spec["offset"]),
-        center(spec["center"]), skip(Rcpp::as<int>(spec["skip"])),
+        center(spec["center"]), scale(spec["scale"]), skip(Rcpp::as<int>(spec["skip"])),
         data(REAL(X) + static_cast<std::ptrdiff_t>(skip) * X.nrow(), X.nrow(), X.ncol() - skip,
-             REAL(y), optional(weights), optional(offset), optional(center)),
+             REAL(y), optional(weights), optional(offset), optional(center), optional(scale)),
         potential(make_potential(spec, data)) {}
 
   Rcpp::NumericMatrix X;
   Rcpp::NumericVector y;
-  Rcpp::RObject weights, offset, center;
+  Rcpp::RObject weights, offset, center, scale;
   int skip;
   vhmc::GlmData data;
   vhmc::GlmPotential potential;

@@ -502,3 +502,34 @@ TEST_CASE("Centred predictors: the potential of explicitly centred data, without
     CHECK_THROWS_AS(GlmPotential(dv, f, false, pi, pr, pa), std::invalid_argument);
   }
 }
+
+TEST_CASE("Scaled slope coordinates: U(theta) = U(beta = theta / s), grad divided by s", "[glm]") {
+  vhmc::Rng rng(21, 4);
+  for (GlmFamily f : kFamilies) {
+    INFO(family_name(f));
+    for (int icpt = 0; icpt <= 1; ++icpt) {
+      Problem base = make_problem(f, 80, 3, 23, true, true);
+      std::vector<double> c = {0.3, -0.2, 0.5}, sc = {0.5, 2.0, 7.0};
+      const GlmData plain(base.X.data(), base.n, base.k, base.y.data(), base.w.data(),
+                          base.o.data(), icpt ? c.data() : nullptr);
+      const GlmData scaled(base.X.data(), base.n, base.k, base.y.data(), base.w.data(),
+                           base.o.data(), icpt ? c.data() : nullptr, sc.data());
+      const Prior pr = Prior::student_t(3.0, 0.1, 2.0), pi = Prior::normal(0.0, 5.0),
+                  pa = Prior::cauchy(0.0, 2.0);
+      GlmPotential pp(plain, f, icpt == 1, pi, pr, pa), ps(scaled, f, icpt == 1, pi, pr, pa);
+      for (int rep = 0; rep < 3; ++rep) {
+        const Vec theta = random_theta(ps.dim(), rng);
+        Vec beta = theta;
+        for (int j = 0; j < 3; ++j) beta[icpt + j] = theta[icpt + j] / sc[j];
+        Vec gs, gp;
+        CHECK(ps.value_grad(theta, gs) == Approx(pp.value_grad(beta, gp)).epsilon(1e-12));
+        for (int j = 0; j < ps.dim(); ++j) {
+          const bool slope = j >= icpt && j < icpt + 3;
+          const double expect = slope ? gp[j] / sc[j - icpt] : gp[j];
+          CHECK(gs[j] == Approx(expect).epsilon(1e-10).margin(1e-12));
+        }
+        check_gradient(ps, theta, "scaled " + family_name(f));
+      }
+    }
+  }
+}
