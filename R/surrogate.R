@@ -180,22 +180,24 @@ surrogate_info <- function(fit) {
 check_surrogate <- function(fit) {
   if (is.null(fit$surrogate)) return(invisible())
   info <- surrogate_info(fit)
+  chains <- function(which) sprintf("chain%s %s", if (sum(which) > 1) "s" else "",
+                                    paste(info$chain[which], collapse = ", "))
   low <- info$accept < 0.1
   if (any(low)) {
     warning(sprintf(paste(
-      "surrogate_hmc: the mean acceptance rate is below 0.1 in chain%s %s (%s). The draws are",
+      "surrogate_hmc: the mean acceptance rate is below 0.1 in %s (%s). The draws are",
       "still exact but few of them are distinct. To fix: more hidden units (`hidden`), a",
       "longer exploration (`explore`, `warmup`), value training (`train_on`) or `adaptive = TRUE`;",
-      "see surrogate_info(fit)."), if (sum(low) > 1) "s" else "", paste(info$chain[low], collapse = ", "),
-      paste(format(round(info$accept[low], 3)), collapse = ", ")), call. = FALSE)
+      "see surrogate_info(fit)."), chains(low), paste(format(round(info$accept[low], 3)), collapse = ", ")),
+      call. = FALSE)
   }
   short <- info$integration_time < 0.25 * info$max_integration_time
   if (any(short)) {
     warning(sprintf(paste(
-      "surrogate_hmc: the surrogate is too inaccurate for full-length trajectories in chain%s %s",
+      "surrogate_hmc: the surrogate is too inaccurate for full-length trajectories in %s",
       "(integration time %s of the %s planned), so the draws are strongly autocorrelated.",
       "To fix: more hidden units (`hidden`) or a longer exploration (`explore`, `warmup`);",
-      "see surrogate_info(fit)."), if (sum(short) > 1) "s" else "", paste(info$chain[short], collapse = ", "),
+      "see surrogate_info(fit)."), chains(short),
       paste(format(signif(info$integration_time[short], 2)), collapse = ", "),
       format(signif(max(info$max_integration_time[short]), 2))), call. = FALSE)
   }

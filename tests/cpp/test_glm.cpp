@@ -119,6 +119,17 @@ void check_gradient(P& pot, const Vec& theta, const std::string& what) {
   }
 }
 
+// Two potentials that must agree in value and gradient at random points.
+template <class P>
+void expect_same_potential(P& a, P& b, vhmc::Rng& rng, double eps_value, double eps_grad) {
+  for (int rep = 0; rep < 3; ++rep) {
+    const Vec theta = random_theta(a.dim(), rng);
+    Vec ga, gb;
+    CHECK(a.value_grad(theta, ga) == Approx(b.value_grad(theta, gb)).epsilon(eps_value));
+    for (int j = 0; j < a.dim(); ++j) CHECK(ga[j] == Approx(gb[j]).epsilon(eps_grad).margin(1e-11));
+  }
+}
+
 // Coefficient priors: one per kind, with per-coefficient vectors for k coefficients.
 std::vector<std::pair<std::string, Prior>> coef_priors(int k) {
   Vec loc = Vec::LinSpaced(k, -0.3, 0.4), sc = Vec::LinSpaced(k, 0.5, 2.0),
@@ -392,12 +403,7 @@ TEST_CASE("Weight 2 equals a duplicated row; offsets are honoured", "[glm]") {
     const Prior pr = Prior::normal(0.0, 2.5), pi = Prior::normal(0.0, 10.0),
                 pa = Prior::exponential(1.0);
     GlmPotential pw(dw, f, true, pi, pr, pa), pe(de, f, true, pi, pr, pa);
-    for (int rep = 0; rep < 3; ++rep) {
-      const Vec theta = random_theta(pw.dim(), rng);
-      Vec gw, ge;
-      CHECK(pw.value_grad(theta, gw) == Approx(pe.value_grad(theta, ge)).epsilon(1e-12));
-      for (int j = 0; j < pw.dim(); ++j) CHECK(gw[j] == Approx(ge[j]).epsilon(1e-10).margin(1e-12));
-    }
+    expect_same_potential(pw, pe, rng, 1e-12, 1e-10);
 
     // Offset: a constant offset c is the same as shifting the intercept by c.
     Problem noo = base;
@@ -491,13 +497,8 @@ TEST_CASE("Centred predictors: the potential of explicitly centred data, without
     const Prior pr = Prior::normal(0.0, 2.5), pi = Prior::student_t(3.0, 1.0, 10.0),
                 pa = Prior::exponential(1.0);
     GlmPotential pv(dv, f, true, pi, pr, pa), pe(de, f, true, pi, pr, pa);
-    for (int rep = 0; rep < 3; ++rep) {
-      const Vec theta = random_theta(pv.dim(), rng);
-      Vec gv, ge;
-      CHECK(pv.value_grad(theta, gv) == Approx(pe.value_grad(theta, ge)).epsilon(1e-11));
-      for (int j = 0; j < pv.dim(); ++j) CHECK(gv[j] == Approx(ge[j]).epsilon(1e-9).margin(1e-10));
-      check_gradient(pv, theta, "centred " + family_name(f));
-    }
+    expect_same_potential(pv, pe, rng, 1e-11, 1e-9);
+    check_gradient(pv, random_theta(pv.dim(), rng), "centred " + family_name(f));
     // Centring without an intercept is meaningless and rejected.
     CHECK_THROWS_AS(GlmPotential(dv, f, false, pi, pr, pa), std::invalid_argument);
   }

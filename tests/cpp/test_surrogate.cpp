@@ -61,6 +61,16 @@ void mean_cov(const Mat& X, Vec& m, Mat& S) {
   S = C.transpose() * C / static_cast<double>(X.rows() - 1);
 }
 
+// A network of s softplus bases drawn in the coordinates standardised by the draws X.
+RandomBasisNetwork softplus_net_for(const Mat& X, int s, Rng& rng) {
+  Vec m;
+  Mat S;
+  mean_cov(X, m, S);
+  RandomBasisNetwork net;
+  net.draw(s, Activation::Softplus, Standardizer::from_covariance(m, S), rng);
+  return net;
+}
+
 // Gaussian potential U = 1/2 (theta - mu)' P (theta - mu), draws from N(mu, P^{-1}).
 struct Quadratic {
   Vec mu;
@@ -240,12 +250,7 @@ TEST_CASE("trainer: a quadratic potential is recovered from gradients and from v
   const Quadratic q(rng, d);
   const Mat X = q.draws(rng, n);
   const Mat G = q.grads(X);
-  Vec m;
-  Mat S;
-  mean_cov(X, m, S);
-  const Standardizer st = Standardizer::from_covariance(m, S);
-  RandomBasisNetwork net;
-  net.draw(s, Activation::Softplus, st, rng);
+  RandomBasisNetwork net = softplus_net_for(X, s, rng);
 
   const Mat Xt = q.draws(rng, n_test);
   const Mat Gt = q.grads(Xt);
@@ -508,12 +513,7 @@ TEST_CASE("bench: s = 2000, d = 50, N = 20000 gradient points", "[.bench]") {
   const Quadratic q(rng, d);
   const Mat X = q.draws(rng, n);
   const Mat G = q.grads(X);
-  Vec m;
-  Mat S;
-  mean_cov(X, m, S);
-  const Standardizer st = Standardizer::from_covariance(m, S);
-  RandomBasisNetwork net;
-  net.draw(s, Activation::Softplus, st, rng);
+  RandomBasisNetwork net = softplus_net_for(X, s, rng);
 
   auto t0 = clock::now();
   RidgeTrainer tr(net);
