@@ -22,8 +22,9 @@
 #'    matching, the default) or the values of the potential. One tenth of the points is held
 #'    out to measure the surrogate's gradient error.
 #' 3. *Tuning*: the remaining warmup iterations run surrogate HMC with the metric and step
-#'    size of the exploration and adapt the integration time (the number of steps) by dual
-#'    averaging toward the acceptance rate `adapt_delta`, up to twice the mean NUTS
+#'    size of the exploration and adapt the integration time (the number of steps) by
+#'    stochastic approximation toward an acceptance rate of 0.65 (near the optimum for HMC
+#'    trajectories; `adapt_delta` if that is lower), between one step and twice the mean NUTS
 #'    trajectory of the exploration (at least pi in the adapted metric). Each iteration
 #'    draws its number of steps uniformly in `1..steps`. The error a surrogate adds grows
 #'    with the trajectory's length, so an inaccurate surrogate gets shorter trajectories;
@@ -39,7 +40,10 @@
 #' computed by the Metropolis step) updates the output weights by exact recursive ridge
 #' regression, and the surrogate used by the trajectories is replaced with probability
 #' `min(1, t^(-1/2))` at iteration `t`, a vanishing adaptation that keeps the chain
-#' ergodic. Each update costs O(s^2).
+#' ergodic. Each update costs O(s^2). The updates add the new states' log densities (value
+#' rows, offset so that the surrogate matches the log density on average) to the normal
+#' equations of the initial fit, so with `train_on = "gradient"` the refined surrogate fits
+#' gradients and values together.
 #'
 #' @param hidden Number of hidden units (bases); `NULL` chooses it (see Details).
 #' @param activation `"softplus"` (default), `"sigmoid"`, `"tanh"` or `"rbf"` (Gaussian
@@ -52,7 +56,8 @@
 #'   coordinates) and 1e-6 times the mean diagonal of the Gram matrix for value training.
 #' @param steps Maximum number of leapfrog steps per iteration; `NULL` tunes it (see
 #'   Details).
-#' @param adapt_delta Target acceptance rate of the integration-time adaptation.
+#' @param adapt_delta Target acceptance rate of the exploration's NUTS step-size
+#'   adaptation (and of the integration-time tuning when below 0.65).
 #' @param metric Metric adapted during exploration and kept for sampling.
 #' @param max_treedepth Maximum tree depth of the exploration NUTS.
 #' @param max_train Largest number of training points kept (a uniform sample of all

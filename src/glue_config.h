@@ -54,6 +54,7 @@ inline vhmc::SurrogateConfig surrogate_config(const Rcpp::List& sampler) {
   const SEXP steps = sampler["steps"];
   c.steps = Rf_isNull(steps) ? 0 : Rcpp::as<int>(steps);
   c.adapt_delta = Rcpp::as<double>(sampler["adapt_delta"]);
+  c.trajectory_accept = std::min(c.adapt_delta, 0.65);
   c.adaptive = Rcpp::as<bool>(sampler["adaptive"]);
   c.max_train = static_cast<long>(Rcpp::as<double>(sampler["max_train"]));
   c.nuts.max_depth = Rcpp::as<int>(sampler["max_treedepth"]);

@@ -38,7 +38,11 @@ struct SurrogateConfig {
   double lambda = 0.0;           // 0: 1e-3 (gradients, standardised) or 1e-6 tr(G)/s (values)
   int steps = 0;                 // 0: from the step size and the exploration's trajectory lengths
   int max_steps = 1024;
-  double adapt_delta = 0.8;      // acceptance the integration time is tuned to
+  double adapt_delta = 0.8;      // exploration NUTS step-size target
+  // Acceptance the integration time is tuned to: 0.65, near the optimum for HMC trajectories
+  // (Beskos et al. 2013); longer trajectories at lower acceptance pay here because the
+  // cost of an iteration is its one true log density, not its cheap surrogate steps.
+  double trajectory_accept = 0.65;
   bool adaptive = false;
   long max_train = 50000;
   NutsConfig nuts{};
@@ -246,22 +250,25 @@ SurrogateChainOutput run_surrogate_chain(P& potential, M metric, const ChainConf
       throw std::runtime_error("the trained surrogate is not finite at the chain's position");
     // The step size stays at the exploration's NUTS value (tuned for the true dynamics).
     // What the surrogate's error costs grows with the trajectory's length, so tuning adapts
-    // the integration time T by dual averaging toward adapt_delta, capped at T_max: twice the
-    // mean NUTS trajectory of the second half of exploration (jittered L_t averages half of
-    // L), at least pi in the adapted metric. Shrinking eps instead would only buy acceptance
-    // by hitting max_steps, at the cost of many surrogate steps.
+    // the integration time T toward the acceptance rate trajectory_accept, between one step and
+    // T_max: twice the mean NUTS trajectory of the second half of exploration (jittered L_t
+    // averages half of L), at least pi in the adapted metric. Shrinking eps instead would
+    // buy acceptance only by hitting max_steps, at the cost of many surrogate steps.
+    // Robbins-Monro in log T, with the state kept inside [log eps, log T_max] (a target that
+    // one step cannot reach must not drive it off to -inf, from where it could not return),
+    // and the final value the average over the second half of tuning.
     const double T_max = std::max(3.141592653589793, traj_n > 0 ? 2.0 * traj_sum / traj_n : 0.0);
     const double eps = rep.explore_step_size;
     auto steps_for = [&](double T) {
       if (sc.steps > 0) return sc.steps;
-      return static_cast<int>(std::clamp(std::ceil(T / eps), 1.0, static_cast<double>(sc.max_steps)));
+      return static_cast<int>(std::clamp(std::ceil(T / eps - 1e-9), 1.0, static_cast<double>(sc.max_steps)));
     };
+    const double x_lo = std::log(eps), x_hi = std::log(std::max(T_max, eps));
+    double x = x_hi, x_sum = 0.0;
+    long x_n = 0;
     double T = T_max;
-    DualAveragingConfig dcfg = cfg.adapt.dual;
-    dcfg.delta = sc.adapt_delta;
-    DualAveraging da(dcfg);
-    da.restart(T_max);
     const bool tune = sc.steps == 0 && cfg.warmup > explore;
+    const int n_tune = cfg.warmup - explore;
     rep.max_integration_time = T_max;
     long t_adapt = 0;
     for (; i < cfg.iter; ++i) {
@@ -270,14 +277,23 @@ SurrogateChainOutput run_surrogate_chain(P& potential, M metric, const ChainConf
         break;
       }
       if (i == cfg.warmup) {
-        if (tune) T = std::min(T_max, da.final_step_size());
+        if (tune && x_n > 0) T = std::exp(x_sum / static_cast<double>(x_n));
         close_warmup();
       }
       shmc.step_size() = eps;
       shmc.steps() = steps_for(T);
       const TransitionInfo info = shmc.transition(state, rng);
       if (i < cfg.warmup) {
-        if (tune) T = std::min(T_max, da.learn(info.accept_stat));
+        if (tune) {
+          const double t = static_cast<double>(i - explore);
+          const double gain = 2.0 / std::pow(t + 10.0, 0.6);
+          x = std::clamp(x + gain * (std::min(1.0, info.accept_stat) - sc.trajectory_accept), x_lo, x_hi);
+          T = std::exp(x);
+          if (2 * (i - explore) >= n_tune) {
+            x_sum += x;
+            ++x_n;
+          }
+        }
       } else {
         if ((i - cfg.warmup) % cfg.thin == 0) save_transition(out, saved++, state.z.theta, info);
         if (online) {
