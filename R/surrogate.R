@@ -21,14 +21,25 @@
 #'    reproduces the fit) and the output weights are fitted to the gradients (score
 #'    matching, the default) or the values of the potential. One tenth of the points is held
 #'    out to measure the surrogate's gradient error.
-#' 3. *Tuning*: the remaining warmup iterations run surrogate HMC with the metric and step
-#'    size of the exploration and adapt the integration time (the number of steps) by
-#'    stochastic approximation toward an acceptance rate of 0.65 (near the optimum for HMC
-#'    trajectories; `adapt_delta` if that is lower), between one step and twice the mean NUTS
-#'    trajectory of the exploration (at least pi in the adapted metric). Each iteration
-#'    draws its number of steps uniformly in `1..steps`. The error a surrogate adds grows
-#'    with the trajectory's length, so an inaccurate surrogate gets shorter trajectories;
-#'    surrogate steps are cheap, so a good one runs the full length.
+#' 3. *Tuning*: the remaining warmup iterations run surrogate HMC. With gradient training
+#'    the surrogate is a quadratic (fitted first, by least squares on all training
+#'    gradients) plus the random bases fitted to what the quadratic leaves, and the inverse
+#'    of the quadratic's Hessian becomes a dense metric for the surrogate dynamics: on a
+#'    near-Gaussian posterior every direction then oscillates at the same frequency. The
+#'    step size keeps the exploration's stability margin in the fastest direction, halved
+#'    (surrogate steps cost a small fraction of the one true evaluation per iteration). The
+#'    longest trajectory is chosen from the frequencies of the surrogate dynamics (the
+#'    eigenvalues of the metric times the surrogate's Hessian at the exploration mean) to
+#'    maximise the effective sample size per iteration that a Gaussian with those
+#'    frequencies would give for every coordinate, while keeping that of the squared
+#'    coordinates at least 1/3 (what plain HMC gets with integration times uniform on
+#'    (0, pi]); near half a period, successive draws are antithetic, as NUTS's are.
+#'    Each iteration draws its number of steps uniformly between half that and that. The
+#'    error a surrogate adds grows with the trajectory's length, so the integration time is
+#'    then adapted below that maximum by stochastic approximation toward an acceptance rate
+#'    of 0.65 (`adapt_delta` if lower): an inaccurate surrogate gets shorter trajectories,
+#'    a good one runs the full length. With `steps` or `step_size` given, the exploration's
+#'    metric and step size are kept and the steps are drawn in `1..steps`, as in the papers.
 #'
 #' With `hidden = NULL` the number of bases is `min(2000, max(50, 40 d))` for `d`
 #' parameters (the papers used 40 for d = 2, 1000 for d = 20 to 32 and 2000 to 2500 for
@@ -54,8 +65,11 @@
 #' @param adaptive Keep refining the output weights during sampling (ARNS-HMC).
 #' @param lambda Ridge penalty; `NULL` uses 1e-3 for gradient training (in standardised
 #'   coordinates) and 1e-6 times the mean diagonal of the Gram matrix for value training.
-#' @param steps Maximum number of leapfrog steps per iteration; `NULL` tunes it (see
-#'   Details).
+#' @param steps Maximum number of leapfrog steps per iteration, drawn uniformly in
+#'   `1..steps`; `NULL` tunes it (see Details).
+#' @param step_size Leapfrog step size, fixed for exploration and sampling (no step-size
+#'   adaptation); `NULL` adapts it (see Details). With `metric = "unit"`, `steps` and
+#'   `step_size` this is RNS-HMC with the settings of Zhang et al. (2017).
 #' @param adapt_delta Target acceptance rate of the exploration's NUTS step-size
 #'   adaptation (and of the integration-time tuning when below 0.65).
 #' @param metric Metric adapted during exploration and kept for sampling.
@@ -82,7 +96,7 @@
 #' @export
 surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "tanh", "rbf"),
                           train_on = c("gradient", "value"), explore = NULL, adaptive = FALSE,
-                          lambda = NULL, steps = NULL, adapt_delta = 0.8,
+                          lambda = NULL, steps = NULL, step_size = NULL, adapt_delta = 0.8,
                           metric = c("diag", "dense", "unit"), max_treedepth = 10,
                           max_train = 50000) {
   new_sampler("surrogate_hmc",
@@ -98,7 +112,8 @@ surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "
     metric = match_metric(metric),
     max_treedepth = check_count(max_treedepth, "max_treedepth", 1),
     max_train = check_count(max_train, "max_train", 100),
-    step_size = NULL,
+    step_size = if (is.null(step_size)) NULL else
+      check_number(step_size, "step_size", 0, Inf, open = c(TRUE, TRUE)),
     init_accept = 0.8
   )
 }
@@ -138,6 +153,12 @@ prepare_sampler <- function(sampler, warmup) {
 #' log-density evaluations and surrogate gradients, which give the cost per effective
 #' sample against NUTS.
 #'
+#' `predicted_ess` is the effective sample size per iteration that the Gaussian
+#' approximation behind the automatic trajectory length predicts for the worst coordinate
+#' at full acceptance (above 1: antithetic draws, as NUTS gets on near-Gaussian
+#' posteriors); `NA` or 0 when the length came from `steps` or from the exploration's
+#' trajectories. Compare it with the measured bulk ESS per draw.
+#'
 #' `grad_rmse` is the root mean square error of the surrogate's gradient on held-out
 #' training points in standardised coordinates (where the posterior has unit scale);
 #' `grad_rel_error` is the pooled relative error ||grad z - grad U|| / ||grad U||.
@@ -172,6 +193,7 @@ surrogate_info <- function(fit) {
     steps = vapply(s, `[[`, numeric(1), "steps"),
     integration_time = vapply(s, `[[`, numeric(1), "integration_time"),
     max_integration_time = vapply(s, `[[`, numeric(1), "max_integration_time"),
+    predicted_ess = vapply(s, function(x) x$predicted_ess_mean %||% NA_real_, numeric(1)),
     accept = acc,
     n_grad = fit$counts$n_grad,
     n_potential = fit$counts$n_potential,

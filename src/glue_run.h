@@ -71,7 +71,8 @@ Rcpp::List with_metric(const Rcpp::List& sampler, int d, F&& f) {
 
 inline Rcpp::List surrogate_to_r(const vhmc::SurrogateReport& r) {
   using Rcpp::_;
-  return Rcpp::List::create(
+  // Rcpp's create() takes at most 20 elements; the rest are appended by name.
+  Rcpp::List res = Rcpp::List::create(
       _["hidden"] = r.hidden, _["activation"] = r.activation,
       _["train_on"] = r.train_on_gradient ? "gradient" : "value",
       _["n_train"] = static_cast<double>(r.n_train), _["n_holdout"] = static_cast<double>(r.n_holdout),
@@ -84,6 +85,10 @@ inline Rcpp::List surrogate_to_r(const vhmc::SurrogateReport& r) {
       _["n_surrogate_grad_warmup"] = static_cast<double>(r.n_surrogate_grad_warmup),
       _["n_surrogate_grad_sampling"] = static_cast<double>(r.n_surrogate_grad_sampling),
       _["n_refresh"] = static_cast<double>(r.n_refresh));
+  res["predicted_ess_mean"] = r.predicted_ess_mean;
+  res["predicted_ess_square"] = r.predicted_ess_square;
+  res["metric_from_base"] = r.metric_from_base;
+  return res;
 }
 
 template <class P>

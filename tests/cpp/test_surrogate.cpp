@@ -15,6 +15,7 @@
 #include <vhmc/surrogate/activation.hpp>
 #include <vhmc/surrogate/network.hpp>
 #include <vhmc/surrogate/trainer.hpp>
+#include <vhmc/sampler/trajectory_length.hpp>
 
 namespace {
 
@@ -130,6 +131,16 @@ TEST_CASE("activations: names, stable evaluation, derivatives", "[surrogate]") {
       CHECK(act::d2(a, x) == Approx((act::d1(a, x + h) - act::d1(a, x - h)) / (2 * h)).margin(1e-9));
       CHECK(act::d3(a, x) == Approx((act::d2(a, x + h) - act::d2(a, x - h)) / (2 * h)).margin(1e-9));
     }
+  // The vectorised derivative used by surrogate trajectories equals the scalar one, tails
+  // included.
+  Vec xs(9);
+  xs << -800.0, -40.0, -3.1, -0.7, 0.0, 0.4, 2.5, 40.0, 800.0;
+  for (Activation a : kAdditive) {
+    INFO(vhmc::activation_name(a));
+    Vec out;
+    act::d1_array(a, xs, out);
+    for (int i = 0; i < xs.size(); ++i) CHECK(out[i] == Approx(act::d1(a, xs[i])).epsilon(1e-14).margin(1e-300));
+  }
 }
 
 TEST_CASE("Standardizer: round trip, gradient maps, jitter", "[surrogate]") {
@@ -181,6 +192,9 @@ TEST_CASE("network: value, gradient and Hessian match central differences", "[su
       const double z0 = net.value_grad(th, g);
       REQUIRE(g.size() == d);
       CHECK(z0 == Approx(net.value(th)).epsilon(1e-14));
+      Vec g_only;
+      net.grad(th, g_only);
+      CHECK(rel_err(g_only, g) < 1e-13);
       const Mat H = net.hessian(th);
       CHECK(rel_err(H, Mat(H.transpose())) < 1e-14);
       const double hstep = 1e-5;
@@ -275,6 +289,30 @@ TEST_CASE("trainer: a quadratic potential is recovered from gradients and from v
     }
     return std::sqrt(num / den);
   };
+
+  SECTION("quadratic base: exact for a quadratic potential, the bases get a zero residual") {
+    Mat Q;
+    Vec b;
+    vhmc::fit_quadratic_gradients(net.standardizer(), X, G, Q, b);
+    net.set_quadratic(Q, b);
+    CHECK(grad_rel_rmse() < 1e-9);
+    CHECK(diff_rel_rmse() < 1e-9);
+    // The Hessian includes the base; the residual gradients are zero.
+    Vec gq(d);
+    double res = 0.0;
+    for (int i = 0; i < 50; ++i) {
+      net.base_grad(X.row(i).transpose(), gq);
+      res = std::max(res, (gq - G.row(i).transpose()).norm() / G.row(i).norm());
+    }
+    CHECK(res < 1e-9);
+    const Vec x0 = X.row(0).transpose();
+    Vec gfull, gonly;
+    net.value_grad(x0, gfull);
+    net.grad(x0, gonly);
+    CHECK(rel_err(gfull, gonly) < 1e-13);
+    // Quadratic U: the Hessian is constant and equals the base's (v = 0 here).
+    CHECK(rel_err(net.hessian(x0), net.hessian(X.row(1).transpose())) < 1e-10);
+  }
 
   SECTION("score matching on gradients") {
     RidgeTrainer tr(net);
@@ -580,4 +618,58 @@ TEST_CASE("bench: s = 2000, d = 50, N = 20000 gradient points", "[.bench]") {
     std::printf("[bench] value_grad: %.1f us per call (%g)\n", 1e6 * secs(a, b) / k, acc / k);
   }
   SUCCEED();
+}
+
+TEST_CASE("trajectory length: closed-form sums and the ESS rule", "[surrogate]") {
+  using vhmc::choose_trajectory;
+  // Closed-form sum of cosines against the loop.
+  for (double phi : {0.01, 0.3, 1.7, 3.1})
+    for (int a : {1, 3})
+      for (int b : {a, a + 5, a + 40}) {
+        double ref = 0.0;
+        for (int k = a; k <= b; ++k) ref += std::cos(k * phi);
+        CHECK(vhmc::detail::cos_sum(a, b, phi) == Approx(ref).margin(1e-10));
+      }
+  // One frequency, small steps: the rule reaches antithetic trajectories (ESS of the
+  // coordinate > 1 per iteration) while the squares keep ESS >= 1/3; its predictions equal
+  // the direct averages over the jittered step counts.
+  const double eps = 0.01;
+  Vec w2(1);
+  w2 << 1.0;
+  const auto c = choose_trajectory(w2, eps, 2000);
+  REQUIRE(c.steps > 0);
+  CHECK(c.ess_mean > 3.0);
+  CHECK(c.ess_square >= 1.0 / 3.0);
+  CHECK(c.steps * eps > 0.8 * vhmc::kPi);
+  CHECK(c.steps * eps < 1.2 * vhmc::kPi);
+  const double phi = std::acos(1.0 - 0.5 * eps * eps);
+  double c1 = 0.0, c2 = 0.0;
+  const int lo = vhmc::jitter_low(c.steps);
+  for (int k = lo; k <= c.steps; ++k) {
+    c1 += std::cos(k * phi);
+    c2 += std::pow(std::cos(k * phi), 2);
+  }
+  c1 /= (c.steps - lo + 1);
+  c2 /= (c.steps - lo + 1);
+  CHECK(c.ess_mean == Approx((1 - c1) / (1 + c1)).epsilon(1e-8));
+  CHECK(c.ess_square == Approx((1 - c2) / (1 + c2)).epsilon(1e-8));
+  // Scaling every frequency by 2 halves the trajectory.
+  w2 << 4.0;
+  const auto c4 = choose_trajectory(w2, eps, 2000);
+  CHECK(c4.steps == Approx(c.steps / 2.0).margin(1.0));
+  // A spread of frequencies is served by the slowest and fastest together: a valid choice
+  // whose predictions hold for every direction.
+  Vec spread(3);
+  spread << 0.5, 1.0, 2.0;
+  const auto cs = choose_trajectory(spread, eps, 2000);
+  CHECK(cs.steps > 0);
+  CHECK(cs.ess_square >= 1.0 / 3.0);
+  // No oscillatory direction: no choice.
+  Vec none(2);
+  none << -1.0, 0.0;
+  CHECK(choose_trajectory(none, eps, 100).steps == 0);
+  // Unstable at this step size (w eps >= 2): ignored.
+  Vec unstable(1);
+  unstable << 1e6;
+  CHECK(choose_trajectory(unstable, eps, 100).steps == 0);
 }

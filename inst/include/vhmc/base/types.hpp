@@ -12,6 +12,7 @@ using Vec = Eigen::VectorXd;
 using Mat = Eigen::MatrixXd;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kPi = 3.141592653589793;
 
 // The host (R, or a test) supplies these; the core never prints or polls by itself.
 struct Callbacks {

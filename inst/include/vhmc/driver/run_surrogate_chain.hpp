@@ -4,8 +4,9 @@
 //      every gradient it computes after the first 20 % is a training point (they are free);
 //   2. training: standardise by the mean and covariance of the exploration draws, draw the
 //      random bases from the chain's own stream, fit the output weights (SPEC B2);
-//   3. tuning: the rest of warmup runs surrogate HMC with the NUTS metric and step size,
-//      and dual-averages the integration time (number of steps);
+//   3. tuning: the rest of warmup runs surrogate HMC with the NUTS metric and step size; the
+//      longest trajectory comes from the surrogate's frequencies (trajectory_length.hpp) and
+//      the integration time is adapted below it toward an acceptance rate;
 //   4. sampling: surrogate leapfrog, Metropolis with the true potential (one evaluation per
 //      iteration, no true gradient). With `adaptive`, ARNS-HMC: every new state's potential
 //      updates the output weights by exact ridge recursion, and the surrogate is refreshed
@@ -18,10 +19,13 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Eigenvalues>
+
 #include "../adapt/adapter.hpp"
 #include "../adapt/welford.hpp"
 #include "../sampler/nuts.hpp"
 #include "../sampler/surrogate_hmc.hpp"
+#include "../sampler/trajectory_length.hpp"
 #include "../surrogate/network.hpp"
 #include "../surrogate/trainer.hpp"
 #include "../surrogate/training_set.hpp"
@@ -60,6 +64,10 @@ struct SurrogateReport {
   int steps = 0;
   double explore_step_size = 0.0;
   double integration_time = 0.0, max_integration_time = 0.0;  // steps * eps, and its cap
+  // ESS per iteration of the coordinates and of their squares that the Gaussian approximation
+  // predicts at the cap (0 when the cap came from the NUTS trajectories or the user).
+  double predicted_ess_mean = 0.0, predicted_ess_square = 0.0;
+  bool metric_from_base = false;  // sampling metric: the quadratic base's (else exploration's)
   long n_surrogate_grad_warmup = 0, n_surrogate_grad_sampling = 0;
   long n_refresh = 0;
   int explore = 0;
@@ -69,6 +77,56 @@ struct SurrogateChainOutput {
   ChainOutput chain;
   SurrogateReport surrogate;
 };
+
+// Squared frequencies of the surrogate dynamics at theta: eigenvalues of A H, H the
+// surrogate's Hessian there and A the inverse metric (applied column by column through
+// sharp(), so that every metric works). A H is similar to the symmetric A^1/2 H A^1/2, so its
+// eigenvalues are real; rounding's imaginary parts are dropped.
+template <class M>
+Vec surrogate_frequencies(RandomBasisNetwork& net, const Vec& theta, const M& metric) {
+  const Mat H = net.hessian(theta);
+  const Eigen::Index d = H.rows();
+  Mat AH(d, d);
+  Vec col(d), v(d);
+  for (Eigen::Index j = 0; j < d; ++j) {
+    col = H.col(j);
+    metric.sharp(col, v);
+    AH.col(j) = v;
+  }
+  if (!AH.allFinite()) return Vec();
+  Eigen::EigenSolver<Mat> es(AH, false);
+  if (es.info() != Eigen::Success) return Vec();
+  return es.eigenvalues().real();
+}
+
+// The inverse metric as a matrix (columns sharp(e_j)), for any metric type.
+template <class M>
+Mat inverse_metric_matrix(const M& metric, int d) {
+  Mat A(d, d);
+  Vec e = Vec::Zero(d), v(d);
+  for (int j = 0; j < d; ++j) {
+    e[j] = 1.0;
+    metric.sharp(e, v);
+    A.col(j) = v;
+    e[j] = 0.0;
+  }
+  return 0.5 * (A + A.transpose());
+}
+
+// Inverse of the quadratic base's theta-space Hessian, L Q^{-1} L' (Q in u-space). False when
+// Q is not positive definite (the base is not a Gaussian approximation there).
+inline bool inverse_of_base(const RandomBasisNetwork& net, Mat& A) {
+  const Mat& Q = net.quadratic_Q();
+  Eigen::LLT<Mat> llt(Q);
+  if (llt.info() != Eigen::Success) return false;
+  const Vec ev = Eigen::SelfAdjointEigenSolver<Mat>(Q, Eigen::EigenvaluesOnly).eigenvalues();
+  if (!(ev.minCoeff() > 1e-8 * ev.maxCoeff())) return false;
+  const Mat& L = net.standardizer().L;
+  const Mat L_dense = L.triangularView<Eigen::Lower>();
+  A = L_dense * llt.solve(Mat(L_dense.transpose()));
+  A = 0.5 * (A + A.transpose());
+  return A.allFinite();
+}
 
 namespace detail {
 constexpr std::uint64_t kSurrogateStream = 0x5a17ULL << 32;  // separate stream family
@@ -109,7 +167,7 @@ SurrogateChainOutput run_surrogate_chain(P& potential, M metric, const ChainConf
   Hamiltonian<Target<RecordingPotential<P>>, M> ham(explore_target, metric);
   RandomBasisNetwork net;
   SurrogateField<RandomBasisNetwork> field(net);
-  std::unique_ptr<Hamiltonian<SurrogateField<RandomBasisNetwork>, M>> sham;
+  std::unique_ptr<Hamiltonian<SurrogateField<RandomBasisNetwork>, DenseMetric>> sham;
 
   const auto t_start = clock::now();
   auto t_warm_end = t_start;
@@ -205,7 +263,17 @@ SurrogateChainOutput run_surrogate_chain(P& potential, M metric, const ChainConf
     RidgeTrainer trainer(net);
     const double U_ref = fit_U.minCoeff();
     if (sc.train_on_gradient) {
-      trainer.add_gradients(fit_theta, fit_grad);
+      // Quadratic part first, the bases on what it leaves (network.hpp set_quadratic).
+      Mat Q;
+      Vec qb, gq(d);
+      fit_quadratic_gradients(st, fit_theta, fit_grad, Q, qb);
+      net.set_quadratic(Q, qb);
+      Mat resid = fit_grad;
+      for (long k = 0; k < n_fit; ++k) {
+        net.base_grad(fit_theta.row(k).transpose(), gq);
+        resid.row(k) -= gq.transpose();
+      }
+      trainer.add_gradients(fit_theta, resid);
     } else {
       trainer.add_values(fit_theta, (fit_U.array() - U_ref).matrix());
     }
@@ -238,27 +306,65 @@ SurrogateChainOutput run_surrogate_chain(P& potential, M metric, const ChainConf
     rep.train_seconds = std::chrono::duration<double>(clock::now() - t_train).count();
 
     // ---- 3. tuning and 4. sampling -----------------------------------------------------
-    sham.reset(new Hamiltonian<SurrogateField<RandomBasisNetwork>, M>(field, ham.metric()));
+    // Metric, step size and longest trajectory of the surrogate dynamics. With automatic
+    // trajectories (no `steps`, no `step_size`) and a quadratic base, the metric becomes
+    // dense: the inverse of the base's Hessian, the least-squares slope of all the training
+    // gradients, far better determined than a covariance of a few hundred draws; on a near-
+    // Gaussian posterior it makes every frequency ~1, so that one trajectory length is
+    // antithetic in every direction. The step size keeps the exploration's stability margin
+    // in the fastest direction (w_max eps), halved: surrogate steps cost a small fraction of
+    // the one true evaluation, and the smaller discretisation error raises acceptance. The
+    // longest trajectory T_max comes from the frequencies of the surrogate dynamics around
+    // the exploration mean (sampler/trajectory_length.hpp: most effective samples per
+    // iteration); without usable frequencies, from the exploration's mean NUTS trajectory
+    // (at least pi). What the surrogate's error costs grows with the trajectory's length, so
+    // tuning then adapts T toward the acceptance rate trajectory_accept, between one step and
+    // T_max. Shrinking eps instead would buy acceptance only by hitting max_steps, at the cost
+    // of many surrogate steps. Robbins-Monro in log T, with the state kept inside
+    // [log eps, log T_max] (a target that one step cannot reach must not drive it off to
+    // -inf, from where it could not return), and the final value the average over the second
+    // half of tuning. Steps are drawn uniformly in {ceil(L/2)..L}; with user-fixed steps in
+    // {1..L}, with the exploration's metric and step size, as in the papers.
+    const bool auto_traj = sc.steps == 0;
+    const bool auto_eps = cfg.adapt.step_size;
+    const Mat A_explore = inverse_metric_matrix(ham.metric(), d);
+    Mat A = A_explore;
+    if (auto_traj && auto_eps && net.has_quadratic()) {
+      Mat A_q;
+      if (inverse_of_base(net, A_q)) {
+        A = A_q;
+        rep.metric_from_base = true;
+      }
+    }
+    double eps = rep.explore_step_size;
+    Vec omega2;
+    if (auto_traj) {
+      omega2 = surrogate_frequencies(net, moments.mean(), DenseMetric(A));
+      if (auto_eps) {
+        const Vec w_old = surrogate_frequencies(net, moments.mean(), DenseMetric(A_explore));
+        const double r_old = w_old.size() ? w_old.maxCoeff() : 0.0;
+        const double r_new = omega2.size() ? omega2.maxCoeff() : 0.0;
+        if (r_old > 0 && r_new > 0) eps *= std::sqrt(r_old / r_new);
+        eps *= 0.5;
+      }
+    }
+    sham.reset(new Hamiltonian<SurrogateField<RandomBasisNetwork>, DenseMetric>(field, DenseMetric(A)));
     SurrogateHmcConfig hcfg;
     hcfg.max_delta_H = sc.nuts.max_delta_H;
-    SurrogateHmc<Target<P>, RandomBasisNetwork, M> shmc(true_target, *sham, hcfg);
+    SurrogateHmc<Target<P>, RandomBasisNetwork, DenseMetric> shmc(true_target, *sham, hcfg);
     SurrogateState state;
     state.z = PhasePoint(d);
     state.z.theta = z.theta;
     state.U_true = z.U;
     if (!shmc.refresh(state))
       throw std::runtime_error("the trained surrogate is not finite at the chain's position");
-    // The step size stays at the exploration's NUTS value (tuned for the true dynamics).
-    // What the surrogate's error costs grows with the trajectory's length, so tuning adapts
-    // the integration time T toward the acceptance rate trajectory_accept, between one step and
-    // T_max: twice the mean NUTS trajectory of the second half of exploration (jittered L_t
-    // averages half of L), at least pi in the adapted metric. Shrinking eps instead would
-    // buy acceptance only by hitting max_steps, at the cost of many surrogate steps.
-    // Robbins-Monro in log T, with the state kept inside [log eps, log T_max] (a target that
-    // one step cannot reach must not drive it off to -inf, from where it could not return),
-    // and the final value the average over the second half of tuning.
-    const double T_max = std::max(3.141592653589793, traj_n > 0 ? 2.0 * traj_sum / traj_n : 0.0);
-    const double eps = rep.explore_step_size;
+    const TrajectoryChoice choice =
+        auto_traj ? choose_trajectory(omega2, eps, sc.max_steps) : TrajectoryChoice{};
+    const double T_max = choice.steps > 0
+        ? choice.steps * eps
+        : std::max(kPi, traj_n > 0 ? 4.0 / 3.0 * traj_sum / traj_n : 0.0);
+    rep.predicted_ess_mean = choice.ess_mean;
+    rep.predicted_ess_square = choice.ess_square;
     auto steps_for = [&](double T) {
       if (sc.steps > 0) return sc.steps;
       return static_cast<int>(std::clamp(std::ceil(T / eps - 1e-9), 1.0, static_cast<double>(sc.max_steps)));
@@ -282,6 +388,7 @@ SurrogateChainOutput run_surrogate_chain(P& potential, M metric, const ChainConf
       }
       shmc.step_size() = eps;
       shmc.steps() = steps_for(T);
+      shmc.min_steps() = auto_traj ? jitter_low(shmc.steps()) : 1;
       const TransitionInfo info = shmc.transition(state, rng);
       if (i < cfg.warmup) {
         if (tune) {
@@ -297,7 +404,7 @@ SurrogateChainOutput run_surrogate_chain(P& potential, M metric, const ChainConf
       } else {
         if ((i - cfg.warmup) % cfg.thin == 0) save_transition(out, saved++, state.z.theta, info);
         if (online) {
-          online->add_value(state.z.theta, state.U_true - net.offset());
+          online->add_value(state.z.theta, state.U_true - net.offset() - net.base_value(state.z.theta));
           const double a = std::min(1.0, 1.0 / std::sqrt(static_cast<double>(++t_adapt)));
           if (srng.uniform() < a) {
             net.weights() = online->weights();

@@ -28,7 +28,7 @@ class StaticHmc {
 
   int steps_for(double eps) const {
     if (cfg_.steps > 0) return cfg_.steps;
-    const double L = std::ceil(3.141592653589793 / eps);
+    const double L = std::ceil(kPi / eps);
     return static_cast<int>(std::clamp(L, 1.0, static_cast<double>(cfg_.max_steps)));
   }
 

@@ -22,10 +22,13 @@ class SurrogateField {
     const double z = net_.value(theta);
     return std::isfinite(z) ? z : kInf;
   }
+  // Only the gradient is formed: the surrogate's value enters neither the trajectory nor
+  // the Metropolis step (which uses the true U), so the integrator is handed 0 as the
+  // "potential" of a finite gradient and +inf (a divergence) otherwise.
   double U_grad(const Vec& theta, Vec& g) {
     ++n_grad_;
-    const double z = net_.value_grad(theta, g);
-    return (std::isfinite(z) && g.allFinite()) ? z : kInf;
+    net_.grad(theta, g);
+    return g.allFinite() ? 0.0 : kInf;
   }
   long n_grad() const { return n_grad_; }
   Net& network() { return net_; }
@@ -36,7 +39,8 @@ class SurrogateField {
 };
 
 struct SurrogateHmcConfig {
-  int steps = 1;           // maximum leapfrog steps L; each transition uses L_t ~ U{1..L}
+  int steps = 1;           // maximum leapfrog steps L; each transition uses L_t ~ U{lo..L}
+  int min_steps = 1;       // lo (clamped to [1, L])
   bool jitter = true;
   double max_delta_H = 1000.0;
 };
@@ -57,6 +61,7 @@ class SurrogateHmc {
 
   double& step_size() { return eps_; }
   int& steps() { return cfg_.steps; }
+  int& min_steps() { return cfg_.min_steps; }
   Hamiltonian<Field, M>& hamiltonian() { return ham_; }
 
   // Refresh the surrogate's value and gradient at the current position (after the
@@ -69,7 +74,8 @@ class SurrogateHmc {
     ham_.sample_momentum(s.z, rng);
     const double H0 = s.U_true + s.z.K();
     const int L = std::max(1, cfg_.steps);
-    const int Lt = cfg_.jitter ? 1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(L))) : L;
+    const int lo = std::clamp(cfg_.min_steps, 1, L);
+    const int Lt = cfg_.jitter ? lo + static_cast<int>(rng.below(static_cast<std::uint64_t>(L - lo + 1))) : L;
     prop_ = s.z;
     bool ok = true;
     for (int i = 0; i < Lt && ok; ++i) ok = ham_.leapfrog(prop_, eps_);

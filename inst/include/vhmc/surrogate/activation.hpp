@@ -114,6 +114,30 @@ inline void value_d1(Activation a, double x, double& f, double& f1) {
   throw std::logic_error("act::value_d1: not an additive activation");
 }
 
+// out = sigma'(x) elementwise for an additive activation, from e = exp(-|x|) (or
+// exp(-2|x|) for tanh) as array expressions, so that Eigen's packet exp vectorises it:
+// softplus' = logistic = (x >= 0 ? 1 : e) / (1 + e); sigmoid' = l (1 - l) = e / (1 + e)^2;
+// tanh' = sech^2 = 4 e / (1 + e)^2 with e = exp(-2|x|). out may not alias x.
+inline void d1_array(Activation a, const Vec& x, Vec& out) {
+  out.resize(x.size());
+  switch (a) {
+    case Activation::Softplus:
+      out.array() = (-x.array().abs()).exp();
+      out.array() = (x.array() >= 0.0).select(1.0, out.array()) / (1.0 + out.array());
+      return;
+    case Activation::Sigmoid:
+      out.array() = (-x.array().abs()).exp();
+      out.array() = out.array() / (1.0 + out.array()).square();
+      return;
+    case Activation::Tanh:
+      out.array() = (-2.0 * x.array().abs()).exp();
+      out.array() = 4.0 * out.array() / (1.0 + out.array()).square();
+      return;
+    case Activation::Rbf: break;
+  }
+  throw std::logic_error("act::d1_array: not an additive activation");
+}
+
 // sigma''(x) and sigma'''(x) of an additive activation (SPEC B1.1 table).
 inline double d2(Activation a, double x) {
   double l, lc;

@@ -156,6 +156,8 @@ class RandomBasisNetwork {
     }
     v_ = Vec::Zero(s);
     b_ = 0.0;
+    Q_.resize(0, 0);
+    qb_.resize(0);
     u_.resize(d);
     gu_.resize(d);
     a_.resize(s);
@@ -168,6 +170,33 @@ class RandomBasisNetwork {
   Activation activation() const { return act_; }
   const Standardizer& standardizer() const { return st_; }
   bool empty() const { return W_.rows() == 0; }
+
+  // Quadratic base q(u) = u'Qu/2 + b'u added to the network (Q symmetric, d x d; in
+  // u-space). Why: a posterior near a Gaussian has a potential near a quadratic, which sums
+  // of ridge functions represent only coarsely; with the quadratic fitted first
+  // (fit_quadratic_gradients, trainer.hpp) the bases only fit the non-Gaussian remainder.
+  void set_quadratic(const Mat& Q, const Vec& b) {
+    if (Q.rows() != dim() || Q.cols() != dim() || b.size() != dim() || !Q.allFinite() || !b.allFinite())
+      throw std::invalid_argument("RandomBasisNetwork::set_quadratic: Q must be d x d and b of size d, finite");
+    Q_ = 0.5 * (Q + Q.transpose());
+    qb_ = b;
+  }
+  bool has_quadratic() const { return Q_.rows() > 0; }
+  const Mat& quadratic_Q() const { return Q_; }
+  // q(u(theta)) and grad_theta q (zero without a quadratic base).
+  double base_value(const Vec& theta) {
+    if (!has_quadratic()) return 0.0;
+    st_.to_u(theta, u_);
+    return quad_u(nullptr);
+  }
+  void base_grad(const Vec& theta, Vec& g) {
+    g.setZero(dim());
+    if (!has_quadratic()) return;
+    st_.to_u(theta, u_);
+    gu_.setZero();
+    quad_u(&gu_);
+    st_.grad_to_theta(gu_, g);
+  }
 
   // u-space bases: w_hat (s x d) and d_hat (s); for RBF the centres and squared widths.
   const Mat& w_hat() const { return W_; }
@@ -203,6 +232,26 @@ class RandomBasisNetwork {
     return z;
   }
 
+  // g = grad_theta z only (the value is not formed): what surrogate trajectories need. For
+  // additive nodes sigma'(a) comes from array expressions with one exp per node, which
+  // Eigen vectorises (act::d1_array); this is the inner loop of surrogate HMC.
+  void grad(const Vec& theta, Vec& g) {
+    if (W_.rows() == 0) throw std::logic_error("RandomBasisNetwork: no bases drawn");
+    st_.to_u(theta, u_);
+    if (is_additive(act_)) {
+      a_.noalias() = W_ * u_;
+      a_ += aux_;
+      act::d1_array(act_, a_, r_);
+      r_.array() *= v_.array();
+      gu_.noalias() = W_.transpose() * r_;
+      if (has_quadratic()) quad_u(&gu_);
+    } else {
+      value_u(&gu_);
+    }
+    if (g.size() != gu_.size()) g.resize(gu_.size());
+    st_.grad_to_theta(gu_, g);
+  }
+
   // theta-space Hessian L^{-T} H_u L^{-1}, H_u = W_hat' diag(v o sigma''(a)) W_hat (additive)
   // or sum_i v_i phi_i [(u-c_i)(u-c_i)'/ell_i^4 - I/ell_i^2] (RBF). Allocates.
   Mat hessian(const Vec& theta) {
@@ -226,6 +275,7 @@ class RandomBasisNetwork {
       Hu.noalias() = D.transpose() * (D.array().colwise() * r_.array()).matrix();
       Hu.diagonal().array() -= diag;
     }
+    if (has_quadratic()) Hu += Q_;
     const auto Lt = st_.L.triangularView<Eigen::Lower>().transpose();
     Mat X = Lt.solve(Hu);                             // L^{-T} H_u
     Mat H = Lt.solve(Mat(X.transpose()));             // L^{-T} H_u L^{-1}
@@ -344,7 +394,16 @@ class RandomBasisNetwork {
         *gu -= r_.sum() * u_;
       }
     }
+    if (has_quadratic()) z += quad_u(gu);
     return z + b_;
+  }
+
+  // q(u_) = u'Qu/2 + b'u; adds Qu + b to *gu when gu != nullptr.
+  double quad_u(Vec* gu) {
+    qg_.noalias() = Q_ * u_;
+    const double q = u_.dot(0.5 * qg_ + qb_);
+    if (gu != nullptr) *gu += qg_ + qb_;
+    return q;
   }
 
   Activation act_ = Activation::Softplus;
@@ -355,8 +414,10 @@ class RandomBasisNetwork {
   Vec cnorm2_;     // RBF: |c_i|^2
   Vec v_;
   double b_ = 0.0;
+  Mat Q_;          // quadratic base (empty: none)
+  Vec qb_;
   // evaluation buffers (one chain per network)
-  Vec u_, gu_, a_, r_;
+  Vec u_, gu_, a_, r_, qg_;
 };
 
 }  // namespace vhmc

@@ -90,6 +90,30 @@ inline bool finite_rows(const Mat& X, const MY& Y, Mat& Xf, MY& Yf) {
 
 }  // namespace detail
 
+// Quadratic base of a gradient-trained surrogate (network.hpp set_quadratic): least squares
+// of the u-space gradients on [u, 1], g_u ~ Q u + b, then Q symmetrised (the gradient of
+// u'Qu/2 + b'u). O(n d^2) by normal equations of size d + 1, with a ridge of 1e-10 times
+// their mean diagonal against an exactly collinear set of points. The network is then fitted
+// to the residual gradients, so that it only carries the non-quadratic part of U.
+inline void fit_quadratic_gradients(const Standardizer& st, const Mat& thetas, const Mat& grads,
+                                    Mat& Q, Vec& b) {
+  const Eigen::Index d = thetas.cols();
+  Mat Ut, Gu;
+  st.rows_to_u_cols(thetas, Ut);
+  st.grad_rows_to_u_cols(grads, Gu);
+  Mat ZtZ(d + 1, d + 1), ZtG(d + 1, d);
+  ZtZ.topLeftCorner(d, d).noalias() = Ut * Ut.transpose();
+  ZtZ.topRightCorner(d, 1) = Ut.rowwise().sum();
+  ZtZ.bottomLeftCorner(1, d) = ZtZ.topRightCorner(d, 1).transpose();
+  ZtZ(d, d) = static_cast<double>(thetas.rows());
+  ZtG.topRows(d).noalias() = Ut * Gu.transpose();
+  ZtG.row(d) = Gu.rowwise().sum().transpose();
+  ZtZ.diagonal().array() += 1e-10 * ZtZ.diagonal().mean();
+  const Mat C = ZtZ.ldlt().solve(ZtG);  // (d + 1) x d: rows of Q' then b'
+  Q = 0.5 * (C.topRows(d) + C.topRows(d).transpose());
+  b = C.row(d).transpose();
+}
+
 // A trainer is bound to the network's bases at construction (redraw => new trainer). Rows
 // may be added in any number of calls; gram()/rhs()/solve() can be called between additions
 // (SPEC B2.2 `refresh_every`: accumulate, re-solve every k points).
