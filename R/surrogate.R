@@ -130,6 +130,7 @@ match_choice <- function(x, arg, choices) {
 # The sampler list the core reads, with the defaults that depend on the run filled in.
 # Checked before any chain starts.
 prepare_sampler <- function(sampler, warmup) {
+  if (identical(sampler$name, "variational_hmc")) return(prepare_variational(sampler, warmup))
   if (!identical(sampler$name, "surrogate_hmc")) return(sampler)
   explore <- sampler$explore %||% max(min(warmup, 100L), floor(0.6 * warmup))
   if (explore > warmup) {

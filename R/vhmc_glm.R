@@ -96,7 +96,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
     stop_arg("prior_aux", sprintf("was given, but the %s family has no auxiliary parameter",
                                   family$family), "Leave `prior_aux` out for this family.")
   }
-  if (!is_sampler(sampler)) stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc() or surrogate_hmc().")
+  if (!is_sampler(sampler)) stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc(), surrogate_hmc() or variational_hmc().")
   args <- check_run_args(chains, iter, warmup, thin, cores)
   sampler <- prepare_sampler(sampler, args$warmup)
   progress <- check_flag(progress, "progress")
@@ -115,6 +115,11 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   seed <- resolve_seed(seed)
   spec <- glm_spec(model, family, priors)
   inits <- glm_inits(init, spec, model, args$chains, seed)
+  potential_at <- function(theta) {
+    r <- vhmc_glm_potential(spec, matrix(theta, 1L))
+    list(value = r$value[1L], gradient = r$gradient[1L, ])
+  }
+  sampler <- with_laplace(sampler, potential_at, inits$internal[[1]])
 
   refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
   chain_fun <- function(chain) {
@@ -137,6 +142,11 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   )
   class(fit) <- c("vhmc_glm", class(fit))
   fit$surrogate <- chain_surrogates(results)
+  fit$variational <- chain_variationals(results)
+  if (isTRUE(sampler$importance)) {
+    fit$variational <- add_importance(fit$variational, results,
+                                      function(th) vhmc_glm_potential(spec, th)$value)
+  }
   check_fit(fit)
   check_surrogate(fit)
   fit

@@ -20,7 +20,8 @@
 #'   vector, called with the chain id if it takes an argument.
 #' @param parameters Parameter names (a character vector), or their number; needed only
 #'   when `init = NULL`. Otherwise names come from `init`, defaulting to `theta[1]`, ...
-#' @param sampler A sampler from [nuts()] (default), [hmc()] or [surrogate_hmc()].
+#' @param sampler A sampler from [nuts()] (default), [hmc()], [surrogate_hmc()] or
+#'   [variational_hmc()].
 #' @param chains Number of chains.
 #' @param iter Iterations per chain, warmup included.
 #' @param warmup Warmup (adaptation) iterations per chain; discarded.
@@ -60,7 +61,8 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
     stop_arg("gradient", sprintf("must be NULL or a function, not %s", describe(gradient)))
   }
   if (!is_sampler(sampler)) {
-    stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc() or surrogate_hmc().")
+    stop_arg("sampler", "must be a sampler object",
+             "Use nuts(), hmc(), surrogate_hmc() or variational_hmc().")
   }
   args <- check_run_args(chains, iter, warmup, thin, cores)
   sampler <- prepare_sampler(sampler, args$warmup)
@@ -75,6 +77,12 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
             " log-density evaluations per gradient). Supply `gradient` for speed and accuracy.")
   }
   refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
+  grad_fun <- gradient %||% function(theta) fd_gradient(log_density, theta)
+  potential_at <- function(theta) {
+    names(theta) <- par_names
+    list(value = -log_density(theta), gradient = -grad_fun(theta))
+  }
+  sampler <- with_laplace(sampler, potential_at, unname(inits[[1]]))
 
   chain_fun <- function(chain) {
     potential <- r_potential(log_density, gradient, par_names)
@@ -95,6 +103,12 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
     inits = inits, call = call
   )
   fit$surrogate <- chain_surrogates(results)
+  fit$variational <- chain_variationals(results)
+  if (isTRUE(sampler$importance)) {
+    fit$variational <- add_importance(fit$variational, results, function(th) {
+      apply(th, 1L, function(row) -log_density(stats::setNames(row, par_names)))
+    })
+  }
   check_fit(fit)
   check_surrogate(fit)
   fit

@@ -6,6 +6,7 @@
 
 #include <vhmc/vhmc.hpp>
 #include <vhmc/driver/run_surrogate_chain.hpp>
+#include <vhmc/driver/run_variational_chain.hpp>
 
 namespace vhmc_glue {
 
@@ -58,6 +59,20 @@ inline vhmc::SurrogateConfig surrogate_config(const Rcpp::List& sampler) {
   c.adaptive = Rcpp::as<bool>(sampler["adaptive"]);
   c.max_train = static_cast<long>(Rcpp::as<double>(sampler["max_train"]));
   c.nuts.max_depth = Rcpp::as<int>(sampler["max_treedepth"]);
+  return c;
+}
+
+inline vhmc::VariationalConfig variational_config(const Rcpp::List& sampler) {
+  vhmc::VariationalConfig c;
+  const SEXP hidden = sampler["hidden"];
+  c.hidden = Rf_isNull(hidden) ? 0 : Rcpp::as<int>(hidden);
+  c.activation = vhmc::activation_from_name(Rcpp::as<std::string>(sampler["activation"]));
+  c.lambda = Rcpp::as<double>(sampler["lambda_value"]);
+  c.train_until = Rcpp::as<int>(sampler["train_until"]);
+  c.schedule = Rcpp::as<double>(sampler["schedule_value"]);
+  c.steps = Rcpp::as<int>(sampler["steps"]);
+  c.adapt_delta = Rcpp::as<double>(sampler["adapt_delta"]);
+  c.final_mu_one = Rcpp::as<std::string>(sampler["final_mu"]) == "one";
   return c;
 }
 

@@ -91,6 +91,20 @@ inline Rcpp::List surrogate_to_r(const vhmc::SurrogateReport& r) {
   return res;
 }
 
+inline Rcpp::List variational_to_r(const vhmc::VariationalReport& r) {
+  using Rcpp::_;
+  return Rcpp::List::create(
+      _["hidden"] = r.hidden, _["activation"] = r.activation, _["lambda"] = r.lambda,
+      _["n_train"] = static_cast<double>(r.n_train), _["n_holdout"] = static_cast<double>(r.n_holdout),
+      _["update_seconds"] = r.update_seconds, _["grad_rmse"] = r.grad_rmse,
+      _["grad_rel_error"] = r.grad_rel_error, _["score_distance"] = r.score_distance,
+      _["mu_final"] = r.mu_final, _["schedule"] = r.schedule, _["steps"] = r.steps,
+      _["train_until"] = r.train_until,
+      _["n_surrogate_grad"] = static_cast<double>(r.n_surrogate_grad),
+      _["draw_potential"] = Rcpp::NumericVector(r.draw_potential.data(),
+                                                r.draw_potential.data() + r.draw_potential.size()));
+}
+
 template <class P>
 Rcpp::List run_potential(P& potential, const Rcpp::List& sampler, const Rcpp::List& run,
                          const vhmc::Vec& init) {
@@ -106,6 +120,18 @@ Rcpp::List run_potential(P& potential, const Rcpp::List& sampler, const Rcpp::Li
       res["surrogate"] = surrogate_to_r(out.surrogate);
       return res;
     });
+  }
+  if (Rcpp::as<std::string>(sampler["name"]) == "variational_hmc") {
+    const vhmc::ChainConfig cfg = chain_config(sampler, run);
+    const vhmc::VariationalConfig vc = variational_config(sampler);
+    const vhmc::Vec mode = Rcpp::as<vhmc::Vec>(sampler["laplace_mode"]);
+    const vhmc::Mat hess = Rcpp::as<vhmc::Mat>(sampler["laplace_hessian"]);
+    vhmc::Callbacks cb = r_callbacks();
+    const vhmc::VariationalChainOutput out =
+        vhmc::run_variational_chain(potential, mode, hess, cfg, vc, init, cb);
+    Rcpp::List res = to_r(out.chain, false);
+    res["variational"] = variational_to_r(out.variational);
+    return res;
   }
   vhmc::Target<P> target(potential);
   return with_metric(sampler, d, [&](auto metric) {

@@ -16,6 +16,7 @@
 #include <vhmc/surrogate/network.hpp>
 #include <vhmc/surrogate/trainer.hpp>
 #include <vhmc/sampler/trajectory_length.hpp>
+#include <vhmc/sampler/variational_field.hpp>
 
 namespace {
 
@@ -672,4 +673,34 @@ TEST_CASE("trajectory length: closed-form sums and the ESS rule", "[surrogate]")
   Vec unstable(1);
   unstable << 1e6;
   CHECK(choose_trajectory(unstable, eps, 100).steps == 0);
+}
+
+TEST_CASE("variational field: V blends the network with the Laplace quadratic", "[surrogate]") {
+  Rng rng(404, 2);
+  const int d = 3, s = 25;
+  const Standardizer st = dense_standardizer(rng, d);
+  RandomBasisNetwork net;
+  net.draw(s, Activation::Softplus, st, rng);
+  net.weights() = normal_vec(rng, s);
+  const Vec mode = normal_vec(rng, d);
+  Mat B = Mat::Random(d, d);
+  const Mat H = B * B.transpose() + Mat::Identity(d, d);
+  vhmc::VariationalField field(net, mode, H);
+  const Vec th = normal_vec(rng, d);
+  for (double mu : {0.0, 0.3, 1.0}) {
+    field.mu() = mu;
+    Vec g;
+    const double v = field.U_grad(th, g);
+    const Vec diff = th - mode;
+    CHECK(v == Approx(mu * net.value(th) + 0.5 * (1 - mu) * diff.dot(H * diff)).epsilon(1e-13));
+    CHECK(field.U(th) == Approx(v).epsilon(1e-14));
+    Vec fd(d);
+    for (int j = 0; j < d; ++j) {
+      Vec tp = th, tm = th;
+      tp[j] += 1e-5;
+      tm[j] -= 1e-5;
+      fd[j] = (field.U(tp) - field.U(tm)) / 2e-5;
+    }
+    CHECK(rel_err(g, fd) < 1e-7);
+  }
 }

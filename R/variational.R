@@ -1,0 +1,274 @@
+# variational_hmc(): approximate HMC on a surrogate trained online by score matching and
+# blended with the Laplace approximation (SPEC B4). The constructor validates; the Laplace
+# anchor is computed in R before the chains (laplace_anchor); the core
+# (driver/run_variational_chain.hpp) trains and samples; helpers summarise the result.
+
+#' Variational HMC (approximate)
+#'
+#' Hamiltonian Monte Carlo on a free-form variational approximation of the posterior
+#' (Zhang, Shahbaba and Zhao 2018): a neural network with random, fixed hidden bases whose
+#' output weights are fitted online, by score matching, to the true gradients at the
+#' accepted states of the chain itself, blended early on with the Laplace approximation.
+#' After training the chain never evaluates the log density or its gradient again, so
+#' sampling costs nothing per observation. **The draws come from the approximation q, not
+#' from the posterior**: there is no correction for the approximation error, which
+#' [variational_info()] estimates.
+#'
+#' Before the chains start, the mode and the Hessian there are found (BFGS with the true
+#' gradient, `optim()`, then Newton steps; the Hessian by central differences of the
+#' gradient, made positive definite if needed, with a warning). The bases are drawn in
+#' coordinates standardised by this Laplace approximation, whose covariance is also the
+#' metric. At iteration `t` of the first `train_until` iterations the chain runs HMC on
+#' `V_t = mu_t z + (1 - mu_t) / 2 (theta - mode)' H (theta - mode)` with
+#' `mu_t = 1 - exp(-t / schedule)` (`z` the network) and accepts with the *surrogate*
+#' Hamiltonian; every accepted proposal's true gradient updates the output weights by the
+#' exact recursive ridge (Woodbury) solution, except every tenth, which is held out to
+#' measure the final approximation's score-matching error. The step size is adapted by dual
+#' averaging toward `adapt_delta` while training, then frozen; after `train_until`, `mu` and
+#' the weights are frozen too (`final_mu = "one"` sets `mu = 1`, the paper's literal variant,
+#' which can make `exp(-V)` improper) and the chain samples `q ~ exp(-V)`.
+#'
+#' @param hidden Number of hidden units; `NULL` uses `min(2000, max(50, 40 d))`.
+#' @param schedule The time constant of `mu_t`; `NULL` uses `train_until / 10`, so that
+#'   `mu` reaches `1 - exp(-10)` when training stops.
+#' @param train_until Iterations with online training, at most `warmup`; `NULL` uses all
+#'   of warmup.
+#' @param lambda Ridge penalty of the score-matching fit (standardised coordinates);
+#'   `NULL` uses 1e-3.
+#' @param activation `"softplus"` (default), `"sigmoid"`, `"tanh"` or `"rbf"`.
+#' @param steps Maximum leapfrog steps per iteration (drawn uniformly in `1..steps`).
+#' @param adapt_delta Target acceptance rate of the step-size adaptation during training.
+#' @param final_mu `"frozen"` (default) keeps `mu` at its value when training stops;
+#'   `"one"` uses the surrogate alone afterwards.
+#' @param importance Also evaluate the true log density at every draw after sampling (one
+#'   evaluation per draw, reported) for importance-sampling diagnostics of the approximation
+#'   (Pareto k when the loo package is installed, and the normalised-weight ESS).
+#' @return An object of class `c("vhmc_variational_hmc", "vhmc_sampler")`.
+#' @references Zhang, C., Shahbaba, B. and Zhao, H. (2018). Variational Hamiltonian Monte
+#'   Carlo via score matching. *Bayesian Analysis* 13, 485-506.
+#' @seealso [variational_info()], [surrogate_hmc()] for the exact counterpart.
+#' @examples
+#' variational_hmc()
+#' \donttest{
+#' set.seed(1)
+#' X <- matrix(rnorm(2000 * 3), 2000)
+#' d <- data.frame(y = rbinom(2000, 1, plogis(X %*% c(1, -1, 0.5))), X)
+#' fit <- vhmc_glm(y ~ ., data = d, family = binomial(), sampler = variational_hmc(),
+#'                 chains = 2, seed = 1, progress = FALSE)
+#' fit
+#' variational_info(fit)
+#' }
+#' @export
+variational_hmc <- function(hidden = NULL, schedule = NULL, train_until = NULL, lambda = NULL,
+                            activation = c("softplus", "sigmoid", "tanh", "rbf"), steps = 20,
+                            adapt_delta = 0.7, final_mu = c("frozen", "one"),
+                            importance = FALSE) {
+  new_sampler("variational_hmc",
+    hidden = if (is.null(hidden)) NULL else check_count(hidden, "hidden", 1),
+    schedule = if (is.null(schedule)) NULL else
+      check_number(schedule, "schedule", 0, Inf, open = c(TRUE, TRUE)),
+    train_until = if (is.null(train_until)) NULL else check_count(train_until, "train_until", 0),
+    lambda = if (is.null(lambda)) NULL else
+      check_number(lambda, "lambda", 0, Inf, open = c(TRUE, TRUE)),
+    activation = match_choice(activation, "activation", c("softplus", "sigmoid", "tanh", "rbf")),
+    steps = check_count(steps, "steps", 1),
+    adapt_delta = check_number(adapt_delta, "adapt_delta", 0, 1, open = c(TRUE, TRUE)),
+    final_mu = match_choice(final_mu, "final_mu", c("frozen", "one")),
+    importance = check_flag(importance, "importance"),
+    metric = "dense",
+    step_size = NULL,
+    init_accept = 0.8
+  )
+}
+
+# Run-dependent defaults, checked before anything is evaluated.
+prepare_variational <- function(sampler, warmup) {
+  train_until <- sampler$train_until %||% warmup
+  if (train_until > warmup) {
+    stop_arg("sampler", sprintf("has train_until = %d, more than warmup = %d", train_until, warmup),
+             "Lower `train_until` or raise `warmup`.")
+  }
+  if (train_until < 1L) {
+    stop_arg("warmup", "is 0, so variational_hmc() has no iterations to train its surrogate",
+             "Use warmup >= 100 (ideally several hundred).")
+  }
+  sampler$train_until <- as.integer(train_until)
+  sampler$schedule_value <- sampler$schedule %||% max(1, train_until / 10)
+  sampler$lambda_value <- sampler$lambda %||% 1e-3
+  sampler
+}
+
+# The Laplace anchor: mode and Hessian of the potential U (value_grad(theta) returns
+# list(value = U, gradient = grad U)), from `init`. BFGS with the gradient, then up to 20
+# Newton steps with the Hessian from central differences of the gradient. Errors, before any
+# chain runs, when U is not finite at init or no finite optimum is found.
+laplace_anchor <- function(value_grad, init) {
+  U <- function(th) {
+    v <- tryCatch(value_grad(th)$value, error = function(e) NaN)
+    if (is.finite(v)) v else Inf
+  }
+  G <- function(th) tryCatch(value_grad(th)$gradient, error = function(e) rep(NaN, length(th)))
+  if (!is.finite(U(init))) {
+    stop_arg("init", "gives a non-finite log density, so variational_hmc() cannot start its mode search",
+             "Supply `init` values where the log density is finite.")
+  }
+  opt <- stats::optim(init, U, G, method = "BFGS", control = list(maxit = 2000, reltol = 1e-14))
+  theta <- opt$par
+  hess <- fd_hessian(G, theta)
+  for (k in seq_len(20)) {
+    g <- G(theta)
+    if (!all(is.finite(g)) || !all(is.finite(hess))) break
+    ch <- tryCatch(chol(hess), error = function(e) NULL)
+    if (is.null(ch) || sqrt(sum(g^2)) < 1e-8 * max(1, abs(U(theta)))) break
+    step <- backsolve(ch, forwardsolve(t(ch), g))
+    new <- theta - step
+    if (!is.finite(U(new)) || U(new) > U(theta) + 1e-10 * max(1, abs(U(theta)))) break
+    theta <- new
+    hess <- fd_hessian(G, theta)
+  }
+  g <- G(theta)
+  if (!is.finite(U(theta)) || !all(is.finite(g)) || !all(is.finite(hess))) {
+    stop("variational_hmc(): no finite posterior mode was found (the optimiser ended at a point ",
+         "where the log density or its gradient is not finite). Check that the posterior is ",
+         "proper (e.g. priors on every parameter) or supply `init` near the mode.", call. = FALSE)
+  }
+  scale <- sqrt(sum(g^2)) / max(1, sqrt(sum(diag(hess)^2)))
+  if (opt$convergence != 0 && scale > 1e-3) {
+    stop("variational_hmc(): the mode search did not converge (gradient norm ",
+         format(signif(sqrt(sum(g^2)), 3)), "). The posterior may have no finite mode; check ",
+         "the priors or supply `init` near the mode.", call. = FALSE)
+  }
+  ev <- eigen(hess, symmetric = TRUE, only.values = TRUE)$values
+  top <- max(abs(ev), 1e-300)
+  if (abs(min(ev)) <= 1e-10 * top || min(ev) < -1e-3 * top) {
+    stop("variational_hmc(): the optimiser's end point is not a finite posterior mode (the ",
+         "Hessian there is ", if (min(ev) < 0) "indefinite" else "singular",
+         ": the posterior is flat or improper in some direction, or has a saddle). ",
+         "Check that every parameter has a proper prior and is identified.", call. = FALSE)
+  }
+  shift <- 0
+  if (min(ev) <= 1e-8 * top) {
+    shift <- 1e-6 * max(abs(ev)) - min(ev)
+    hess <- hess + diag(shift, length(theta))
+    warning("variational_hmc(): the Hessian at the mode is not positive definite; ", format(signif(shift, 3)),
+            " was added to its diagonal for the Laplace approximation.", call. = FALSE)
+  }
+  list(mode = as.numeric(theta), hessian = hess, value = U(theta), gradient_norm = sqrt(sum(g^2)),
+       shift = shift)
+}
+
+# Central differences of a gradient function, symmetrised.
+fd_hessian <- function(G, theta) {
+  h <- 1e-5 * pmax(1, abs(theta))
+  H <- vapply(seq_along(theta), function(j) {
+    e <- theta
+    e[j] <- theta[j] + h[j]
+    up <- G(e)
+    e[j] <- theta[j] - h[j]
+    (up - G(e)) / (2 * h[j])
+  }, numeric(length(theta)))
+  H <- matrix(H, length(theta))
+  (H + t(H)) / 2
+}
+
+# Attach the Laplace anchor to a variational_hmc sampler (other samplers pass through).
+with_laplace <- function(sampler, value_grad, init) {
+  if (!identical(sampler$name, "variational_hmc")) return(sampler)
+  la <- laplace_anchor(value_grad, init)
+  sampler$laplace_mode <- la$mode
+  sampler$laplace_hessian <- la$hessian
+  sampler$laplace <- la
+  sampler
+}
+
+# Importance diagnostics per chain: potential_rows(theta) gives U at each row of a matrix of
+# draws on the core's scale (one true evaluation per draw, counted in n_potential).
+add_importance <- function(reports, results, potential_rows) {
+  for (c in seq_along(reports)) {
+    U <- potential_rows(results[[c]]$draws)
+    reports[[c]]$importance <- importance_diagnostics(U, reports[[c]]$draw_potential)
+  }
+  reports
+}
+
+# Per-chain variational reports (variational_hmc only; NULL otherwise).
+chain_variationals <- function(results) {
+  if (is.null(results[[1]]$variational)) return(NULL)
+  lapply(results, `[[`, "variational")
+}
+
+# Importance diagnostics of q against the posterior from U at the draws (internal coordinates,
+# matrix rows) and V at the same draws: log w = -U + V, up to a constant.
+importance_diagnostics <- function(U, V) {
+  logw <- -U + V
+  ok <- is.finite(logw)
+  logw <- logw[ok]
+  w <- exp(logw - max(logw))
+  w <- w / sum(w)
+  k <- NA_real_
+  if (requireNamespace("loo", quietly = TRUE) && length(logw) >= 10) {
+    k <- tryCatch(suppressWarnings(loo::psis(logw, r_eff = NA)$diagnostics$pareto_k),
+                  error = function(e) NA_real_)
+  }
+  list(pareto_k = k, ess = 1 / sum(w^2), n = length(logw), n_nonfinite = sum(!ok))
+}
+
+#' What variational HMC did
+#'
+#' For fits with [variational_hmc()]: per chain, the network, the number of true gradients
+#' it was trained on (the only data access) and held out, the time spent in the online
+#' updates, the final blending weight `mu`, and the quality of the approximation:
+#' `grad_rel_error`, the relative error ||grad V - grad U|| / ||grad U|| of the final
+#' variational potential on held-out training states (standardised coordinates), and
+#' `score_distance`, half the mean squared error there (the empirical score-matching
+#' distance). With `importance = TRUE`, also the Pareto k of the importance weights
+#' posterior / q at the draws (below 0.7: q is usable as a proposal for the posterior;
+#' needs the loo package) and their normalised-weight effective sample size, from one true
+#' log-density evaluation per draw.
+#'
+#' @param fit A fit made with `sampler = variational_hmc()`.
+#' @return A data frame with one row per chain.
+#' @examples
+#' \donttest{
+#' fit <- vhmc_glm(am ~ wt + hp, data = mtcars, family = binomial(),
+#'                 sampler = variational_hmc(), chains = 2, seed = 1, progress = FALSE)
+#' variational_info(fit)
+#' }
+#' @export
+variational_info <- function(fit) {
+  assert_vhmc_fit(fit)
+  if (is.null(fit$variational)) {
+    stop("`fit` was not made with variational_hmc(); it used ", sampler_label(fit$sampler), ".",
+         call. = FALSE)
+  }
+  v <- fit$variational
+  num <- function(name) vapply(v, function(x) as.numeric(x[[name]] %||% NA_real_), numeric(1))
+  out <- data.frame(
+    chain = seq_along(v), hidden = num("hidden"),
+    activation = vapply(v, `[[`, character(1), "activation"),
+    n_train = num("n_train"), n_holdout = num("n_holdout"), update_seconds = num("update_seconds"),
+    grad_rel_error = num("grad_rel_error"), score_distance = num("score_distance"),
+    mu_final = num("mu_final"),
+    step_size = vapply(fit$adaptation, `[[`, numeric(1), "step_size"),
+    accept = vapply(fit$diagnostics, function(d) mean(d$accept_stat__), numeric(1)),
+    n_grad = fit$counts$n_grad, n_surrogate_grad = num("n_surrogate_grad")
+  )
+  if (!is.null(v[[1]]$importance)) {
+    out$pareto_k <- vapply(v, function(x) x$importance$pareto_k, numeric(1))
+    out$importance_ess <- vapply(v, function(x) x$importance$ess, numeric(1))
+    out$n_importance_evals <- vapply(v, function(x) x$importance$n + x$importance$n_nonfinite, numeric(1))
+  }
+  out
+}
+
+# One line for print(): the draws are from the approximation.
+variational_line <- function(fit) {
+  info <- variational_info(fit)
+  sprintf(paste("variational: draws from the approximation q, NOT the posterior (no correction);",
+                "%d %s bases trained on %s true gradients; held-out gradient error %s%%%s"),
+          as.integer(info$hidden[1]), info$activation[1],
+          paste(unique(range(info$n_train)), collapse = "-"),
+          paste(unique(signif(range(100 * info$grad_rel_error), 2)), collapse = "-"),
+          if (!is.null(info$pareto_k)) sprintf("; Pareto k %s",
+            paste(unique(round(range(info$pareto_k), 2)), collapse = "-")) else "")
+}

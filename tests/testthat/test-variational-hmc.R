@@ -1,0 +1,82 @@
+# variational_hmc() is approximate: on a Gaussian its surrogate can be exact (the Laplace
+# blend and the score-matching fit recover the potential), so the moments must match; on
+# a logistic regression it must be close to NUTS and say how close.
+
+test_that("variational_hmc() validates its arguments", {
+  expect_error(variational_hmc(schedule = 0), "`schedule`")
+  expect_error(variational_hmc(schedule = -1), "`schedule`")
+  expect_error(variational_hmc(train_until = -1), "`train_until`")
+  expect_error(variational_hmc(lambda = 0), "`lambda`")
+  expect_error(variational_hmc(lambda = -1e-3), "`lambda`")
+  expect_error(variational_hmc(hidden = 0), "`hidden`")
+  expect_error(variational_hmc(final_mu = "two"), "`final_mu`")
+  expect_error(variational_hmc(importance = NA), "`importance`")
+  g <- gaussian_target(c(a = 0, b = 0), c(1, 1))
+  expect_error(quiet_sample(g, init = c(a = 0, b = 0), sampler = variational_hmc(train_until = 600),
+                            warmup = 500, iter = 600), "train_until = 600")
+})
+
+test_that("a posterior without a finite mode is a clear error before sampling", {
+  # Flat in b: no mode.
+  flat <- list(log_density = function(th) -0.5 * th[1]^2, gradient = function(th) c(-th[1], 0))
+  expect_error(quiet_sample(flat, init = c(a = 0, b = 0), sampler = variational_hmc(), iter = 400),
+               "mode")
+})
+
+test_that("on a correlated Gaussian the variational potential is exact and the moments match", {
+  skip_on_cran()
+  d <- 6
+  sds <- seq(1, 3, length.out = d)
+  S <- 0.6 * outer(sds, sds)
+  diag(S) <- sds^2
+  P <- solve(S)
+  mu <- seq(-1, 1, length.out = d)
+  target <- list(log_density = function(th) -0.5 * sum((th - mu) * (P %*% (th - mu))),
+                 gradient = function(th) -as.vector(P %*% (th - mu)))
+  fit <- quiet_sample(target, parameters = d, sampler = variational_hmc(), chains = 4,
+                      iter = 2000, seed = 11)
+  info <- variational_info(fit)
+  expect_true(all(info$grad_rel_error < 0.02))
+  expect_true(all(info$mu_final > 0.999))
+  expect_moments(fit, mu, sqrt(diag(S)))
+  # Training is the only data access: one true gradient per accepted training proposal.
+  expect_true(all(fit$counts$n_grad_sampling == 0))
+  expect_true(all(fit$counts$n_grad <= 1000))
+  expect_output(print(fit), "NOT the posterior")
+  expect_output(print(summary(fit)), "NOT the posterior")
+})
+
+test_that("on a logistic regression variational HMC is close to NUTS and reports its error", {
+  skip_on_cran()
+  set.seed(21)
+  n <- 3000
+  X <- matrix(rnorm(n * 3), n)
+  dat <- data.frame(y = rbinom(n, 1, plogis(0.3 + X %*% c(1, -1, 0.5))), X)
+  args <- list(y ~ ., data = dat, family = binomial(), chains = 4, iter = 2000, progress = FALSE,
+               seed = 3)
+  ref <- suppressWarnings(do.call(vhmc_glm, args))
+  fit <- suppressWarnings(do.call(vhmc_glm, c(args, sampler = list(variational_hmc(importance = TRUE)))))
+  m_ref <- colMeans(as.matrix(ref))
+  s_ref <- apply(as.matrix(ref), 2, sd)
+  m <- colMeans(as.matrix(fit))
+  s <- apply(as.matrix(fit), 2, sd)
+  expect_lt(max(abs(m - m_ref) / s_ref), 0.15)
+  expect_lt(max(abs(s / s_ref - 1)), 0.15)
+  info <- variational_info(fit)
+  expect_true(all(is.finite(info$grad_rel_error)))
+  expect_true(all(info$importance_ess > 0))
+  expect_equal(info$n_importance_evals, rep(1000, 4))
+  if (requireNamespace("loo", quietly = TRUE)) expect_true(all(is.finite(info$pareto_k)))
+  expect_equal(fit$counts$n_grad_sampling, rep(0, 4))
+  expect_error(variational_info(ref), "not made with variational_hmc")
+})
+
+test_that("variational HMC is reproducible across cores", {
+  skip_on_cran()
+  g <- gaussian_target(c(a = 1, b = -1), c(1, 2))
+  a <- quiet_sample(g, init = c(a = 0, b = 0), sampler = variational_hmc(hidden = 30), chains = 2,
+                    iter = 600, seed = 5, cores = 1)
+  b <- quiet_sample(g, init = c(a = 0, b = 0), sampler = variational_hmc(hidden = 30), chains = 2,
+                    iter = 600, seed = 5, cores = 2)
+  expect_identical(as.matrix(a), as.matrix(b))
+})
