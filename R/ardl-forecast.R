@@ -162,8 +162,10 @@ ardl_future_x <- function(object, newdata, h) {
 }
 
 check_series_new <- function(v, lab) {
+  if (anyNA(v)) stop_arg("newdata", sprintf("regressor `%s` has missing values", lab),
+                         "Forecasts need every future regressor value.")
   if (!is.numeric(v) || is.factor(v)) stop_arg("newdata", sprintf("regressor `%s` is not numeric", lab))
-  if (any(!is.finite(v))) stop_arg("newdata", sprintf("regressor `%s` has missing or non-finite values", lab))
+  if (any(!is.finite(v))) stop_arg("newdata", sprintf("regressor `%s` has non-finite values", lab))
 }
 
 # Time labels of the forecasts: newdata's time column, else continued from the fit's index.
@@ -190,11 +192,14 @@ ardl_future_time <- function(a, newdata, h) {
 #' @param digits Significant digits.
 #' @export
 print.vhmc_forecast <- function(x, digits = 4, ...) {
-  cat(sprintf("Forecasts of %s from an ARDL(%d, %s) fit: %d step%s ahead, %d predictive draws\n",
-              x$response, x$p, if (length(x$q)) paste(x$q, collapse = ", ") else "-", x$h,
-              if (x$h > 1) "s" else "", nrow(x$draws)))
+  cat(sprintf("Forecasts of %s from an %s fit: %d step%s ahead, %d predictive draws\n",
+              x$response, ardl_order_label(x), x$h, if (x$h > 1) "s" else "", nrow(x$draws)))
   tab <- x$forecast
-  if (all(is.na(tab$time))) tab$time <- NULL
+  if (all(is.na(tab$time))) {
+    tab$time <- NULL
+  } else if (is.numeric(tab$time)) {
+    tab$time <- format(tab$time, digits = 7)
+  }
   print(tab, digits = digits, row.names = FALSE)
   invisible(x)
 }

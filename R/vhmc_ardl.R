@@ -109,7 +109,6 @@ vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision 
     stop_arg("formula", sprintf("must be a two-sided formula such as y ~ x (or y ~ 1 for an AR model), not %s",
                                 if (inherits(formula, "formula")) deparse1(formula) else describe(formula)))
   }
-  p <- check_lag(p, "p")
   fixed <- !is.null(noise_precision)
   if (fixed) {
     noise_precision <- check_number(noise_precision, "noise_precision", 0, Inf, open = c(TRUE, FALSE))
@@ -127,40 +126,19 @@ vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision 
              "Give `noise_precision`, or set the priors with `prior`, `prior_intercept` and `prior_aux`.")
   }
   if (!is_sampler(sampler)) stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc() or surrogate_hmc().")
-  series <- ardl_series(formula, if (missing(data)) NULL else data, time,
-                        environment(formula))
-  m <- ncol(series$x)
-  q <- check_q(q, m, colnames(series$x))
-  if (p == 0L && m == 0L) {
-    stop_arg("p", "is 0 and the formula has no regressors, so the model has no lagged terms",
-             "Use p >= 1 for an autoregression, or add regressors to the formula.")
-  }
-  t0 <- max(p, q, 0L)
-  n_series <- length(series$y)
-  d <- as.integer(series$intercept) + p + sum(q + 1L)
-  min_rows <- d + 2L
-  if (n_series - t0 < min_rows) {
-    stop_arg("data", sprintf(paste("has %d observations, too few for ARDL(p = %d, q = %s): %d are lost",
-                                   "to the lags and the %d coefficients need at least %d more rows"),
-                             n_series, p, if (m) paste(q, collapse = ", ") else "-", t0, d, min_rows),
-             "Use smaller lag orders `p` and `q`, or a longer series.")
-  }
-  design <- ardl_design(series$y, series$x, p, q, series$intercept, series$yname)
-  Z <- design$Z
-  yy <- design$y
-
-  meta <- list(p = p, q = q, formula = formula, response = series$yname, regressors = colnames(series$x),
-               intercept = series$intercept, Z = Z, y = yy, t0 = t0,
-               series = series$y, x = series$x, time = series$time, time_name = series$time_name,
-               tsp = series$tsp, last_y = if (p) utils::tail(series$y, p) else numeric(),
-               last_x = if (m && max(q) > 0L) utils::tail(series$x, max(q)) else series$x[0, , drop = FALSE],
-               noise_precision = if (fixed) noise_precision, prior_precision = if (fixed) prior_precision)
-  label <- sprintf("ARDL(%d, %s) of %s, %s, %d observations (%d lost to lags)", p,
-                   if (m) paste(q, collapse = ", ") else "-", series$yname,
+  meta <- ardl_build(formula, if (missing(data)) NULL else data, p, q, time)
+  Z <- meta$Z
+  yy <- meta$y
+  m <- length(meta$regressors)
+  meta$noise_precision <- if (fixed) noise_precision
+  meta$prior_precision <- if (fixed) prior_precision
+  series <- list(yname = meta$response, intercept = meta$intercept)
+  label <- sprintf("%s of %s, %s, %d observations (%d lost to lags)", ardl_order_label(meta),
+                   series$yname,
                    if (fixed) sprintf("fixed noise precision %s, prior precision %s",
                                       format(noise_precision), format(prior_precision))
                    else "gaussian noise with sigma estimated",
-                   nrow(Z), t0)
+                   nrow(Z), meta$t0)
 
   if (!fixed) {
     # Safe internal names for the formula; the readable names are restored afterwards.
@@ -176,7 +154,7 @@ vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision 
     readable <- colnames(Z)
     translate <- function(msg) {
       for (j in rev(seq_along(internal))) msg <- gsub(internal[j], readable[j], msg, fixed = TRUE)
-      gsub(".y.", series$yname, msg, fixed = TRUE)
+      gsub("`.y.`", paste0("`", series$yname, "`"), msg, fixed = TRUE)
     }
     fit <- withCallingHandlers(
       vhmc_glm(fml, data = lagged, family = gaussian(), prior = prior,
@@ -215,6 +193,44 @@ vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision 
   fit$call <- call
   class(fit) <- c("vhmc_ardl", class(fit))
   fit
+}
+
+# Everything about the data and lags, checked, before any sampling: the series, the lagged
+# design Z and response y (SPEC A6), and what forecasts start from.
+ardl_build <- function(formula, data, p, q, time = NULL) {
+  p <- check_lag(p, "p")
+  series <- ardl_series(formula, data, time, environment(formula))
+  m <- ncol(series$x)
+  q <- check_q(q, m, colnames(series$x))
+  if (p == 0L && m == 0L) {
+    stop_arg("p", "is 0 and the formula has no regressors, so the model has no lagged terms",
+             "Use p >= 1 for an autoregression, or add regressors to the formula.")
+  }
+  t0 <- max(p, q, 0L)
+  n_series <- length(series$y)
+  d <- as.integer(series$intercept) + p + sum(q + 1L)
+  min_rows <- d + 2L
+  if (n_series - t0 < min_rows) {
+    stop_arg("data", sprintf(paste("has %d observations, too few for ARDL(p = %d, q = %s): %d are lost",
+                                   "to the lags and the %d coefficients need at least %d more rows"),
+                             n_series, p, if (m) paste(q, collapse = ", ") else "-", t0, d, min_rows),
+             "Use smaller lag orders `p` and `q`, or a longer series.")
+  }
+  design <- ardl_design(series$y, series$x, p, q, series$intercept, series$yname)
+  list(p = p, q = q, formula = formula, response = series$yname,
+       regressors = colnames(series$x), intercept = series$intercept,
+       Z = design$Z, y = design$y, t0 = t0, series = series$y, x = series$x,
+       time = series$time, time_name = series$time_name, tsp = series$tsp,
+       last_y = series$y[seq.int(n_series - p + 1L, length.out = p)],
+       last_x = series$x[seq.int(n_series - (if (m) max(q) else 0L) + 1L, length.out = if (m) max(q) else 0L), ,
+                         drop = FALSE])
+}
+
+ardl_order_label <- function(a) {
+  q <- a$q
+  qs <- if (!length(q)) "-" else if (length(unique(q)) == 1L) q[1] else
+    sprintf("(%s)", paste(q, collapse = ", "))
+  sprintf("ARDL(%d, %s)", a$p, qs)
 }
 
 check_lag <- function(x, arg) {
