@@ -463,13 +463,28 @@ ardl_draws <- function(object) {
   list(w = m[, Zn, drop = FALSE], sigma = sigma)
 }
 
+# Posterior medians of the coefficients (also for fixed-precision fits, which are not GLMs).
+#' @noRd
 #' @export
 coef.vhmc_ardl <- function(object, ...) {
   apply(ardl_draws(object)$w, 2L, stats::median)
 }
 
+#' @noRd
 #' @export
 nobs.vhmc_ardl <- function(object, ...) nrow(object$ardl$Z)
+
+#' @noRd
+#' @export
+prior_summary.vhmc_ardl <- function(object, ...) {
+  a <- object$ardl
+  if (is.null(a$noise_precision)) return(NextMethod())
+  cat(sprintf("Coefficients (%d)\n  normal(location = 0, scale = %s) each (prior precision %s)\n",
+              ncol(a$Z), format(1 / sqrt(a$prior_precision)), format(a$prior_precision)))
+  cat(sprintf("Noise\n  fixed precision %s (sd %s)\n", format(a$noise_precision),
+              format(1 / sqrt(a$noise_precision))))
+  invisible(list(prior_precision = a$prior_precision, noise_precision = a$noise_precision))
+}
 
 #' Exact posterior of a conjugate model
 #'
