@@ -177,6 +177,13 @@ ardl_future_time <- function(a, newdata, h) {
   if (!is.null(a$tsp)) return(a$tsp[2L] + seq_len(h) / a$tsp[3L])
   tm <- a$time
   n <- length(tm)
+  if (n >= 2L && inherits(tm, "Date")) {
+    # Calendar steps: months, quarters and years have days that vary.
+    steps <- diff(as.numeric(tm))
+    by <- if (all(steps >= 28 & steps <= 31)) "month" else if (all(steps >= 89 & steps <= 92))
+      "quarter" else if (all(steps >= 365 & steps <= 366)) "year"
+    if (!is.null(by)) return(seq(tm[n], by = by, length.out = h + 1L)[-1L])
+  }
   if (n >= 2L && (is.numeric(tm) || inherits(tm, c("Date", "POSIXt")))) {
     steps <- diff(as.numeric(tm))
     if (all(abs(steps - steps[1L]) <= 1e-8 * max(1, abs(steps[1L])))) {
@@ -237,20 +244,20 @@ plot.vhmc_forecast <- function(x, n_history = NULL, col = "steelblue", xlab = "t
     hist$time <- seq_len(nrow(hist))
     ft <- nrow(hist) + seq_len(nrow(tab))
   }
+  tx <- hist$time
+  if (!(inherits(tx, c("Date", "POSIXct")) && inherits(ft, class(tx)[1L]))) {
+    tx <- as.numeric(tx)
+    ft <- as.numeric(ft)
+  }
   bands <- unlist(tab[grepl("^(lower|upper)_", names(tab))])
   ylim <- range(c(hist$y, tab$mean, bands), finite = TRUE)
-  xlim <- range(c(as.numeric(hist$time), as.numeric(ft)), finite = TRUE)
+  xlim <- range(c(tx, ft), na.rm = TRUE)
   if (is.null(main)) main <- sprintf("Forecasts of %s, %d step%s ahead", x$response, x$h,
                                      if (x$h > 1) "s" else "")
-  if (inherits(hist$time, "Date")) {
-    graphics::plot(hist$time, hist$y, type = "l", xlim = as.Date(xlim, origin = "1970-01-01"), ylim = ylim,
-                   xlab = xlab, ylab = ylab, main = main, ...)
-  } else {
-    graphics::plot(as.numeric(hist$time), hist$y, type = "l", xlim = xlim, ylim = ylim,
-                   xlab = xlab, ylab = ylab, main = main, ...)
-  }
+  graphics::plot(tx, hist$y, type = "l", xlim = xlim, ylim = ylim, xlab = xlab, ylab = ylab,
+                 main = main, ...)
   # Bands join the last observation so that the forecast starts from it.
-  x0 <- as.numeric(utils::tail(hist$time, 1))
+  x0 <- as.numeric(utils::tail(tx, 1))
   y0 <- utils::tail(hist$y, 1)
   xs <- c(x0, as.numeric(ft))
   for (i in rev(seq_along(x$level))) {
@@ -267,4 +274,40 @@ plot.vhmc_forecast <- function(x, n_history = NULL, col = "steelblue", xlab = "t
                                                   paste(format(100 * x$level), collapse = "/"))),
                    cex = 0.8)
   invisible(x)
+}
+
+# GLM methods with `newdata` would need the lagged columns: point ARDL users to forecast().
+ardl_no_newdata <- function(object, newdata, what) {
+  if (!is.null(newdata)) {
+    stop_arg("newdata", sprintf("is not supported by %s() for ARDL fits (new rows need the series' lags)", what),
+             "Use forecast(fit, newdata, h) for out-of-sample predictions.")
+  }
+}
+
+#' @noRd
+#' @export
+predict.vhmc_ardl <- function(object, newdata = NULL, ...) {
+  ardl_no_newdata(object, newdata, "predict")
+  NextMethod()
+}
+
+#' @noRd
+#' @export
+posterior_predict.vhmc_ardl <- function(object, newdata = NULL, ...) {
+  ardl_no_newdata(object, newdata, "posterior_predict")
+  NextMethod()
+}
+
+#' @noRd
+#' @export
+posterior_linpred.vhmc_ardl <- function(object, transform = FALSE, newdata = NULL, ...) {
+  ardl_no_newdata(object, newdata, "posterior_linpred")
+  NextMethod()
+}
+
+#' @noRd
+#' @export
+log_lik.vhmc_ardl <- function(object, newdata = NULL, ...) {
+  ardl_no_newdata(object, newdata, "log_lik")
+  NextMethod()
 }

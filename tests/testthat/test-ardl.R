@@ -212,6 +212,16 @@ test_that("forecasts have the documented shape and validate newdata", {
   expect_error(forecast(fit, newdata = transform(new, x2 = NA), h = 4), "regressor `x2` has missing")
   expect_error(forecast(fit, newdata = new, level = 95), "`level` must be probabilities")
   expect_error(forecast(fit, newdata = new, h = 0), "`h` must be a single whole number >= 1")
+  expect_error(predict(fit, newdata = new), "`newdata` is not supported by predict\\(\\) for ARDL fits.*forecast")
+  expect_error(posterior_predict(fit, newdata = new), "Use forecast")
+  expect_length(predict(fit), 58L)  # p = 2 lags: 60 - 2 rows
+  # A monthly Date column continues by calendar months, and labels the plot
+  dd <- transform(d, month = seq(as.Date("2001-01-01"), by = "month", length.out = 60))
+  fd <- suppressWarnings(vhmc_ardl(y ~ x1, dd, p = 1, q = 0, time = "month", chains = 1, iter = 200,
+                                   seed = 1, progress = FALSE))
+  fcd <- forecast(fd, newdata = new["x1"], seed = 1)
+  expect_equal(fcd$forecast$time, seq(as.Date("2006-01-01"), by = "month", length.out = 4))
+  expect_invisible(plot(fcd))
   # A ts fit continues its time index
   fts <- suppressWarnings(vhmc_ardl(lh ~ 1, lh, p = 1, chains = 1, iter = 200, seed = 1, progress = FALSE))
   expect_equal(forecast(fts, h = 3, seed = 1)$forecast$time, 49:51)
