@@ -143,6 +143,7 @@ vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision 
   if (!fixed) {
     # Safe internal names for the formula; the readable names are restored afterwards.
     internal <- sprintf("z%d.", seq_len(ncol(Z)))
+    internal[colnames(Z) == "(Intercept)"] <- "(Intercept)"
     lagged <- as.data.frame(Z[, setdiff(colnames(Z), "(Intercept)"), drop = FALSE])
     keep <- colnames(Z) != "(Intercept)"
     names(lagged) <- internal[keep]
@@ -412,7 +413,6 @@ ardl_glm_init <- function(init, readable, internal) {
     if (!is.null(names(v))) {
       hit <- match(names(v), readable)
       names(v)[!is.na(hit)] <- internal[hit[!is.na(hit)]]
-      names(v)[names(v) == "(Intercept)"] <- "(Intercept)"
     }
     v
   }

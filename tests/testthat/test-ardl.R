@@ -122,6 +122,22 @@ test_that("a sigma-estimated fit is a vhmc_glm fit with readable names and ARDL 
   expect_match(fit$model$label, "ARDL\\(1, 1\\) of y")
   expect_error(exact_posterior(fit), "`fit` is an ARDL fit with sigma estimated.*noise_precision")
   expect_error(exact_posterior(lm(y ~ x1, d)), "`fit` has no closed-form posterior")
+  # Initial values by the readable names; any sampler passes through, in both models.
+  init <- c("(Intercept)" = 0.3, L1.y = 0.5, L0.x1 = 0.8, sigma = 0.5)
+  f2 <- suppressWarnings(vhmc_ardl(y ~ x1, d, p = 1, q = 0, init = init, sampler = hmc(steps = 5),
+                                   chains = 1, iter = 100, seed = 1, progress = FALSE))
+  expect_equal(f2$inits[[1]], init)
+  expect_s3_class(f2$sampler, "vhmc_sampler")
+  expect_s3_class(f2$sampler, "vhmc_hmc")
+  expect_error(vhmc_ardl(y ~ x1, d, p = 1, q = 0, init = replace(init, "sigma", -1), chains = 1,
+                         iter = 100, progress = FALSE), "`init` gives sigma = -1")
+  f3 <- suppressWarnings(vhmc_ardl(y ~ x1, d, p = 1, q = 0, noise_precision = 4, init = init[1:3],
+                                   sampler = hmc(steps = 5), chains = 1, iter = 100, seed = 1,
+                                   progress = FALSE))
+  expect_equal(f3$inits[[1]], init[1:3])
+  expect_s3_class(f3$sampler, "vhmc_hmc")
+  expect_identical(posterior::variables(f3), names(init)[1:3])
+  expect_output(prior_summary(f3), "fixed precision 4")
   # Warnings of vhmc_glm() name the ARDL coefficients, not internal columns.
   d$x3 <- 2 * d$x1
   w <- character()
