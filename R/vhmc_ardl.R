@@ -18,6 +18,11 @@
 #'   are fitted by [vhmc_glm()] with `family = gaussian()`, so priors, samplers,
 #'   initial values and every method of GLM fits work as there (`predict()` and
 #'   `fitted()` give one-step-ahead predictions from observed lags).
+#'   The default priors are those of [vhmc_glm()] (weakly informative, autoscaled to the
+#'   data), not SPEC A6's unscaled \eqn{N(0, 10^2)}: vhmc_glm's intercept prior applies at
+#'   the predictor means, where an unscaled prior would conflict with a series whose level
+#'   is far from 0. Give `prior = normal(0, 10)` and `prior_intercept = normal(0, 10)` for
+#'   fixed scales (as the arK test does).
 #' * `noise_precision = alpha`: the fixed-precision model of the slides' Proposition,
 #'   \eqn{e_t \sim N(0, \alpha^{-1})}, \eqn{w \sim N(0, \beta^{-1} I)} with
 #'   \eqn{\beta} = `prior_precision`. The posterior is Gaussian, \eqn{N(\mu, \Sigma)} with
