@@ -256,6 +256,12 @@ test_that("the forecast recursion is exact: hand-computed ARDL paths and AR(1) m
     yy[t] <- sum(w * c(1, yy[t - 1], yy[t - 2], xx[t, 1], xx[t, 2], xx[t - 1, 1], xx[t - 1, 2]))
   }
   expect_equal(as.numeric(path), yy[31:33], tolerance = 1e-12)
+  # A distributed-lag model without intercept (p = 0, q = 2)
+  b0 <- build(y ~ 0 + x1, d, p = 0, q = 2)
+  w0 <- rbind(c(0.5, 0.3, 0.1))
+  path0 <- vhmc:::ardl_recursion(w0, 1, b0, cbind(x1 = c(1, 0, 0)), 3, rep(0, 3))
+  expect_equal(as.numeric(path0), c(0.5 + 0.3 * d$x1[30] + 0.1 * d$x1[29], 0.3 + 0.1 * d$x1[30], 0.1),
+               tolerance = 1e-12)
 
   # AR(1): the h-step mean of each draw is c (1 - phi^h) / (1 - phi) + phi^h y_T.
   skip_on_cran()
