@@ -272,3 +272,63 @@ variational_line <- function(fit) {
           if (!is.null(info$pareto_k)) sprintf("; Pareto k %s",
             paste(unique(round(range(info$pareto_k), 2)), collapse = "-")) else "")
 }
+
+#' The variational potential of a variational HMC fit
+#'
+#' Evaluates `V(theta) = mu z(theta) + (1 - mu)/2 (theta - mode)' H (theta - mode)`, the
+#' potential whose density `q ~ exp(-V)` a [variational_hmc()] chain sampled after training
+#' (up to an additive constant), at the rows of `theta`: for comparing the approximation
+#' with the posterior, e.g. on a grid.
+#'
+#' @param fit A [vhmc_sample()] fit made with `sampler = variational_hmc()`.
+#' @param theta A matrix with one row per point and one column per parameter (or a vector
+#'   for one point).
+#' @param chain Which chain's approximation (each chain trains its own).
+#' @return A numeric vector: `V` at each row (so `-V` is `log q` up to a constant).
+#' @examples
+#' \donttest{
+#' ld <- function(th) -0.5 * sum(th^2 / c(1, 4))
+#' fit <- vhmc_sample(ld, function(th) -th / c(1, 4), init = c(a = 0, b = 0),
+#'                    sampler = variational_hmc(hidden = 20), chains = 1, seed = 1,
+#'                    progress = FALSE)
+#' variational_potential(fit, rbind(c(0, 0), c(1, 1)))
+#' }
+#' @export
+variational_potential <- function(fit, theta, chain = 1L) {
+  assert_vhmc_fit(fit)
+  if (is.null(fit$variational)) {
+    stop("`fit` was not made with variational_hmc(); it used ", sampler_label(fit$sampler), ".",
+         call. = FALSE)
+  }
+  if (!identical(fit$model$type, "custom")) {
+    stop_arg("fit", "is a model fit; variational_potential() evaluates vhmc_sample() fits",
+             "Fit the log density with vhmc_sample() to evaluate its approximation.")
+  }
+  chain <- check_count(chain, "chain", 1)
+  if (chain > length(fit$variational)) stop_arg("chain", sprintf("must be at most %d", length(fit$variational)))
+  rep <- fit$variational[[chain]]
+  net <- rep$network
+  d <- length(net$m)
+  if (is.null(dim(theta))) theta <- matrix(theta, nrow = 1L)
+  if (!is.numeric(theta) || ncol(theta) != d) {
+    stop_arg("theta", sprintf("must be a numeric matrix with %d columns (one per parameter)", d))
+  }
+  U <- forwardsolve(net$L, t(theta) - net$m)          # d x n, u = L^{-1}(theta - m)
+  act <- rep$activation
+  h <- if (act == "rbf") {
+    dist2 <- outer(rowSums(net$w_hat^2), rep(1, ncol(U))) - 2 * net$w_hat %*% U +
+      outer(rep(1, nrow(net$w_hat)), colSums(U^2))
+    exp(-pmax(dist2, 0) / (2 * net$d_hat))
+  } else {
+    a <- net$w_hat %*% U + net$d_hat
+    switch(act,
+           softplus = pmax(a, 0) + log1p(exp(-abs(a))),
+           sigmoid = stats::plogis(a),
+           tanh = tanh(a))
+  }
+  z <- drop(crossprod(net$weights, h)) + net$offset
+  mu <- rep$mu_final
+  D <- t(theta) - fit$sampler$laplace_mode
+  quad <- colSums(D * (fit$sampler$laplace_hessian %*% D))
+  mu * z + 0.5 * (1 - mu) * quad
+}

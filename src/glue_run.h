@@ -102,7 +102,10 @@ inline Rcpp::List variational_to_r(const vhmc::VariationalReport& r) {
       _["train_until"] = r.train_until,
       _["n_surrogate_grad"] = static_cast<double>(r.n_surrogate_grad),
       _["draw_potential"] = Rcpp::NumericVector(r.draw_potential.data(),
-                                                r.draw_potential.data() + r.draw_potential.size()));
+                                                r.draw_potential.data() + r.draw_potential.size()),
+      _["network"] = Rcpp::List::create(_["w_hat"] = r.w_hat, _["d_hat"] = r.d_hat,
+                                        _["weights"] = r.weights, _["offset"] = r.offset,
+                                        _["m"] = r.st_m, _["L"] = r.st_L));
 }
 
 template <class P>

@@ -43,6 +43,11 @@ test_that("on a correlated Gaussian the variational potential is exact and the m
   expect_true(all(fit$counts$n_grad_sampling == 0))
   expect_true(all(fit$counts$n_grad <= 1000))
   expect_output(print(fit), "NOT the posterior")
+  # variational_potential() reproduces the core's V at the draws.
+  dr <- posterior::as_draws_array(fit)
+  V1 <- variational_potential(fit, matrix(dr[, 1, ], ncol = d), chain = 1)
+  expect_equal(V1, fit$variational[[1]]$draw_potential, tolerance = 1e-9)
+  expect_error(variational_potential(fit, matrix(0, 1, d + 1)), "`theta`")
   expect_output(print(summary(fit)), "NOT the posterior")
 })
 

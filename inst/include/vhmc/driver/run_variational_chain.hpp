@@ -49,6 +49,11 @@ struct VariationalReport {
   int steps = 0, train_until = 0;
   long n_surrogate_grad = 0;
   Vec draw_potential;           // V at each saved draw (for importance weights)
+  // The final V, for evaluating it elsewhere: u-space bases (s x d) and their biases (or RBF
+  // widths), output weights and offset, the standardisation (m, L) and the Laplace part.
+  Mat w_hat, st_L;
+  Vec d_hat, weights, st_m;
+  double offset = 0.0;
 };
 
 struct VariationalChainOutput {
@@ -199,6 +204,12 @@ VariationalChainOutput run_variational_chain(P& potential, const Vec& mode, cons
       rep.score_distance = 0.5 * se / n;
     }
     rep.n_surrogate_grad = field.n_grad();
+    rep.w_hat = net.w_hat();
+    rep.d_hat = net.d_hat();
+    rep.weights = net.weights();
+    rep.offset = net.offset();
+    rep.st_m = st.m;
+    rep.st_L = st.L;
     out.final_step_size = eps;
     report_metric(ham.metric(), out);
   } catch (const std::exception& e) {
