@@ -85,3 +85,19 @@ test_that("variational HMC is reproducible across cores", {
                     iter = 600, seed = 5, cores = 2)
   expect_identical(as.matrix(a), as.matrix(b))
 })
+
+test_that("on the beta-binomial model the approximation improves with hidden units (KL on a grid)", {
+  skip_on_cran()
+  source(system.file("bench", "betabinomial.R", package = "vhmc"), local = TRUE)
+  ld <- betabinomial_log_density(cancermortality$y, cancermortality$n)
+  grid <- betabinomial_grid(ld, g1 = seq(-8.2, -5.4, length.out = 120),
+                            g2 = seq(3, 24, length.out = 240))
+  kl <- vapply(c(5L, 50L), function(s) {
+    fit <- suppressMessages(suppressWarnings(vhmc_sample(
+      ld, init = c(logit_m = -7, log_K = 6), chains = 1, iter = 3000, warmup = 1500, seed = 7,
+      sampler = variational_hmc(hidden = s, schedule = 150), progress = FALSE)))
+    grid_kl(-variational_potential(fit, grid$points), grid$log_density)
+  }, numeric(1))
+  expect_lt(kl[2], kl[1])
+  expect_lt(kl[2], 0.01)
+})
