@@ -174,7 +174,13 @@ fd_hessian <- function(G, theta) {
 # Attach the Laplace anchor to a variational_hmc sampler (other samplers pass through).
 with_laplace <- function(sampler, value_grad, init) {
   if (!identical(sampler$name, "variational_hmc")) return(sampler)
-  la <- laplace_anchor(value_grad, init)
+  evals <- 0
+  counted <- function(theta) {
+    evals <<- evals + 1
+    value_grad(theta)
+  }
+  la <- laplace_anchor(counted, init)
+  la$evaluations <- evals
   sampler$laplace_mode <- la$mode
   sampler$laplace_hessian <- la$hessian
   sampler$laplace <- la
@@ -221,7 +227,11 @@ importance_diagnostics <- function(U, V) {
 #' `grad_rel_error`, the relative error ||grad V - grad U|| / ||grad U|| of the final
 #' variational potential on held-out training states (standardised coordinates), and
 #' `score_distance`, half the mean squared error there (the empirical score-matching
-#' distance). With `importance = TRUE`, also the Pareto k of the importance weights
+#' distance). `n_outside` counts the draws beyond the region the training states covered
+#' (standardised radius above 1.5 times theirs plus 3), where the network was never fitted:
+#' many of them mean that `q` extrapolates, and may even be improper. `laplace_evals` counts the evaluations of the potential and its gradient
+#' that the mode search and the Hessian took (once, before the chains). With
+#' `importance = TRUE`, also the Pareto k of the importance weights
 #' posterior / q at the draws (below 0.7: q is usable as a proposal for the posterior;
 #' needs the loo package) and their normalised-weight effective sample size, from one true
 #' log-density evaluation per draw.
@@ -251,7 +261,9 @@ variational_info <- function(fit) {
     mu_final = num("mu_final"),
     step_size = vapply(fit$adaptation, `[[`, numeric(1), "step_size"),
     accept = vapply(fit$diagnostics, function(d) mean(d$accept_stat__), numeric(1)),
-    n_grad = fit$counts$n_grad, n_surrogate_grad = num("n_surrogate_grad")
+    n_grad = fit$counts$n_grad, n_surrogate_grad = num("n_surrogate_grad"),
+    laplace_evals = fit$sampler$laplace$evaluations %||% NA_real_,
+    n_outside = num("n_outside")
   )
   if (!is.null(v[[1]]$importance)) {
     out$pareto_k <- vapply(v, function(x) x$importance$pareto_k, numeric(1))
@@ -259,6 +271,24 @@ variational_info <- function(fit) {
     out$n_importance_evals <- vapply(v, function(x) x$importance$n + x$importance$n_nonfinite, numeric(1))
   }
   out
+}
+
+# Warn when draws left the region the surrogate was trained on.
+check_variational <- function(fit) {
+  if (is.null(fit$variational)) return(invisible())
+  info <- variational_info(fit)
+  frac <- info$n_outside / vapply(fit$diagnostics, nrow, numeric(1))
+  bad <- frac > 0.01
+  if (any(bad)) {
+    warning(sprintf(paste(
+      "variational_hmc: %s of the draws of chain%s %s lie beyond the region the surrogate was",
+      "trained on, so the approximation extrapolates there and may be improper. To fix: a",
+      "longer training (`train_until`, `warmup`), a slower schedule (`schedule`) or a larger",
+      "ridge penalty (`lambda`); see variational_info(fit)."),
+      paste0(round(100 * max(frac[bad])), "%"), if (sum(bad) > 1) "s" else "",
+      paste(info$chain[bad], collapse = ", ")), call. = FALSE)
+  }
+  invisible()
 }
 
 # One line for print(): the draws are from the approximation.

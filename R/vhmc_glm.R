@@ -149,6 +149,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   }
   check_fit(fit)
   check_surrogate(fit)
+  check_variational(fit)
   fit
 }
 

@@ -111,6 +111,7 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
   }
   check_fit(fit)
   check_surrogate(fit)
+  check_variational(fit)
   fit
 }
 

@@ -49,6 +49,11 @@ struct VariationalReport {
   int steps = 0, train_until = 0;
   long n_surrogate_grad = 0;
   Vec draw_potential;           // V at each saved draw (for importance weights)
+  // Extrapolation check: the largest standardised radius ||L^{-1}(theta - mode)|| of the
+  // training states, and the saved draws beyond 1.5 times it plus 3 (where the network was
+  // never fitted, so q may be wrong there or even improper).
+  double train_radius = 0.0;
+  long n_outside = 0;
   // The final V, for evaluating it elsewhere: u-space bases (s x d) and their biases (or RBF
   // widths), output weights and offset, the standardisation (m, L) and the Laplace part.
   Mat w_hat, st_L;
@@ -128,7 +133,7 @@ VariationalChainOutput run_variational_chain(P& potential, const Vec& mode, cons
     PhasePoint z(d);
     z.theta = init;
     std::vector<Vec> hold_theta, hold_grad;
-    Vec g(d), prev(d);
+    Vec g(d), prev(d), ubuf(d);
     long n_accepted_train = 0;
     for (int i = 0; i < cfg.iter; ++i) {
       if (cfg.interrupt_every > 0 && i % cfg.interrupt_every == 0 && cb.interrupted()) {
@@ -163,6 +168,8 @@ VariationalChainOutput run_variational_chain(P& potential, const Vec& mode, cons
         if (z.theta != prev) {
           // The only data access of VHMC: the true gradient at the accepted proposal.
           truth.U_grad(z.theta, g);
+          st.to_u(z.theta, ubuf);
+          rep.train_radius = std::max(rep.train_radius, ubuf.norm());
           if (g.allFinite()) {
             if (++n_accepted_train % 10 == 0) {
               hold_theta.push_back(z.theta);
@@ -179,6 +186,8 @@ VariationalChainOutput run_variational_chain(P& potential, const Vec& mode, cons
       }
       if (i >= cfg.warmup && (i - cfg.warmup) % cfg.thin == 0) {
         rep.draw_potential[saved] = z.U;
+        st.to_u(z.theta, ubuf);
+        if (ubuf.norm() > 1.5 * rep.train_radius + 3.0) ++rep.n_outside;
         save_transition(out, saved++, z.theta, info);
       }
       out.iterations_done = i + 1;
