@@ -149,6 +149,90 @@ class GlmPotential {
     return eval(theta, &g);
   }
 
+  // Number of observations (rows of X) in the likelihood: N of SPEC A5.
+  Eigen::Index n_obs() const { return data_->n(); }
+
+  // Minibatch estimate of grad U (SPEC A5) into g:
+  //   g~ = -(N/m) sum_{i in idx} grad log p(y_i | theta) - grad log p0(theta),
+  // the per-observation terms with the same weights, offset, centring and scaling as the
+  // full gradient (for the gaussian family in the per-row residual form, not from the
+  // sufficient statistics), the prior gradient in full. idx holds m row indices in [0, N).
+  // The m rows of X are gathered into a per-object m x k buffer (resized only when m
+  // changes); X itself is never copied. Averaging g~ over a partition of the rows into
+  // batches of equal size gives the full gradient exactly (up to rounding).
+  void minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g) {
+    const GlmData& d = *data_;
+    const Eigen::Index k = d.k(), off = intercept_ ? 1 : 0;
+    const bool hw = d.has_weights();
+    if (g.size() != dim()) g.resize(dim());
+    if (Xb_.rows() != m || Xb_.cols() != k) {
+      Xb_.resize(m, k);
+      eb_.resize(m);
+      rb_.resize(m);
+    }
+    if (d.has_scale()) {
+      beta_ = theta.segment(off, k).cwiseQuotient(d.scale);
+    } else {
+      beta_ = theta.segment(off, k);
+    }
+    for (Eigen::Index j = 0; j < k; ++j) {
+      const double* col = d.X.data() + j * d.n();
+      double* out = Xb_.data() + j * m;
+      for (Eigen::Index i = 0; i < m; ++i) out[i] = col[idx[i]];
+    }
+    eb_.noalias() = Xb_ * beta_;
+    if (intercept_) eb_.array() += theta[0] - (d.has_center() ? d.center.dot(beta_) : 0.0);
+    if (d.has_offset())
+      for (Eigen::Index i = 0; i < m; ++i) eb_[i] += d.offset[idx[i]];
+
+    double dtau = 0.0;  // gaussian: sum_i d(-log lik_i)/d log sigma
+    switch (family_) {
+      case GlmFamily::GaussianIdentity: {
+        // -log lik_i = w e^2 / (2 sigma^2) + w log sigma; d/d eta = -w e / sigma^2.
+        const double inv_s2 = std::exp(-2.0 * theta[dim() - 1]);
+        for (Eigen::Index i = 0; i < m; ++i) {
+          const double w = hw ? d.weights[idx[i]] : 1.0;
+          const double e = d.y[idx[i]] - eb_[i];
+          rb_[i] = w * e * inv_s2;
+          dtau += w - w * e * e * inv_s2;
+        }
+        break;
+      }
+      case GlmFamily::BinomialLogit:
+        for (Eigen::Index i = 0; i < m; ++i) {
+          const double w = hw ? d.weights[idx[i]] : 1.0;
+          rb_[i] = w * (d.y[idx[i]] - inv_logit(eb_[i]));
+        }
+        break;
+      case GlmFamily::BinomialProbit:
+        for (Eigen::Index i = 0; i < m; ++i) {
+          const double w = hw ? d.weights[idx[i]] : 1.0;
+          const double y = d.y[idx[i]], e = eb_[i];
+          double ri = 0.0;
+          if (y != 0.0) ri += y * inv_mills(e);
+          if (y != 1.0) ri -= (1.0 - y) * inv_mills(-e);
+          rb_[i] = w * ri;
+        }
+        break;
+      case GlmFamily::PoissonLog:
+        for (Eigen::Index i = 0; i < m; ++i) {
+          const double w = hw ? d.weights[idx[i]] : 1.0;
+          rb_[i] = w * (d.y[idx[i]] - std::exp(eb_[i]));
+        }
+        break;
+    }
+    const double f = static_cast<double>(d.n()) / static_cast<double>(m);
+    auto gb = g.segment(off, k);
+    gb.noalias() = Xb_.transpose() * rb_;
+    gb *= -f;
+    if (intercept_) {
+      g[0] = -f * rb_.sum();
+      if (d.has_center()) gb -= g[0] * d.center;
+    }
+    if (has_aux()) g[dim() - 1] = f * dtau;
+    prior_terms(theta, &g);
+  }
+
  private:
   const GlmData* data_;
   GlmFamily family_;
@@ -157,6 +241,8 @@ class GlmPotential {
   double sum_w_ = 0.0;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, exp(-|eta|))
   Vec beta_;     // slopes on the data's scale
+  Mat Xb_;       // minibatch rows of X (m x k), gathered per minibatch gradient
+  Vec eb_, rb_;  // minibatch linear predictor and d loglik / d eta
   // Gaussian sufficient statistics: b = (alpha, beta) of the model; SSE(b) = ssr_ + q'Gq, q = b - b_hat.
   Mat G_;
   Vec b_hat_, q_, Gq_;

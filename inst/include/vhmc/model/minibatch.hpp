@@ -1,0 +1,92 @@
+#pragma once
+// Minibatches for stochastic-gradient MCMC (SPEC A5). A potential with minibatch gradients
+// provides
+//   Eigen::Index n_obs() const;                                       // N
+//   void minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g);
+// where g = -(N/m) sum_{i in idx} grad log p(x_i | theta) - grad log p0(theta).
+// BatchSchedule draws the index sets: without replacement within an epoch, i.e. a random
+// permutation of 0..N-1 consumed in consecutive chunks of B, reshuffled (Fisher-Yates, from
+// the chain's own Rng) when fewer than B unused indices remain. Every batch is then a
+// uniformly random B-subset, so g~ is unbiased; when B divides N the batches of one epoch
+// partition the data. A tail of N mod B indices is skipped at the end of an epoch.
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "../base/rng.hpp"
+#include "../base/types.hpp"
+
+namespace vhmc {
+
+class BatchSchedule {
+ public:
+  BatchSchedule(Eigen::Index n, Eigen::Index b)
+      : perm_(static_cast<std::size_t>(n)), n_(n), b_(b), pos_(n) {
+    if (n < 1 || b < 1 || b > n) throw std::invalid_argument("batch size must be in 1..N");
+    std::iota(perm_.begin(), perm_.end(), 0);
+  }
+
+  // The next batch: a pointer to B indices, valid until the next call.
+  const int* next(Rng& rng) {
+    if (pos_ + b_ > n_) {
+      shuffle(rng);
+      pos_ = 0;
+    }
+    const int* p = perm_.data() + pos_;
+    pos_ += b_;
+    return p;
+  }
+
+  Eigen::Index batch_size() const { return b_; }
+  Eigen::Index n() const { return n_; }
+
+ private:
+  void shuffle(Rng& rng) {
+    for (Eigen::Index i = n_ - 1; i > 0; --i) {
+      const auto j = static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(i + 1)));
+      std::swap(perm_[static_cast<std::size_t>(i)], perm_[static_cast<std::size_t>(j)]);
+    }
+  }
+
+  std::vector<int> perm_;
+  Eigen::Index n_, b_, pos_;
+};
+
+// Largest |eigenvalue| of the Hessian of U at theta, by power iteration on finite-difference
+// Hessian-vector products of the minibatch gradient on one fixed random batch of m rows
+// (drawn with replacement; common random numbers make the differences exact directional
+// derivatives of that batch's estimate, which is unbiased for the Hessian). Costs
+// (iters + 1) gradients of m rows, added to *obs_evals. Used to put default step sizes on
+// the posterior's natural time scale 1/sqrt(lambda_max). Returns NaN if a gradient is not
+// finite.
+template <class P>
+double estimate_curvature(P& pot, const Vec& theta, Eigen::Index m, Rng& rng, long* obs_evals,
+                          int iters = 20) {
+  const Eigen::Index n = pot.n_obs();
+  const int d = static_cast<int>(theta.size());
+  std::vector<int> idx(static_cast<std::size_t>(m));
+  for (auto& i : idx) i = static_cast<int>(rng.below(static_cast<std::uint64_t>(n)));
+  Vec g0(d), g1(d), v(d), th(d);
+  pot.minibatch_grad(theta, idx.data(), m, g0);
+  if (obs_evals) *obs_evals += m;
+  if (!g0.allFinite()) return std::numeric_limits<double>::quiet_NaN();
+  for (int j = 0; j < d; ++j) v[j] = rng.normal();
+  v.normalize();
+  const double delta = 1e-6 * std::max(1.0, theta.lpNorm<Eigen::Infinity>());
+  double lambda = 0.0;
+  for (int it = 0; it < iters; ++it) {
+    th = theta + delta * v;
+    pot.minibatch_grad(th, idx.data(), m, g1);
+    if (obs_evals) *obs_evals += m;
+    if (!g1.allFinite()) return std::numeric_limits<double>::quiet_NaN();
+    v = (g1 - g0) / delta;
+    lambda = v.norm();
+    if (!(lambda > 0) || !std::isfinite(lambda)) return lambda;
+    v /= lambda;
+  }
+  return lambda;
+}
+
+}  // namespace vhmc
