@@ -96,7 +96,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
     stop_arg("prior_aux", sprintf("was given, but the %s family has no auxiliary parameter",
                                   family$family), "Leave `prior_aux` out for this family.")
   }
-  if (!is_sampler(sampler)) stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc() or surrogate_hmc().")
+  if (!is_sampler(sampler)) stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc(), surrogate_hmc(), sghmc() or sgld().")
   args <- check_run_args(chains, iter, warmup, thin, cores)
   sampler <- prepare_sampler(sampler, args$warmup)
   progress <- check_flag(progress, "progress")
@@ -114,6 +114,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   check_identified(model, family, priors)
   seed <- resolve_seed(seed)
   spec <- glm_spec(model, family, priors)
+  sampler <- prepare_sg_sampler(sampler, nrow(spec$X))
   inits <- glm_inits(init, spec, model, args$chains, seed)
 
   refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
@@ -137,6 +138,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   )
   class(fit) <- c("vhmc_glm", class(fit))
   fit$surrogate <- chain_surrogates(results)
+  fit$sg <- chain_sg(results)
   check_fit(fit)
   check_surrogate(fit)
   fit

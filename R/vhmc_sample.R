@@ -62,6 +62,13 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
   if (!is_sampler(sampler)) {
     stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc() or surrogate_hmc().")
   }
+  if (is_sg_sampler(sampler)) {
+    stop_arg("sampler", sprintf(paste(
+      "is %s(), a stochastic-gradient sampler: it needs minibatch gradients of a likelihood",
+      "that factorises over observations, which a log density written as an R function does",
+      "not provide"), sampler$name),
+      "Use nuts(), hmc() or surrogate_hmc() here, or fit a GLM with vhmc_glm(sampler = ...).")
+  }
   args <- check_run_args(chains, iter, warmup, thin, cores)
   sampler <- prepare_sampler(sampler, args$warmup)
   progress <- check_flag(progress, "progress")
