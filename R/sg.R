@@ -34,11 +34,22 @@
 #' `h_t = step_size * (decay_offset + t)^(-decay)`, `t` counting updates from the start of
 #' the chain (Welling and Teh's step is `2 h_t`). `decay = 0` is a constant step.
 #'
+#' **Metric.** With `metric = "diag"` (default) the dynamics run in coordinates
+#' `u_j = theta_j / s_j` with `s_j = 1 / sqrt(H_jj)`, `H` the Hessian of the potential
+#' estimated by each chain (below): the inverse metric is `W = diag(s^2)` and the friction
+#' `C = friction * W^-1`, i.e. Algorithm 2 with unit metric and scalar friction in `u`.
+#' This makes `step_size` and `friction` dimensionless and the defaults independent of the
+#' data's units (a gaussian model's coefficients have curvature `N / sigma^2`, its
+#' `log(sigma)` `2 N`, whatever `sigma`). `metric = "unit"` is `W = I`, `C = friction * I`
+#' on `vhmc_glm()`'s internal scale, as in the papers.
+#'
 #' **Defaults.** `batch_size = NULL` uses `max(ceiling(N / 100), min(N, 100))` rows. The
 #' other defaults are set on the posterior's natural time scale: each chain estimates the
-#' largest curvature `lambda` of the potential (largest Hessian eigenvalue, by power
-#' iteration on minibatch Hessian-vector products, about 0.2 epochs) at its initial values
-#' and at every tenth of warmup, and freezes the settings for sampling. In natural units the
+#' Hessian diagonal (diag metric) and the largest curvature `lambda` of the (preconditioned)
+#' potential (largest Hessian eigenvalue, by power iteration on minibatch Hessian-vector
+#' products on 500 random rows or `B` if larger; about `(21 + d) * 500 / N` epochs) at its
+#' initial values and at every tenth of warmup, and freezes the settings for sampling. With
+#' the diag metric `lambda` is near 1 to d. In natural units the
 #' minibatch gradient noise has variance about `N/B`, so the unaccounted noise inflates
 #' posterior variances by a fraction about `eps sqrt(lambda) (N/B) / (2 C / sqrt(lambda))`
 #' for SGHMC and `h lambda N / (2 B)` for SGLD. The defaults keep it near 10%:
@@ -48,8 +59,11 @@
 #' resp. `ceiling(0.5 / (h lambda))` (at most 10000). At that accuracy a draw costs a few
 #' epochs whatever `B` (about `0.5 / 0.2 = 2.5` epochs per saved iteration): small batches
 #' make each update cheap but need proportionally more of them. Warmup iterations are
-#' burn-in and are discarded. With `step_size`, `friction` and `steps` all given (the
-#' papers' mode) nothing is estimated.
+#' burn-in and are discarded. With `metric = "unit"` and `step_size`, `friction` and `steps`
+#' all given (the papers' mode) nothing is estimated.
+#'
+#' Measured (`inst/bench/sg_defaults.R`, 2 chains x 1000 iterations, against NUTS): see
+#' NEWS.md and the file's output for the numbers.
 #'
 #' These samplers need a likelihood that factorises over rows, so they work with
 #' [vhmc_glm()] only, not with [vhmc_sample()]. The parameters move on `vhmc_glm()`'s
@@ -62,6 +76,8 @@
 #' @param friction SGHMC friction `C` (times the identity), `> 0`, in the same time units as
 #'   `step_size`. `NULL`: `sqrt(lambda)`, see Details.
 #' @param steps Updates (minibatch gradients) per saved iteration; `NULL` chooses it.
+#' @param metric `"diag"` (default; preconditioned by the estimated Hessian diagonal,
+#'   step sizes in natural units) or `"unit"` (`W = I` on the internal scale).
 #' @param noise_estimate SGHMC's `B_hat` (times the identity), an estimate of the gradient
 #'   noise `eps V / 2`; `0` (default) or at most `friction`.
 #' @param resample Redraw the SGHMC momentum from N(0, I) every `resample` updates; `0`
@@ -89,8 +105,8 @@
 #' }
 #' @export
 sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, steps = NULL,
-                  noise_estimate = 0, resample = 0, learning_rate = NULL,
-                  momentum_decay = NULL) {
+                  metric = c("diag", "unit"), noise_estimate = 0, resample = 0,
+                  learning_rate = NULL, momentum_decay = NULL) {
   if (!is.null(learning_rate) || !is.null(momentum_decay)) {
     if (is.null(learning_rate) || is.null(momentum_decay)) {
       stop_arg(if (is.null(learning_rate)) "learning_rate" else "momentum_decay",
@@ -119,6 +135,7 @@ sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, steps = 
     step_size = step_size,
     friction = friction,
     steps = if (is.null(steps)) NULL else check_count(steps, "steps", 1),
+    metric = match_choice(metric, "metric", c("diag", "unit")),
     noise_estimate = noise_estimate,
     resample = check_count(resample, "resample", 0)
   )
@@ -129,14 +146,16 @@ sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, steps = 
 #'   (decay_offset + t)^(-decay)`; `decay` in `[0, 1]` (0, the default, is a constant step;
 #'   values in (0.5, 1] satisfy the Robbins-Monro conditions), `decay_offset > 0`.
 #' @export
-sgld <- function(batch_size = NULL, step_size = NULL, decay = 0, decay_offset = 1, steps = NULL) {
+sgld <- function(batch_size = NULL, step_size = NULL, decay = 0, decay_offset = 1, steps = NULL,
+                 metric = c("diag", "unit")) {
   new_sampler("sgld",
     batch_size = check_batch_size(batch_size),
     step_size = if (is.null(step_size)) NULL else
       check_number(step_size, "step_size", 0, Inf, open = c(TRUE, TRUE)),
     decay = check_number(decay, "decay", 0, 1),
     decay_offset = check_number(decay_offset, "decay_offset", 0, Inf, open = c(TRUE, TRUE)),
-    steps = if (is.null(steps)) NULL else check_count(steps, "steps", 1)
+    steps = if (is.null(steps)) NULL else check_count(steps, "steps", 1),
+    metric = match_choice(metric, "metric", c("diag", "unit"))
   )
 }
 

@@ -81,6 +81,7 @@ inline vhmc::SghmcConfig sghmc_config(const Rcpp::List& sampler) {
   c.noise_estimate = Rcpp::as<double>(sampler["noise_estimate"]);
   c.steps = static_cast<int>(num_or_zero(sampler["steps"]));
   c.resample = Rcpp::as<int>(sampler["resample"]);
+  c.diag_metric = Rcpp::as<std::string>(sampler["metric"]) == "diag";
   return c;
 }
 
@@ -91,6 +92,7 @@ inline vhmc::SgldConfig sgld_config(const Rcpp::List& sampler) {
   c.decay = Rcpp::as<double>(sampler["decay"]);
   c.decay_offset = Rcpp::as<double>(sampler["decay_offset"]);
   c.steps = static_cast<int>(num_or_zero(sampler["steps"]));
+  c.diag_metric = Rcpp::as<std::string>(sampler["metric"]) == "diag";
   return c;
 }
 

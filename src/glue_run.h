@@ -155,7 +155,7 @@ Rcpp::List run_sg(P& potential, const Rcpp::List& sampler, const Rcpp::List& run
       _["n_updates"] = static_cast<double>(r.n_updates));
   Rcpp::List res = Rcpp::List::create(
       _["draws"] = Rcpp::wrap(ch.draws), _["diagnostics"] = diag, _["step_size"] = ch.final_step_size,
-      _["inv_metric"] = Rcpp::wrap(vhmc::Vec::Ones(d)),
+      _["inv_metric"] = Rcpp::wrap(ch.inv_metric_diag),
       _["n_grad_warmup"] = static_cast<double>(ch.n_grad_warmup),
       _["n_grad_sampling"] = static_cast<double>(ch.n_grad_sampling),
       _["n_potential"] = static_cast<double>(ch.n_potential),

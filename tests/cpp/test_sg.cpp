@@ -184,8 +184,20 @@ TEST_CASE("SGHMC and SGLD recover a conjugate Gaussian posterior", "[sg]") {
     c.batch_size = 50;
     vhmc::Sghmc s(c, 1);
     auto res = vhmc::run_sg_chain(model, s, 50, sg_chain(4000, 200), init, cb);
-    CHECK(res.sg.curvature == Approx(n).epsilon(0.05));
+    // diag metric: s^2 = 1 / N, curvature 1 in the preconditioned coordinates
+    CHECK(res.sg.curvature == Approx(1.0).epsilon(1e-4));
+    CHECK(res.chain.inv_metric_diag[0] == Approx(1.0 / n).epsilon(1e-4));
     CHECK(res.sg.n_obs_grad_sampling == 3800L * res.sg.steps * 50);
+    check(res.chain, 0.1);
+  }
+  SECTION("SGHMC, unit metric, defaults from the curvature") {
+    vhmc::SghmcConfig c;
+    c.diag_metric = false;
+    vhmc::Sghmc s(c, 1);
+    auto res = vhmc::run_sg_chain(model, s, 50, sg_chain(4000, 200), init, cb);
+    CHECK(res.sg.curvature == Approx(n).epsilon(1e-4));
+    CHECK(res.sg.friction == Approx(std::sqrt(n)).epsilon(1e-4));
+    CHECK(res.sg.step_size == Approx(0.2 * 50.0 / n / std::sqrt(n)).epsilon(1e-4));  // eps_u = 0.2 B/N
     check(res.chain, 0.1);
   }
   SECTION("SGLD, defaults from the curvature") {
@@ -197,6 +209,7 @@ TEST_CASE("SGHMC and SGLD recover a conjugate Gaussian posterior", "[sg]") {
   }
   SECTION("SGLD with a decaying step") {
     vhmc::SgldConfig c;
+    c.diag_metric = false;
     c.step_size = 2e-4;
     c.decay = 0.1;
     c.steps = 20;
@@ -213,6 +226,7 @@ TEST_CASE("SG chains stop with a clear error on a non-finite state, and on inter
   init << 0.0;
   vhmc::Callbacks cb;
   vhmc::SghmcConfig c;
+  c.diag_metric = false;
   c.step_size = 0.5;  // eps^2 lambda = 125: explodes
   c.friction = 1.0;
   c.steps = 10;

@@ -5,7 +5,8 @@
 // Defaults left to the driver (step size, friction, steps) come from the largest Hessian
 // eigenvalue of U estimated on a random batch (model/minibatch.hpp) at the start and at
 // every tenth of warmup (the curvature changes as the chain leaves its initial values);
-// they are frozen for sampling. Counts: minibatch gradients and per-observation gradient
+// they are frozen for sampling. With the diag metric the same estimate gives the scales
+// s_j = 1 / sqrt(H_jj) (inverse metric s^2), so that step sizes are in natural units. Counts: minibatch gradients and per-observation gradient
 // evaluations (epochs = evaluations / N), curvature estimation included. A non-finite
 // state ends the chain with an error suggesting a smaller step size; no NaN draw is saved.
 #include <chrono>
@@ -73,14 +74,15 @@ SgChainOutput run_sg_chain(P& pot, S& s, long batch_size, const ChainConfig& cfg
     };
     const double b_over_n = static_cast<double>(batch_size) / static_cast<double>(pot.n_obs());
     const Eigen::Index m_est = std::min<Eigen::Index>(pot.n_obs(), std::max<Eigen::Index>(batch_size, 500));
+    Vec scale(d);
     auto rescale = [&]() {
-      const double lambda = estimate_curvature(pot, theta, m_est, rng, &n_obs_grad);
+      const double lambda = estimate_curvature(pot, theta, m_est, rng, &n_obs_grad, s.diag_metric(), scale);
       if (!(lambda > 0) || !std::isfinite(lambda))
         throw std::runtime_error(
             "could not estimate the curvature of the log density at the current values (a gradient "
             "is not finite or zero); give step_size (and friction, steps) explicitly");
       rep.curvature = lambda;
-      s.set_scale(lambda, b_over_n);
+      s.set_scale(lambda, b_over_n, scale);
     };
     if (!theta.allFinite()) throw std::runtime_error("the initial values are not finite");
     const bool auto_scale = s.needs_scale();
@@ -137,6 +139,7 @@ SgChainOutput run_sg_chain(P& pot, S& s, long batch_size, const ChainConfig& cfg
   rep.step_size = s.step_size();
   rep.friction = s.friction();
   rep.steps = s.steps();
+  out.inv_metric_diag = s.scale().array().square();
   return res;
 }
 

@@ -9,7 +9,9 @@
 // the chain's own Rng) when fewer than B unused indices remain. Every batch is then a
 // uniformly random B-subset, so g~ is unbiased; when B divides N the batches of one epoch
 // partition the data. A tail of N mod B indices is skipped at the end of an epoch.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <utility>
@@ -54,34 +56,56 @@ class BatchSchedule {
   Eigen::Index n_, b_, pos_;
 };
 
-// Largest |eigenvalue| of the Hessian of U at theta, by power iteration on finite-difference
-// Hessian-vector products of the minibatch gradient on one fixed random batch of m rows
-// (drawn with replacement; common random numbers make the differences exact directional
-// derivatives of that batch's estimate, which is unbiased for the Hessian). Costs
-// (iters + 1) gradients of m rows, added to *obs_evals. Used to put default step sizes on
-// the posterior's natural time scale 1/sqrt(lambda_max). Returns NaN if a gradient is not
-// finite.
+// Curvature scales of U at theta from one fixed random batch of m rows (drawn with
+// replacement; common random numbers make finite differences of that batch's gradient
+// estimate exact directional derivatives of an unbiased Hessian estimate):
+//  * with diag = true, s_j = 1 / sqrt(H_jj) from d Hessian-vector products on the unit
+//    vectors (a non-positive or non-finite H_jj takes the median of the others), else s = 1;
+//  * returns the largest |eigenvalue| of the preconditioned Hessian S H S, S = diag(s), by
+//    power iteration (`iters` products).
+// Costs (1 + d [diag] + iters) gradients of m rows, added to *obs_evals. Used to put the
+// default step sizes on the posterior's natural time scale. Returns NaN if a gradient is
+// not finite.
 template <class P>
 double estimate_curvature(P& pot, const Vec& theta, Eigen::Index m, Rng& rng, long* obs_evals,
-                          int iters = 20) {
+                          bool diag, Vec& s, int iters = 20) {
   const Eigen::Index n = pot.n_obs();
   const int d = static_cast<int>(theta.size());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<int> idx(static_cast<std::size_t>(m));
   for (auto& i : idx) i = static_cast<int>(rng.below(static_cast<std::uint64_t>(n)));
   Vec g0(d), g1(d), v(d), th(d);
-  pot.minibatch_grad(theta, idx.data(), m, g0);
-  if (obs_evals) *obs_evals += m;
-  if (!g0.allFinite()) return std::numeric_limits<double>::quiet_NaN();
+  auto grad = [&](const Vec& x, Vec& g) {
+    pot.minibatch_grad(x, idx.data(), m, g);
+    if (obs_evals) *obs_evals += m;
+    return g.allFinite();
+  };
+  if (!grad(theta, g0)) return nan;
+  const double delta = 1e-6 * std::max(1.0, theta.lpNorm<Eigen::Infinity>());
+  s = Vec::Ones(d);
+  if (diag) {
+    Vec h(d);
+    for (int j = 0; j < d; ++j) {
+      th = theta;
+      th[j] += delta;
+      if (!grad(th, g1)) return nan;
+      h[j] = (g1[j] - g0[j]) / delta;
+    }
+    std::vector<double> ok;
+    for (int j = 0; j < d; ++j)
+      if (h[j] > 0 && std::isfinite(h[j])) ok.push_back(h[j]);
+    if (ok.empty()) return nan;
+    std::nth_element(ok.begin(), ok.begin() + ok.size() / 2, ok.end());
+    const double med = ok[ok.size() / 2];
+    for (int j = 0; j < d; ++j) s[j] = 1.0 / std::sqrt(h[j] > 0 && std::isfinite(h[j]) ? h[j] : med);
+  }
   for (int j = 0; j < d; ++j) v[j] = rng.normal();
   v.normalize();
-  const double delta = 1e-6 * std::max(1.0, theta.lpNorm<Eigen::Infinity>());
   double lambda = 0.0;
   for (int it = 0; it < iters; ++it) {
-    th = theta + delta * v;
-    pot.minibatch_grad(th, idx.data(), m, g1);
-    if (obs_evals) *obs_evals += m;
-    if (!g1.allFinite()) return std::numeric_limits<double>::quiet_NaN();
-    v = (g1 - g0) / delta;
+    th = theta + delta * s.cwiseProduct(v);
+    if (!grad(th, g1)) return nan;
+    v = s.cwiseProduct(g1 - g0) / delta;
     lambda = v.norm();
     if (!(lambda > 0) || !std::isfinite(lambda)) return lambda;
     v /= lambda;

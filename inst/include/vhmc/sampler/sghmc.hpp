@@ -7,6 +7,9 @@
 // The gradient is taken at the new theta, the friction uses r before the update. No
 // Metropolis step: draws carry discretisation and gradient-noise bias. (The slides' variant
 // without eps on the friction targets a tempered posterior and is not implemented.)
+// Metric: the algorithm runs in coordinates u_j = theta_j / s_j (W = I, C = c I there), i.e.
+// in theta: W = diag(s^2), C = c W^{-1}. s = 1 with the unit metric; with the diag metric
+// s_j = 1 / sqrt(H_jj) from the driver's curvature estimate.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -26,18 +29,22 @@ struct SghmcConfig {
   int resample = 0;             // redraw r ~ N(0, I) every `resample` updates; 0 = never
   double noise_ratio = 0.1;     // target eps V / (2 C) in natural units for the default eps
   double time_per_iteration = 0.5;  // natural time per saved iteration for the default steps
+  bool diag_metric = true;      // precondition by the Hessian diagonal (driver estimate)
 };
 
 class Sghmc {
  public:
-  Sghmc(const SghmcConfig& cfg, int d) : cfg_(cfg), r_(d), g_(d) {
+  Sghmc(const SghmcConfig& cfg, int d) : cfg_(cfg), r_(d), g_(d), s_(Vec::Ones(d)) {
     eps_ = cfg.step_size;
     c_ = cfg.friction;
     steps_ = cfg.steps;
   }
 
   // True when a default has to come from the curvature.
-  bool needs_scale() const { return cfg_.step_size <= 0 || cfg_.friction <= 0 || cfg_.steps <= 0; }
+  bool needs_scale() const {
+    return cfg_.diag_metric || cfg_.step_size <= 0 || cfg_.friction <= 0 || cfg_.steps <= 0;
+  }
+  bool diag_metric() const { return cfg_.diag_metric; }
 
   // Defaults on the natural time scale 1/sqrt(lambda) of the stiffest direction (lambda the
   // largest Hessian eigenvalue of U), given b_over_n = B/N. In natural units the minibatch
@@ -45,7 +52,9 @@ class Sghmc {
   // leaves unaccounted for, eps V / 2, relative to C is eps_u (N/B) / (2 C_u); eps is chosen
   // to make it `noise_ratio` (0.1: posterior variances about 10% too large), and at most
   // 0.1 / sqrt(lambda) for the discretisation. steps covers `time_per_iteration`.
-  void set_scale(double lambda, double b_over_n) {
+  // lambda: largest eigenvalue of the Hessian in the u coordinates; scale: s.
+  void set_scale(double lambda, double b_over_n, const Vec& scale) {
+    s_ = scale;
     const double s = std::sqrt(lambda);
     if (cfg_.friction <= 0) c_ = s;
     if (cfg_.step_size <= 0) {
@@ -73,11 +82,12 @@ class Sghmc {
       for (Eigen::Index j = 0; j < r_.size(); ++j) r_[j] = rng.normal();
     const double b = cfg_.noise_estimate;
     if (b > c_) throw std::runtime_error("SGHMC: noise_estimate exceeds the friction (C - B_hat must be >= 0)");
-    theta.noalias() += eps_ * r_;
+    theta.array() += eps_ * s_.array() * r_.array();
     grad(theta, g_);
     const double keep = 1.0 - eps_ * c_;
     const double sd = std::sqrt(2.0 * (c_ - b) * eps_);
-    for (Eigen::Index j = 0; j < r_.size(); ++j) r_[j] = keep * r_[j] - eps_ * g_[j] + sd * rng.normal();
+    for (Eigen::Index j = 0; j < r_.size(); ++j)
+      r_[j] = keep * r_[j] - eps_ * s_[j] * g_[j] + sd * rng.normal();
     ++t_;
     return theta.allFinite() && r_.allFinite();
   }
@@ -85,10 +95,11 @@ class Sghmc {
   double step_size() const { return eps_; }
   double friction() const { return c_; }
   int steps() const { return steps_; }
+  const Vec& scale() const { return s_; }
 
  private:
   SghmcConfig cfg_;
-  Vec r_, g_;
+  Vec r_, g_, s_;
   double eps_ = 0.0, c_ = 0.0;
   int steps_ = 0;
   long t_ = 0;
