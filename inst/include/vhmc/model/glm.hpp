@@ -169,6 +169,8 @@ class GlmPotential {
       Xb_.resize(m, k);
       eb_.resize(m);
       rb_.resize(m);
+      yb_.resize(m);
+      zb_.resize(m);
     }
     if (d.has_scale()) {
       beta_ = theta.segment(off, k).cwiseQuotient(d.scale);
@@ -198,12 +200,17 @@ class GlmPotential {
         }
         break;
       }
-      case GlmFamily::BinomialLogit:
-        for (Eigen::Index i = 0; i < m; ++i) {
-          const double w = hw ? d.weights[idx[i]] : 1.0;
-          rb_[i] = w * (d.y[idx[i]] - inv_logit(eb_[i]));
-        }
+      case GlmFamily::BinomialLogit: {
+        // As logit_loglik(): z = exp(-|eta|), inv_logit = (eta >= 0 ? 1 : z) / (1 + z),
+        // vectorised by Eigen.
+        for (Eigen::Index i = 0; i < m; ++i) yb_[i] = d.y[idx[i]];
+        const auto e = eb_.array();
+        zb_.array() = (-e.abs()).exp();
+        rb_.array() = yb_.array() - (e >= 0.0).select(1.0, zb_.array()) / (1.0 + zb_.array());
+        if (hw)
+          for (Eigen::Index i = 0; i < m; ++i) rb_[i] *= d.weights[idx[i]];
         break;
+      }
       case GlmFamily::BinomialProbit:
         for (Eigen::Index i = 0; i < m; ++i) {
           const double w = hw ? d.weights[idx[i]] : 1.0;
@@ -215,10 +222,10 @@ class GlmPotential {
         }
         break;
       case GlmFamily::PoissonLog:
-        for (Eigen::Index i = 0; i < m; ++i) {
-          const double w = hw ? d.weights[idx[i]] : 1.0;
-          rb_[i] = w * (d.y[idx[i]] - std::exp(eb_[i]));
-        }
+        for (Eigen::Index i = 0; i < m; ++i) yb_[i] = d.y[idx[i]];
+        rb_.array() = yb_.array() - eb_.array().exp();
+        if (hw)
+          for (Eigen::Index i = 0; i < m; ++i) rb_[i] *= d.weights[idx[i]];
         break;
     }
     const double f = static_cast<double>(d.n()) / static_cast<double>(m);
@@ -242,7 +249,7 @@ class GlmPotential {
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, exp(-|eta|))
   Vec beta_;     // slopes on the data's scale
   Mat Xb_;       // minibatch rows of X (m x k), gathered per minibatch gradient
-  Vec eb_, rb_;  // minibatch linear predictor and d loglik / d eta
+  Vec eb_, rb_, yb_, zb_;  // minibatch eta, d loglik / d eta, y, exp(-|eta|)
   // Gaussian sufficient statistics: b = (alpha, beta) of the model; SSE(b) = ssr_ + q'Gq, q = b - b_hat.
   Mat G_;
   Vec b_hat_, q_, Gq_;
