@@ -39,6 +39,9 @@
 #' @param prior_aux Prior of the gaussian family's sigma (half-distributions on
 #'   \eqn{(0, \infty)}, `exponential()` or `flat()`). Must be left at its default (or be
 #'   `NULL`) for families without sigma.
+#' @param sampler A sampler: [nuts()] (default), [hmc()], [surrogate_hmc()], or the
+#'   stochastic-gradient samplers [sghmc()] and [sgld()] (minibatch gradients, no
+#'   Metropolis correction; approximate).
 #' @inheritParams vhmc_sample
 #' @param init Initial values: `NULL` (default) draws every parameter uniformly in (-2, 2)
 #'   on the sampler's internal scale (centred intercept, log sigma), as Stan does; or

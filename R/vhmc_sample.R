@@ -20,7 +20,9 @@
 #'   vector, called with the chain id if it takes an argument.
 #' @param parameters Parameter names (a character vector), or their number; needed only
 #'   when `init = NULL`. Otherwise names come from `init`, defaulting to `theta[1]`, ...
-#' @param sampler A sampler from [nuts()] (default), [hmc()] or [surrogate_hmc()].
+#' @param sampler A sampler from [nuts()] (default), [hmc()] or [surrogate_hmc()]. The
+#'   stochastic-gradient samplers [sghmc()] and [sgld()] need minibatches of a likelihood
+#'   and work with [vhmc_glm()] only.
 #' @param chains Number of chains.
 #' @param iter Iterations per chain, warmup included.
 #' @param warmup Warmup (adaptation) iterations per chain; discarded.
