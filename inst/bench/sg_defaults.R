@@ -3,13 +3,15 @@
 # logistic regression (N = 1e5, k = 5). 2 chains x 1000 iterations (500 warmup), 1 core.
 # Reports the largest |mean error| in NUTS posterior sds, the range of sd ratios, the
 # smallest bulk ESS, epochs (per-observation gradient evaluations / N; NUTS: leapfrog steps)
-# and epochs per effective draw. Run: Rscript inst/bench/sg_defaults.R (about a minute).
+# and epochs per effective draw. Run: Rscript inst/bench/sg_defaults.R (about two minutes).
+# Wall times are only indicative (the machine is shared).
 library(vhmc)
 out_file <- if (dir.exists("inst/bench/results")) "inst/bench/results/sg_defaults.csv" else "sg_defaults.csv"
 rows <- list()
 cmp <- function(model, ref, fit, label) {
-  a <- posterior::summarise_draws(ref$draws, "mean", "sd")
-  b <- posterior::summarise_draws(fit$draws, "mean", "sd", "ess_bulk")
+  num <- function(t) { t <- as.data.frame(t); for (v in names(t)[-1]) t[[v]] <- as.numeric(t[[v]]); t }
+  a <- num(posterior::summarise_draws(ref$draws, "mean", "sd"))
+  b <- num(posterior::summarise_draws(fit$draws, "mean", "sd", "ess_bulk"))
   ep <- if (is.null(fit$counts$epochs)) sum(fit$counts$n_grad) else sum(fit$counts$epochs)
   r <- data.frame(model = model, sampler = label,
                   max_abs_mean_err_sd = max(abs(b$mean - a$mean) / a$sd),
