@@ -62,8 +62,14 @@
 #' burn-in and are discarded. With `metric = "unit"` and `step_size`, `friction` and `steps`
 #' all given (the papers' mode) nothing is estimated.
 #'
-#' Measured (`inst/bench/sg_defaults.R`, 2 chains x 1000 iterations, against NUTS): see
-#' NEWS.md and the file's output for the numbers.
+#' Measured with all defaults (`inst/bench/sg_defaults.R`; N = 1e5 rows, 5 predictors,
+#' 2 chains x 1000 iterations, against NUTS): on a gaussian linear regression (sigma = 2)
+#' SGHMC's posterior means were within 0.12 posterior sd and its sds within 0.94-1.10 of
+#' NUTS's, at 29 epochs per effective draw (SGLD: 0.19 sd, 0.95-1.04, 33 epochs); on a
+#' logistic regression SGHMC was within 0.11 sd, sds 0.95-1.03, at 33 epochs per effective
+#' draw (SGLD 0.09 sd, 0.96-1.04, 29 epochs; NUTS 12 epochs per effective draw). With
+#' `metric = "unit"` the gaussian model's `log(sigma)` is 8 times stiffer than its
+#' coefficients and the same budget gave 15 instead of 170 effective draws.
 #'
 #' These samplers need a likelihood that factorises over rows, so they work with
 #' [vhmc_glm()] only, not with [vhmc_sample()]. The parameters move on `vhmc_glm()`'s
