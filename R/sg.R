@@ -104,7 +104,7 @@
 #' set.seed(1)
 #' d <- data.frame(x1 = rnorm(5000), x2 = rnorm(5000))
 #' d$y <- 1 + 0.5 * d$x1 - 0.25 * d$x2 + rnorm(5000)
-#' fit <- vhmc_glm(y ~ x1 + x2, data = d, sampler = sghmc(), chains = 2, iter = 1000,
+#' fit <- vhmc_glm(y ~ x1 + x2, data = d, sampler = sghmc(), chains = 2,
 #'                 seed = 1, progress = FALSE)
 #' fit
 #' sg_info(fit)
@@ -219,7 +219,7 @@ chain_sg <- function(results) {
 #' d <- data.frame(x = rnorm(2000))
 #' d$y <- rbinom(2000, 1, plogis(0.5 * d$x))
 #' fit <- vhmc_glm(y ~ x, data = d, family = binomial(), sampler = sgld(),
-#'                 chains = 2, iter = 500, seed = 1, progress = FALSE)
+#'                 chains = 2, seed = 1, progress = FALSE)
 #' sg_info(fit)
 #' }
 #' @export
