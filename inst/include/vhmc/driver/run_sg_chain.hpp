@@ -28,6 +28,7 @@ struct SgReport {
   double curvature = 0.0;    // last estimate of lambda_max (0 if none was needed)
   long n_obs_grad_warmup = 0, n_obs_grad_sampling = 0;
   long n_updates = 0;
+  long n_clamped = 0;        // SGHMC updates whose estimated B_hat was clamped to C
 };
 
 struct SgChainOutput {
@@ -65,10 +66,10 @@ SgChainOutput run_sg_chain(P& pot, S& s, long batch_size, const ChainConfig& cfg
 
   int saved = 0;
   try {
-    BatchSchedule batches(pot.n_obs(), batch_size);
-    auto grad = [&](const Vec& th, Vec& g) {
+    BatchSchedule batches(pot.n_obs(), batch_size, s.fresh_batches());
+    auto grad = [&](const Vec& th, Vec& g, Vec* noise_var) {
       const int* idx = batches.next(rng);
-      pot.minibatch_grad(th, idx, batch_size, g);
+      pot.minibatch_grad(th, idx, batch_size, g, noise_var);
       ++n_grad;
       n_obs_grad += batch_size;
     };
@@ -139,6 +140,7 @@ SgChainOutput run_sg_chain(P& pot, S& s, long batch_size, const ChainConfig& cfg
   rep.step_size = s.step_size();
   rep.friction = s.friction();
   rep.steps = s.steps();
+  rep.n_clamped = s.n_clamped();
   out.inv_metric_diag = s.scale().array().square();
   return res;
 }

@@ -160,7 +160,10 @@ class GlmPotential {
   // The m rows of X are gathered into a per-object m x k buffer (resized only when m
   // changes); X itself is never copied. Averaging g~ over a partition of the rows into
   // batches of equal size gives the full gradient exactly (up to rounding).
-  void minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g) {
+  // With noise_var, also writes V_hat = (N^2/m) var_{i in idx}(grad log p(y_i | theta)) per
+  // coordinate (sample variance over the batch; SPEC A5's estimate behind B_hat), 0 if m < 2.
+  void minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g,
+                      Vec* noise_var = nullptr) {
     const GlmData& d = *data_;
     const Eigen::Index k = d.k(), off = intercept_ ? 1 : 0;
     const bool hw = d.has_weights();
@@ -196,7 +199,8 @@ class GlmPotential {
           const double w = hw ? d.weights[idx[i]] : 1.0;
           const double e = d.y[idx[i]] - eb_[i];
           rb_[i] = w * e * inv_s2;
-          dtau += w - w * e * e * inv_s2;
+          zb_[i] = w - w * e * e * inv_s2;  // per-row d(-log lik)/d log sigma
+          dtau += zb_[i];
         }
         break;
       }
@@ -238,6 +242,7 @@ class GlmPotential {
     }
     if (has_aux()) g[dim() - 1] = f * dtau;
     prior_terms(theta, &g);
+    if (noise_var) row_gradient_variance(m, *noise_var);
   }
 
  private:
@@ -254,6 +259,28 @@ class GlmPotential {
   Mat G_;
   Vec b_hat_, q_, Gq_;
   double ssr_ = 0.0;
+
+  // (N^2/m) times the sample variance over the minibatch rows of each coordinate of the
+  // per-row log-likelihood gradient (rows in Xb_, d loglik/d eta in rb_, gaussian
+  // d/d log sigma in zb_), on the sampler's scale (slopes divided by their scales).
+  void row_gradient_variance(Eigen::Index m, Vec& v) {
+    const GlmData& d = *data_;
+    const Eigen::Index k = d.k(), off = intercept_ ? 1 : 0;
+    v.setZero(dim());
+    if (m < 2) return;
+    const double f = static_cast<double>(d.n()) * static_cast<double>(d.n()) / static_cast<double>(m);
+    auto var = [m](auto&& x) {
+      const double mu = x.sum() / static_cast<double>(m);
+      return (x.array() - mu).square().sum() / static_cast<double>(m - 1);
+    };
+    if (intercept_) v[0] = f * var(rb_);
+    for (Eigen::Index j = 0; j < k; ++j) {
+      const double c = d.has_center() ? d.center[j] : 0.0;
+      const double sj = d.has_scale() ? d.scale[j] : 1.0;
+      v[off + j] = f * var(rb_.cwiseProduct(Xb_.col(j)) - c * rb_) / (sj * sj);
+    }
+    if (has_aux()) v[dim() - 1] = f * var(zb_);
+  }
 
   void gaussian_statistics() {
     const GlmData& d = *data_;

@@ -2,8 +2,10 @@
 // Minibatches for stochastic-gradient MCMC (SPEC A5). A potential with minibatch gradients
 // provides
 //   Eigen::Index n_obs() const;                                       // N
-//   void minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g);
-// where g = -(N/m) sum_{i in idx} grad log p(x_i | theta) - grad log p0(theta).
+//   void minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g,
+//                       Vec* noise_var = nullptr);
+// where g = -(N/m) sum_{i in idx} grad log p(x_i | theta) - grad log p0(theta) and, when
+// noise_var is given, noise_var = (N^2/m) var_{i in idx}(grad log p(x_i | theta)).
 // BatchSchedule draws the index sets: without replacement within an epoch, i.e. a random
 // permutation of 0..N-1 consumed in consecutive chunks of B, reshuffled (Fisher-Yates, from
 // the chain's own Rng) when fewer than B unused indices remain. Every batch is then a
@@ -24,14 +26,24 @@ namespace vhmc {
 
 class BatchSchedule {
  public:
-  BatchSchedule(Eigen::Index n, Eigen::Index b)
-      : perm_(static_cast<std::size_t>(n)), n_(n), b_(b), pos_(n) {
+  // fresh = true: every batch is drawn anew (B indices without replacement by a partial
+  // Fisher-Yates pass, O(B)), independently of the previous ones (SPEC A5's first option);
+  // false: epochs as above.
+  BatchSchedule(Eigen::Index n, Eigen::Index b, bool fresh = false)
+      : perm_(static_cast<std::size_t>(n)), n_(n), b_(b), pos_(n), fresh_(fresh) {
     if (n < 1 || b < 1 || b > n) throw std::invalid_argument("batch size must be in 1..N");
     std::iota(perm_.begin(), perm_.end(), 0);
   }
 
   // The next batch: a pointer to B indices, valid until the next call.
   const int* next(Rng& rng) {
+    if (fresh_) {
+      for (Eigen::Index i = 0; i < b_; ++i) {
+        const auto j = i + static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(n_ - i)));
+        std::swap(perm_[static_cast<std::size_t>(i)], perm_[static_cast<std::size_t>(j)]);
+      }
+      return perm_.data();
+    }
     if (pos_ + b_ > n_) {
       shuffle(rng);
       pos_ = 0;
@@ -56,6 +68,7 @@ class BatchSchedule {
 
   std::vector<int> perm_;
   Eigen::Index n_, b_, pos_;
+  bool fresh_;
 };
 
 // Curvature scales of U at theta from one fixed random batch of m rows (drawn with

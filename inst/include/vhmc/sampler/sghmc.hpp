@@ -25,16 +25,18 @@ struct SghmcConfig {
   double step_size = 0.0;       // eps
   double friction = 0.0;        // c of C = c I; default sqrt(lambda_max)
   double noise_estimate = 0.0;  // b of B_hat = b I
+  bool estimate_noise = false;  // B_hat = (eps/2) V_hat per step from the batch (SPEC A5)
   int steps = 0;                // updates per saved iteration
   int resample = 0;             // redraw r ~ N(0, I) every `resample` updates; 0 = never
   double noise_ratio = 0.1;     // target eps V / (2 C) in natural units for the default eps
   double time_per_iteration = 0.5;  // natural time per saved iteration for the default steps
   bool diag_metric = true;      // precondition by the Hessian diagonal (driver estimate)
+  bool fresh_batches = false;   // independent batches instead of epochs (model/minibatch.hpp)
 };
 
 class Sghmc {
  public:
-  Sghmc(const SghmcConfig& cfg, int d) : cfg_(cfg), r_(d), g_(d), s_(Vec::Ones(d)) {
+  Sghmc(const SghmcConfig& cfg, int d) : cfg_(cfg), r_(d), g_(d), s_(Vec::Ones(d)), v_(d) {
     eps_ = cfg.step_size;
     c_ = cfg.friction;
     steps_ = cfg.steps;
@@ -45,6 +47,7 @@ class Sghmc {
     return cfg_.diag_metric || cfg_.step_size <= 0 || cfg_.friction <= 0 || cfg_.steps <= 0;
   }
   bool diag_metric() const { return cfg_.diag_metric; }
+  bool fresh_batches() const { return cfg_.fresh_batches; }
 
   // Defaults on the natural time scale 1/sqrt(lambda) of the stiffest direction (lambda the
   // largest Hessian eigenvalue of U), given b_over_n = B/N. In natural units the minibatch
@@ -83,11 +86,27 @@ class Sghmc {
     const double b = cfg_.noise_estimate;
     if (b > c_) throw std::runtime_error("SGHMC: noise_estimate exceeds the friction (C - B_hat must be >= 0)");
     theta.array() += eps_ * s_.array() * r_.array();
-    grad(theta, g_);
     const double keep = 1.0 - eps_ * c_;
-    const double sd = std::sqrt(2.0 * (c_ - b) * eps_);
-    for (Eigen::Index j = 0; j < r_.size(); ++j)
-      r_[j] = keep * r_[j] - eps_ * s_[j] * g_[j] + sd * rng.normal();
+    if (cfg_.estimate_noise) {
+      // B_hat_j = (eps/2) V_hat_j in the u coordinates (V_u = s^2 V), clamped to C.
+      grad(theta, g_, &v_);
+      bool clamped = false;
+      for (Eigen::Index j = 0; j < r_.size(); ++j) {
+        double bj = 0.5 * eps_ * s_[j] * s_[j] * v_[j];
+        if (!(bj <= c_)) {
+          bj = c_;
+          clamped = true;
+        }
+        const double sd = std::sqrt(2.0 * (c_ - bj) * eps_);
+        r_[j] = keep * r_[j] - eps_ * s_[j] * g_[j] + sd * rng.normal();
+      }
+      if (clamped) ++n_clamped_;
+    } else {
+      grad(theta, g_, nullptr);
+      const double sd = std::sqrt(2.0 * (c_ - b) * eps_);
+      for (Eigen::Index j = 0; j < r_.size(); ++j)
+        r_[j] = keep * r_[j] - eps_ * s_[j] * g_[j] + sd * rng.normal();
+    }
     ++t_;
     return theta.allFinite() && r_.allFinite();
   }
@@ -96,10 +115,12 @@ class Sghmc {
   double friction() const { return c_; }
   int steps() const { return steps_; }
   const Vec& scale() const { return s_; }
+  long n_clamped() const { return n_clamped_; }
 
  private:
   SghmcConfig cfg_;
-  Vec r_, g_, s_;
+  Vec r_, g_, s_, v_;
+  long n_clamped_ = 0;
   double eps_ = 0.0, c_ = 0.0;
   int steps_ = 0;
   long t_ = 0;

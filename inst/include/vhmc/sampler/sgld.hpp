@@ -25,6 +25,7 @@ struct SgldConfig {
   double noise_ratio = 0.1;   // target h V / 2 in natural units for the default a
   double time_per_iteration = 0.5;
   bool diag_metric = true;
+  bool fresh_batches = false;  // independent batches instead of epochs (model/minibatch.hpp)
 };
 
 class Sgld {
@@ -36,6 +37,7 @@ class Sgld {
 
   bool needs_scale() const { return cfg_.diag_metric || cfg_.step_size <= 0 || cfg_.steps <= 0; }
   bool diag_metric() const { return cfg_.diag_metric; }
+  bool fresh_batches() const { return cfg_.fresh_batches; }
 
   // Defaults on the natural time scale 1/lambda of the stiffest direction: in natural units
   // the stationary variance of SGLD on a Gaussian is about (1 + h_u N / (2 B)) / (1 - h_u / 2)
@@ -62,7 +64,7 @@ class Sgld {
   template <class Grad>
   bool update(Vec& theta, Grad& grad, Rng& rng) {
     h_ = current_step();
-    grad(theta, g_);
+    grad(theta, g_, nullptr);
     const double sd = std::sqrt(2.0 * h_);
     for (Eigen::Index j = 0; j < theta.size(); ++j)
       theta[j] += s_[j] * (-h_ * s_[j] * g_[j] + sd * rng.normal());
@@ -74,6 +76,7 @@ class Sgld {
   double friction() const { return 0.0; }
   int steps() const { return steps_; }
   const Vec& scale() const { return s_; }
+  long n_clamped() const { return 0; }
 
  private:
   SgldConfig cfg_;
