@@ -85,7 +85,17 @@
 #' @param metric `"diag"` (default; preconditioned by the estimated Hessian diagonal,
 #'   step sizes in natural units) or `"unit"` (`W = I` on the internal scale).
 #' @param noise_estimate SGHMC's `B_hat` (times the identity), an estimate of the gradient
-#'   noise `eps V / 2`; `0` (default) or at most `friction`.
+#'   noise `eps V / 2`: `0` (default), a number at most `friction`, or `"auto"`: every
+#'   update estimates `V_hat = (N^2/B) var` of the batch rows' gradients per coordinate and
+#'   uses `B_hat = (eps/2) V_hat`, clamped to `C` (clamped updates are counted in
+#'   [sg_info()]). The estimate assumes independent batches (`batches = "fresh"`); with
+#'   epochs the batches of one epoch have negatively correlated noise (it sums to zero over
+#'   an epoch at fixed theta), which then matters far less than `eps V / 2` and `"auto"`
+#'   over-corrects (posterior sds too small).
+#' @param batches `"epoch"` (default): rows drawn without replacement within an epoch, a
+#'   random permutation consumed in consecutive batches and reshuffled every epoch (`N mod
+#'   B` rows are skipped per epoch); `"fresh"`: every batch drawn independently (without
+#'   replacement within the batch).
 #' @param resample Redraw the SGHMC momentum from N(0, I) every `resample` updates; `0`
 #'   (default) never.
 #' @param learning_rate,momentum_decay Chen et al.'s `eta` and `alpha`, an alternative to
@@ -112,7 +122,7 @@
 #' @export
 sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, steps = NULL,
                   metric = c("diag", "unit"), noise_estimate = 0, resample = 0,
-                  learning_rate = NULL, momentum_decay = NULL) {
+                  batches = c("epoch", "fresh"), learning_rate = NULL, momentum_decay = NULL) {
   if (!is.null(learning_rate) || !is.null(momentum_decay)) {
     if (is.null(learning_rate) || is.null(momentum_decay)) {
       stop_arg(if (is.null(learning_rate)) "learning_rate" else "momentum_decay",
@@ -131,7 +141,14 @@ sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, steps = 
     check_number(step_size, "step_size", 0, Inf, open = c(TRUE, TRUE))
   friction <- if (is.null(friction)) NULL else
     check_number(friction, "friction", 0, Inf, open = c(TRUE, TRUE))
-  noise_estimate <- check_number(noise_estimate, "noise_estimate", 0, Inf)
+  estimate_noise <- identical(noise_estimate, "auto")
+  noise_estimate <- if (estimate_noise) 0 else {
+    if (is.character(noise_estimate)) {
+      stop_arg("noise_estimate", sprintf("must be a number >= 0 or \"auto\", not %s",
+                                         describe(noise_estimate)))
+    }
+    check_number(noise_estimate, "noise_estimate", 0, Inf)
+  }
   if (!is.null(friction) && noise_estimate > friction) {
     stop_arg("noise_estimate", sprintf("(%s) exceeds `friction` (%s); C - B_hat must be >= 0",
                                        format(noise_estimate), format(friction)))
@@ -143,7 +160,9 @@ sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, steps = 
     steps = if (is.null(steps)) NULL else check_count(steps, "steps", 1),
     metric = match_choice(metric, "metric", c("diag", "unit")),
     noise_estimate = noise_estimate,
-    resample = check_count(resample, "resample", 0)
+    estimate_noise = estimate_noise,
+    resample = check_count(resample, "resample", 0),
+    batches = match_choice(batches, "batches", c("epoch", "fresh"))
   )
 }
 
@@ -153,7 +172,7 @@ sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, steps = 
 #'   values in (0.5, 1] satisfy the Robbins-Monro conditions), `decay_offset > 0`.
 #' @export
 sgld <- function(batch_size = NULL, step_size = NULL, decay = 0, decay_offset = 1, steps = NULL,
-                 metric = c("diag", "unit")) {
+                 metric = c("diag", "unit"), batches = c("epoch", "fresh")) {
   new_sampler("sgld",
     batch_size = check_batch_size(batch_size),
     step_size = if (is.null(step_size)) NULL else
@@ -161,7 +180,8 @@ sgld <- function(batch_size = NULL, step_size = NULL, decay = 0, decay_offset = 
     decay = check_number(decay, "decay", 0, 1),
     decay_offset = check_number(decay_offset, "decay_offset", 0, Inf, open = c(TRUE, TRUE)),
     steps = if (is.null(steps)) NULL else check_count(steps, "steps", 1),
-    metric = match_choice(metric, "metric", c("diag", "unit"))
+    metric = match_choice(metric, "metric", c("diag", "unit")),
+    batches = match_choice(batches, "batches", c("epoch", "fresh"))
   )
 }
 
@@ -197,7 +217,7 @@ chain_sg <- function(results) {
   data.frame(
     chain = seq_along(results), n_obs = n, batch_size = num("batch_size"),
     step_size = num("step_size"), friction = num("friction"), steps = num("steps"),
-    curvature = num("curvature"), updates = num("n_updates"),
+    curvature = num("curvature"), updates = num("n_updates"), clamped = num("n_clamped"),
     epochs_warmup = num("n_obs_grad_warmup") / n, epochs_sampling = num("n_obs_grad_sampling") / n
   )
 }
@@ -207,7 +227,8 @@ chain_sg <- function(results) {
 #' For fits with [sghmc()] or [sgld()]: per chain, the number of observations `N`, the batch
 #' size, the step size (SGLD: the last `h_t`), the friction (SGHMC), the updates per saved
 #' iteration, the curvature estimate behind the defaults (0 when none was needed), the total
-#' number of updates and the cost in epochs (per-observation gradient evaluations / `N`) of
+#' number of updates, the number of SGHMC updates whose estimated noise (`noise_estimate =
+#' "auto"`) was clamped to the friction, and the cost in epochs (per-observation gradient evaluations / `N`) of
 #' warmup (including curvature estimation) and sampling.
 #'
 #' @param fit A `vhmc_fit` from [vhmc_glm()] with an SG sampler.

@@ -82,6 +82,8 @@ inline vhmc::SghmcConfig sghmc_config(const Rcpp::List& sampler) {
   c.steps = static_cast<int>(num_or_zero(sampler["steps"]));
   c.resample = Rcpp::as<int>(sampler["resample"]);
   c.diag_metric = Rcpp::as<std::string>(sampler["metric"]) == "diag";
+  c.estimate_noise = Rcpp::as<bool>(sampler["estimate_noise"]);
+  c.fresh_batches = Rcpp::as<std::string>(sampler["batches"]) == "fresh";
   return c;
 }
 
@@ -93,6 +95,7 @@ inline vhmc::SgldConfig sgld_config(const Rcpp::List& sampler) {
   c.decay_offset = Rcpp::as<double>(sampler["decay_offset"]);
   c.steps = static_cast<int>(num_or_zero(sampler["steps"]));
   c.diag_metric = Rcpp::as<std::string>(sampler["metric"]) == "diag";
+  c.fresh_batches = Rcpp::as<std::string>(sampler["batches"]) == "fresh";
   return c;
 }
 

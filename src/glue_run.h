@@ -152,7 +152,8 @@ Rcpp::List run_sg(P& potential, const Rcpp::List& sampler, const Rcpp::List& run
       _["curvature"] = r.curvature,
       _["n_obs_grad_warmup"] = static_cast<double>(r.n_obs_grad_warmup),
       _["n_obs_grad_sampling"] = static_cast<double>(r.n_obs_grad_sampling),
-      _["n_updates"] = static_cast<double>(r.n_updates));
+      _["n_updates"] = static_cast<double>(r.n_updates),
+      _["n_clamped"] = static_cast<double>(r.n_clamped));
   Rcpp::List res = Rcpp::List::create(
       _["draws"] = Rcpp::wrap(ch.draws), _["diagnostics"] = diag, _["step_size"] = ch.final_step_size,
       _["inv_metric"] = Rcpp::wrap(ch.inv_metric_diag),

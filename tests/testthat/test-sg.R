@@ -117,3 +117,15 @@ test_that("SGHMC and SGLD at a small step size agree with NUTS on a linear regre
                                    sampler = sgld(batch_size = 500, step_size = 0.01)))
   compare(fit, 0.2, 0.2)
 })
+
+test_that("sghmc(noise_estimate = \"auto\") and fresh batches run and are validated", {
+  expect_error(sghmc(noise_estimate = "yes"), "`noise_estimate`")
+  expect_error(sgld(batches = "all"), "`batches`")
+  expect_true(sghmc(noise_estimate = "auto")$estimate_noise)
+  fit <- suppressWarnings(vhmc_glm(y ~ x1, data = sg_data, chains = 1, iter = 40, warmup = 20,
+                                   seed = 5, progress = FALSE,
+                                   sampler = sghmc(noise_estimate = "auto", batches = "fresh")))
+  info <- sg_info(fit)
+  expect_true(info$clamped >= 0 && info$clamped <= info$updates)
+  expect_true(all(is.finite(unclass(fit$draws))))
+})
