@@ -56,7 +56,9 @@
 #' SGHMC `friction = sqrt(lambda)`, `step_size = min(0.1, 0.2 B/N C/sqrt(lambda)) /
 #' sqrt(lambda)`; SGLD `step_size = min(0.1, 0.2 B / N) / lambda`; and `steps` (updates per
 #' saved iteration) covers half a unit of natural time, `ceiling(0.5 / (eps sqrt(lambda)))`
-#' resp. `ceiling(0.5 / (h lambda))` (at most 10000). At that accuracy a draw costs a few
+#' resp. `ceiling(0.5 / (h lambda))` (at most 10000). (That noise model treats batches as
+#' independent; with the default epoch batches the noise of one epoch's batches cancels in
+#' part, and the measured inflation is smaller, see below.) At that accuracy a draw costs a few
 #' epochs whatever `B` (about `0.5 / 0.2 = 2.5` epochs per saved iteration): small batches
 #' make each update cheap but need proportionally more of them. Warmup iterations are
 #' burn-in and are discarded. With `metric = "unit"` and `step_size`, `friction` and `steps`
