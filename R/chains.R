@@ -79,6 +79,12 @@ collect_chains <- function(results, par_names) {
     n_potential = num("n_potential"),
     target_errors = vapply(results, function(r) as.numeric(r$target_errors %||% 0), numeric(1))
   )
+  if (!is.null(results[[1]]$sg)) {
+    # Stochastic-gradient chains: n_grad counts minibatch gradients; the cost is in rows.
+    sg_num <- function(field) vapply(results, function(r) as.numeric(r$sg[[field]]), numeric(1))
+    counts$n_obs_grad <- sg_num("n_obs_grad_warmup") + sg_num("n_obs_grad_sampling")
+    counts$epochs <- counts$n_obs_grad / sg_num("n_obs")
+  }
   timing <- data.frame(chain = seq_len(n_chain), warmup_seconds = num("warmup_seconds"),
                        sampling_seconds = num("sampling_seconds"))
   list(draws = posterior::as_draws_array(arr), diagnostics = diagnostics,

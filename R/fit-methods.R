@@ -22,6 +22,7 @@ fit_header <- function(x) {
   }
   if (!is.null(x$surrogate)) line1 <- paste0(line1, "\n", surrogate_line(x))
   if (!is.null(x$variational)) line1 <- paste0(line1, "\n", variational_line(x))
+  if (is_sg_sampler(s)) line1 <- paste(c(line1, sg_lines(x)), collapse = "\n")
   line2 <- paste0(
     fit_nchains(x), " chain", if (fit_nchains(x) == 1L) "" else "s", " x ",
     fit_niterations(x), " post-warmup draws (thin = ", fit_thin(x),
@@ -238,6 +239,9 @@ print.summary.vhmc_fit <- function(x, digits = 3, ...) {
                                 format = "f")),
     stringsAsFactors = FALSE
   )
+  if (!is.null(x$counts$epochs)) {
+    ch_out$epochs <- format_sig(x$counts$epochs[match(ch$chain, x$counts$chain)], digits)
+  }
   print(ch_out, row.names = FALSE, right = TRUE)
   cat("(max_depth: transitions that hit max_treedepth; ebfmi < 0.3 is a ",
       "warning sign;\n accept: mean accept_stat__; times in seconds)\n",

@@ -39,6 +39,9 @@
 #' @param prior_aux Prior of the gaussian family's sigma (half-distributions on
 #'   \eqn{(0, \infty)}, `exponential()` or `flat()`). Must be left at its default (or be
 #'   `NULL`) for families without sigma.
+#' @param sampler A sampler: [nuts()] (default), [hmc()], [surrogate_hmc()], or the
+#'   stochastic-gradient samplers [sghmc()] and [sgld()] (minibatch gradients, no
+#'   Metropolis correction; approximate).
 #' @inheritParams vhmc_sample
 #' @param init Initial values: `NULL` (default) draws every parameter uniformly in (-2, 2)
 #'   on the sampler's internal scale (centred intercept, log sigma), as Stan does; or
@@ -96,7 +99,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
     stop_arg("prior_aux", sprintf("was given, but the %s family has no auxiliary parameter",
                                   family$family), "Leave `prior_aux` out for this family.")
   }
-  if (!is_sampler(sampler)) stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc(), surrogate_hmc() or variational_hmc().")
+  if (!is_sampler(sampler)) stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc(), surrogate_hmc(), variational_hmc(), sghmc() or sgld().")
   args <- check_run_args(chains, iter, warmup, thin, cores)
   sampler <- prepare_sampler(sampler, args$warmup)
   progress <- check_flag(progress, "progress")
@@ -114,6 +117,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   check_identified(model, family, priors)
   seed <- resolve_seed(seed)
   spec <- glm_spec(model, family, priors)
+  sampler <- prepare_sg_sampler(sampler, nrow(spec$X))
   inits <- glm_inits(init, spec, model, args$chains, seed)
   potential_at <- function(theta) {
     r <- vhmc_glm_potential(spec, matrix(theta, 1L))
@@ -147,6 +151,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
     fit$variational <- add_importance(fit$variational, results,
                                       function(th) vhmc_glm_potential(spec, th)$value)
   }
+  fit$sg <- chain_sg(results)
   check_fit(fit)
   check_surrogate(fit)
   check_variational(fit)

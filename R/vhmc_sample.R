@@ -21,7 +21,8 @@
 #' @param parameters Parameter names (a character vector), or their number; needed only
 #'   when `init = NULL`. Otherwise names come from `init`, defaulting to `theta[1]`, ...
 #' @param sampler A sampler from [nuts()] (default), [hmc()], [surrogate_hmc()] or
-#'   [variational_hmc()].
+#'   [variational_hmc()]. The stochastic-gradient samplers [sghmc()] and [sgld()] need
+#'   minibatches of a likelihood and work with [vhmc_glm()] only.
 #' @param chains Number of chains.
 #' @param iter Iterations per chain, warmup included.
 #' @param warmup Warmup (adaptation) iterations per chain; discarded.
@@ -63,6 +64,13 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
   if (!is_sampler(sampler)) {
     stop_arg("sampler", "must be a sampler object",
              "Use nuts(), hmc(), surrogate_hmc() or variational_hmc().")
+  }
+  if (is_sg_sampler(sampler)) {
+    stop_arg("sampler", sprintf(paste(
+      "is %s(), a stochastic-gradient sampler: it needs minibatch gradients of a likelihood",
+      "that factorises over observations, which a log density written as an R function does",
+      "not provide"), sampler$name),
+      "Use nuts(), hmc(), surrogate_hmc() or variational_hmc() here, or fit a GLM with vhmc_glm(sampler = ...).")
   }
   args <- check_run_args(chains, iter, warmup, thin, cores)
   sampler <- prepare_sampler(sampler, args$warmup)

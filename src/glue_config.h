@@ -7,10 +7,14 @@
 #include <vhmc/vhmc.hpp>
 #include <vhmc/driver/run_surrogate_chain.hpp>
 #include <vhmc/driver/run_variational_chain.hpp>
+#include <vhmc/driver/run_sg_chain.hpp>
+#include <vhmc/sampler/sghmc.hpp>
+#include <vhmc/sampler/sgld.hpp>
 
 namespace vhmc_glue {
 
-inline vhmc::ChainConfig chain_config(const Rcpp::List& sampler, const Rcpp::List& run) {
+// The run's settings only (iterations, seed, chain, progress); no adaptation.
+inline vhmc::ChainConfig run_config(const Rcpp::List& run) {
   vhmc::ChainConfig cfg;
   cfg.iter = Rcpp::as<int>(run["iter"]);
   cfg.warmup = Rcpp::as<int>(run["warmup"]);
@@ -19,6 +23,11 @@ inline vhmc::ChainConfig chain_config(const Rcpp::List& sampler, const Rcpp::Lis
   cfg.seed = static_cast<std::uint64_t>(Rcpp::as<double>(run["seed"]));
   cfg.chain = Rcpp::as<int>(run["chain"]);
   cfg.refresh = Rcpp::as<int>(run["refresh"]);
+  return cfg;
+}
+
+inline vhmc::ChainConfig chain_config(const Rcpp::List& sampler, const Rcpp::List& run) {
+  vhmc::ChainConfig cfg = run_config(run);
   const SEXP eps = sampler["step_size"];
   const bool user_eps = !Rf_isNull(eps);
   cfg.step_size = user_eps ? Rcpp::as<double>(eps) : 1.0;
@@ -73,6 +82,35 @@ inline vhmc::VariationalConfig variational_config(const Rcpp::List& sampler) {
   c.steps = Rcpp::as<int>(sampler["steps"]);
   c.adapt_delta = Rcpp::as<double>(sampler["adapt_delta"]);
   c.final_mu_one = Rcpp::as<std::string>(sampler["final_mu"]) == "one";
+  return c;
+}
+
+// NULL (R's "choose automatically") travels as 0 for the SG configs.
+inline double num_or_zero(SEXP v) { return Rf_isNull(v) ? 0.0 : Rcpp::as<double>(v); }
+
+inline vhmc::SghmcConfig sghmc_config(const Rcpp::List& sampler) {
+  vhmc::SghmcConfig c;
+  c.batch_size = Rcpp::as<int>(sampler["batch_size"]);
+  c.step_size = num_or_zero(sampler["step_size"]);
+  c.friction = num_or_zero(sampler["friction"]);
+  c.noise_estimate = Rcpp::as<double>(sampler["noise_estimate"]);
+  c.steps = static_cast<int>(num_or_zero(sampler["steps"]));
+  c.resample = Rcpp::as<int>(sampler["resample"]);
+  c.diag_metric = Rcpp::as<std::string>(sampler["metric"]) == "diag";
+  c.estimate_noise = Rcpp::as<bool>(sampler["estimate_noise"]);
+  c.fresh_batches = Rcpp::as<std::string>(sampler["batches"]) == "fresh";
+  return c;
+}
+
+inline vhmc::SgldConfig sgld_config(const Rcpp::List& sampler) {
+  vhmc::SgldConfig c;
+  c.batch_size = Rcpp::as<int>(sampler["batch_size"]);
+  c.step_size = num_or_zero(sampler["step_size"]);
+  c.decay = Rcpp::as<double>(sampler["decay"]);
+  c.decay_offset = Rcpp::as<double>(sampler["decay_offset"]);
+  c.steps = static_cast<int>(num_or_zero(sampler["steps"]));
+  c.diag_metric = Rcpp::as<std::string>(sampler["metric"]) == "diag";
+  c.fresh_batches = Rcpp::as<std::string>(sampler["batches"]) == "fresh";
   return c;
 }
 

@@ -69,6 +69,8 @@ struct GlmModel {
 Rcpp::List vhmc_chain_glm(Rcpp::List spec, Rcpp::NumericVector init, Rcpp::List sampler,
                           Rcpp::List run) {
   GlmModel model(spec);
+  if (vhmc_glue::is_sg_sampler(sampler))
+    return vhmc_glue::run_sg(model.potential, sampler, run, Rcpp::as<vhmc::Vec>(init));
   return vhmc_glue::run_potential(model.potential, sampler, run, Rcpp::as<vhmc::Vec>(init));
 }
 

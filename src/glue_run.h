@@ -143,4 +143,58 @@ Rcpp::List run_potential(P& potential, const Rcpp::List& sampler, const Rcpp::Li
   });
 }
 
+inline bool is_sg_sampler(const Rcpp::List& sampler) {
+  const std::string name = Rcpp::as<std::string>(sampler["name"]);
+  return name == "sghmc" || name == "sgld";
+}
+
+// A stochastic-gradient chain (potentials with minibatch gradients only: GLMs). The
+// diagnostics are the step size and the number of updates (minibatch gradients) per saved
+// iteration; `sg` reports B, N, the step size, friction, steps, the curvature estimate and
+// the per-observation gradient evaluations (epochs = evaluations / N).
+template <class P>
+Rcpp::List run_sg(P& potential, const Rcpp::List& sampler, const Rcpp::List& run,
+                  const vhmc::Vec& init) {
+  using Rcpp::_;
+  const vhmc::ChainConfig cfg = run_config(run);
+  vhmc::Callbacks cb = r_callbacks();
+  const std::string name = Rcpp::as<std::string>(sampler["name"]);
+  const int d = static_cast<int>(init.size());
+  vhmc::SgChainOutput out;
+  if (name == "sghmc") {
+    const vhmc::SghmcConfig c = sghmc_config(sampler);
+    vhmc::Sghmc s(c, d);
+    out = vhmc::run_sg_chain(potential, s, c.batch_size, cfg, init, cb);
+  } else if (name == "sgld") {
+    const vhmc::SgldConfig c = sgld_config(sampler);
+    vhmc::Sgld s(c, d);
+    out = vhmc::run_sg_chain(potential, s, c.batch_size, cfg, init, cb);
+  } else {
+    Rcpp::stop("unknown stochastic-gradient sampler '" + name + "'");
+  }
+  const vhmc::ChainOutput& ch = out.chain;
+  Rcpp::List diag = Rcpp::List::create(_["stepsize__"] = Rcpp::wrap(ch.step_size),
+                                       _["n_leapfrog__"] = Rcpp::wrap(ch.n_leapfrog));
+  const vhmc::SgReport& r = out.sg;
+  Rcpp::List sg = Rcpp::List::create(
+      _["n_obs"] = static_cast<double>(r.n_obs), _["batch_size"] = static_cast<double>(r.batch_size),
+      _["step_size"] = r.step_size, _["friction"] = r.friction, _["steps"] = r.steps,
+      _["curvature"] = r.curvature,
+      _["n_obs_grad_warmup"] = static_cast<double>(r.n_obs_grad_warmup),
+      _["n_obs_grad_sampling"] = static_cast<double>(r.n_obs_grad_sampling),
+      _["n_updates"] = static_cast<double>(r.n_updates),
+      _["n_clamped"] = static_cast<double>(r.n_clamped));
+  Rcpp::List res = Rcpp::List::create(
+      _["draws"] = Rcpp::wrap(ch.draws), _["diagnostics"] = diag, _["step_size"] = ch.final_step_size,
+      _["inv_metric"] = Rcpp::wrap(ch.inv_metric_diag),
+      _["n_grad_warmup"] = static_cast<double>(ch.n_grad_warmup),
+      _["n_grad_sampling"] = static_cast<double>(ch.n_grad_sampling),
+      _["n_potential"] = static_cast<double>(ch.n_potential),
+      _["warmup_seconds"] = ch.warmup_seconds, _["sampling_seconds"] = ch.sampling_seconds,
+      _["iterations_done"] = ch.iterations_done, _["interrupted"] = ch.interrupted,
+      _["error"] = ch.error);
+  res["sg"] = sg;
+  return res;
+}
+
 }  // namespace vhmc_glue

@@ -15,3 +15,7 @@
 #include "sampler/static_hmc.hpp"
 #include "sampler/nuts.hpp"
 #include "driver/run_chain.hpp"
+#include "model/minibatch.hpp"
+#include "sampler/sghmc.hpp"
+#include "sampler/sgld.hpp"
+#include "driver/run_sg_chain.hpp"

@@ -149,6 +149,102 @@ class GlmPotential {
     return eval(theta, &g);
   }
 
+  // Number of observations (rows of X) in the likelihood: N of SPEC A5.
+  Eigen::Index n_obs() const { return data_->n(); }
+
+  // Minibatch estimate of grad U (SPEC A5) into g:
+  //   g~ = -(N/m) sum_{i in idx} grad log p(y_i | theta) - grad log p0(theta),
+  // the per-observation terms with the same weights, offset, centring and scaling as the
+  // full gradient (for the gaussian family in the per-row residual form, not from the
+  // sufficient statistics), the prior gradient in full. idx holds m row indices in [0, N).
+  // The m rows of X are gathered into a per-object m x k buffer (resized only when m
+  // changes); X itself is never copied. Averaging g~ over a partition of the rows into
+  // batches of equal size gives the full gradient exactly (up to rounding).
+  // With noise_var, also writes V_hat = (N^2/m) var_{i in idx}(grad log p(y_i | theta)) per
+  // coordinate (sample variance over the batch; SPEC A5's estimate behind B_hat), 0 if m < 2.
+  void minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g,
+                      Vec* noise_var = nullptr) {
+    const GlmData& d = *data_;
+    const Eigen::Index k = d.k(), off = intercept_ ? 1 : 0;
+    const bool hw = d.has_weights();
+    if (g.size() != dim()) g.resize(dim());
+    if (Xb_.rows() != m || Xb_.cols() != k) {
+      Xb_.resize(m, k);
+      eb_.resize(m);
+      rb_.resize(m);
+      yb_.resize(m);
+      zb_.resize(m);
+    }
+    if (d.has_scale()) {
+      beta_ = theta.segment(off, k).cwiseQuotient(d.scale);
+    } else {
+      beta_ = theta.segment(off, k);
+    }
+    for (Eigen::Index j = 0; j < k; ++j) {
+      const double* col = d.X.data() + j * d.n();
+      double* out = Xb_.data() + j * m;
+      for (Eigen::Index i = 0; i < m; ++i) out[i] = col[idx[i]];
+    }
+    eb_.noalias() = Xb_ * beta_;
+    if (intercept_) eb_.array() += theta[0] - (d.has_center() ? d.center.dot(beta_) : 0.0);
+    if (d.has_offset())
+      for (Eigen::Index i = 0; i < m; ++i) eb_[i] += d.offset[idx[i]];
+
+    double dtau = 0.0;  // gaussian: sum_i d(-log lik_i)/d log sigma
+    switch (family_) {
+      case GlmFamily::GaussianIdentity: {
+        // -log lik_i = w e^2 / (2 sigma^2) + w log sigma; d/d eta = -w e / sigma^2.
+        const double inv_s2 = std::exp(-2.0 * theta[dim() - 1]);
+        for (Eigen::Index i = 0; i < m; ++i) {
+          const double w = hw ? d.weights[idx[i]] : 1.0;
+          const double e = d.y[idx[i]] - eb_[i];
+          rb_[i] = w * e * inv_s2;
+          zb_[i] = w - w * e * e * inv_s2;  // per-row d(-log lik)/d log sigma
+          dtau += zb_[i];
+        }
+        break;
+      }
+      case GlmFamily::BinomialLogit: {
+        // As logit_loglik(): z = exp(-|eta|), inv_logit = (eta >= 0 ? 1 : z) / (1 + z),
+        // vectorised by Eigen.
+        for (Eigen::Index i = 0; i < m; ++i) yb_[i] = d.y[idx[i]];
+        const auto e = eb_.array();
+        zb_.array() = (-e.abs()).exp();
+        rb_.array() = yb_.array() - (e >= 0.0).select(1.0, zb_.array()) / (1.0 + zb_.array());
+        if (hw)
+          for (Eigen::Index i = 0; i < m; ++i) rb_[i] *= d.weights[idx[i]];
+        break;
+      }
+      case GlmFamily::BinomialProbit:
+        for (Eigen::Index i = 0; i < m; ++i) {
+          const double w = hw ? d.weights[idx[i]] : 1.0;
+          const double y = d.y[idx[i]], e = eb_[i];
+          double ri = 0.0;
+          if (y != 0.0) ri += y * inv_mills(e);
+          if (y != 1.0) ri -= (1.0 - y) * inv_mills(-e);
+          rb_[i] = w * ri;
+        }
+        break;
+      case GlmFamily::PoissonLog:
+        for (Eigen::Index i = 0; i < m; ++i) yb_[i] = d.y[idx[i]];
+        rb_.array() = yb_.array() - eb_.array().exp();
+        if (hw)
+          for (Eigen::Index i = 0; i < m; ++i) rb_[i] *= d.weights[idx[i]];
+        break;
+    }
+    const double f = static_cast<double>(d.n()) / static_cast<double>(m);
+    auto gb = g.segment(off, k);
+    gb.noalias() = Xb_.transpose() * rb_;
+    gb *= -f;
+    if (intercept_) {
+      g[0] = -f * rb_.sum();
+      if (d.has_center()) gb -= g[0] * d.center;
+    }
+    if (has_aux()) g[dim() - 1] = f * dtau;
+    prior_terms(theta, &g);
+    if (noise_var) row_gradient_variance(m, *noise_var);
+  }
+
  private:
   const GlmData* data_;
   GlmFamily family_;
@@ -157,10 +253,34 @@ class GlmPotential {
   double sum_w_ = 0.0;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, exp(-|eta|))
   Vec beta_;     // slopes on the data's scale
+  Mat Xb_;       // minibatch rows of X (m x k), gathered per minibatch gradient
+  Vec eb_, rb_, yb_, zb_;  // minibatch eta, d loglik / d eta, y, exp(-|eta|)
   // Gaussian sufficient statistics: b = (alpha, beta) of the model; SSE(b) = ssr_ + q'Gq, q = b - b_hat.
   Mat G_;
   Vec b_hat_, q_, Gq_;
   double ssr_ = 0.0;
+
+  // (N^2/m) times the sample variance over the minibatch rows of each coordinate of the
+  // per-row log-likelihood gradient (rows in Xb_, d loglik/d eta in rb_, gaussian
+  // d/d log sigma in zb_), on the sampler's scale (slopes divided by their scales).
+  void row_gradient_variance(Eigen::Index m, Vec& v) {
+    const GlmData& d = *data_;
+    const Eigen::Index k = d.k(), off = intercept_ ? 1 : 0;
+    v.setZero(dim());
+    if (m < 2) return;
+    const double f = static_cast<double>(d.n()) * static_cast<double>(d.n()) / static_cast<double>(m);
+    auto var = [m](auto&& x) {
+      const double mu = x.sum() / static_cast<double>(m);
+      return (x.array() - mu).square().sum() / static_cast<double>(m - 1);
+    };
+    if (intercept_) v[0] = f * var(rb_);
+    for (Eigen::Index j = 0; j < k; ++j) {
+      const double c = d.has_center() ? d.center[j] : 0.0;
+      const double sj = d.has_scale() ? d.scale[j] : 1.0;
+      v[off + j] = f * var(rb_.cwiseProduct(Xb_.col(j)) - c * rb_) / (sj * sj);
+    }
+    if (has_aux()) v[dim() - 1] = f * var(zb_);
+  }
 
   void gaussian_statistics() {
     const GlmData& d = *data_;

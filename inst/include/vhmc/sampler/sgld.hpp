@@ -1,0 +1,89 @@
+#pragma once
+// Stochastic gradient Langevin dynamics: Welling & Teh (2011); book eqs. 12.146-12.148;
+// SPEC A5:  theta <- theta - h_t g~(theta) + sqrt(2 h_t) xi,  xi ~ N(0, I),
+// h_t = a (b + t)^(-delta), t = 0, 1, ... counting updates from the start of the chain
+// (Welling & Teh's eps_t is 2 h_t). delta = 0 (default) is a constant step. No Metropolis
+// step: draws carry discretisation and gradient-noise bias.
+// Metric (SPEC A5, fixed W): theta += -h W g~ + sqrt(2h) W^{1/2} xi with W = diag(s^2); s = 1
+// with the unit metric, s_j = 1 / sqrt(H_jj) from the driver's estimate with the diag metric.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "../base/rng.hpp"
+#include "../base/types.hpp"
+
+namespace vhmc {
+
+// Mirrors the R constructor sgld(). Values <= 0 mean "choose from the curvature" (driver).
+struct SgldConfig {
+  int batch_size = 1;
+  double step_size = 0.0;     // a
+  double decay = 0.0;         // delta
+  double decay_offset = 1.0;  // b
+  int steps = 0;              // updates per saved iteration
+  double noise_ratio = 0.1;   // target h V / 2 in natural units for the default a
+  double time_per_iteration = 0.5;
+  bool diag_metric = true;
+  bool fresh_batches = false;  // independent batches instead of epochs (model/minibatch.hpp)
+};
+
+class Sgld {
+ public:
+  Sgld(const SgldConfig& cfg, int d) : cfg_(cfg), g_(d), s_(Vec::Ones(d)) {
+    a_ = cfg.step_size;
+    steps_ = cfg.steps;
+  }
+
+  bool needs_scale() const { return cfg_.diag_metric || cfg_.step_size <= 0 || cfg_.steps <= 0; }
+  bool diag_metric() const { return cfg_.diag_metric; }
+  bool fresh_batches() const { return cfg_.fresh_batches; }
+
+  // Defaults on the natural time scale 1/lambda of the stiffest direction: in natural units
+  // the stationary variance of SGLD on a Gaussian is about (1 + h_u N / (2 B)) / (1 - h_u / 2)
+  // times the posterior's, so h_u = min(0.1, 2 noise_ratio B / N).
+  void set_scale(double lambda, double b_over_n, const Vec& scale) {
+    s_ = scale;
+    if (cfg_.step_size <= 0) a_ = std::min(0.1, 2.0 * cfg_.noise_ratio * b_over_n) / lambda;
+    if (cfg_.steps <= 0) {
+      const double n = std::ceil(cfg_.time_per_iteration / (a_ * lambda));
+      steps_ = static_cast<int>(std::min(10000.0, std::max(1.0, n)));
+    }
+  }
+
+  void start(Rng&) {
+    if (a_ <= 0 || steps_ <= 0)
+      throw std::logic_error("SGLD: step size and steps must be set before sampling");
+    t_ = 0;
+  }
+
+  double current_step() const {
+    return cfg_.decay == 0.0 ? a_ : a_ * std::pow(cfg_.decay_offset + static_cast<double>(t_), -cfg_.decay);
+  }
+
+  template <class Grad>
+  bool update(Vec& theta, Grad& grad, Rng& rng) {
+    h_ = current_step();
+    grad(theta, g_, nullptr);
+    const double sd = std::sqrt(2.0 * h_);
+    for (Eigen::Index j = 0; j < theta.size(); ++j)
+      theta[j] += s_[j] * (-h_ * s_[j] * g_[j] + sd * rng.normal());
+    ++t_;
+    return theta.allFinite();
+  }
+
+  double step_size() const { return h_ > 0 ? h_ : current_step(); }
+  double friction() const { return 0.0; }
+  int steps() const { return steps_; }
+  const Vec& scale() const { return s_; }
+  long n_clamped() const { return 0; }
+
+ private:
+  SgldConfig cfg_;
+  Vec g_, s_;
+  double a_ = 0.0, h_ = 0.0;
+  int steps_ = 0;
+  long t_ = 0;
+};
+
+}  // namespace vhmc

@@ -1,0 +1,321 @@
+// Tests of stochastic-gradient MCMC (SPEC A5): the GLM minibatch gradient (unbiased; one
+// epoch of batches averages to the full gradient; B = N is the full gradient) for every
+// family with weights, offset, centring and scaling; the batch schedule; SGHMC and SGLD on a
+// conjugate Gaussian model; errors for non-finite states; interrupts.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <vhmc/vhmc.hpp>
+#include <vhmc/driver/run_sg_chain.hpp>
+#include <vhmc/model/glm.hpp>
+#include <vhmc/sampler/sghmc.hpp>
+#include <vhmc/sampler/sgld.hpp>
+
+namespace {
+
+using vhmc::GlmData;
+using vhmc::GlmFamily;
+using vhmc::GlmPotential;
+using vhmc::Prior;
+using vhmc::Vec;
+
+struct SgProblem {
+  int n = 0, k = 0;
+  std::vector<double> X, y, w, o, c, s;
+};
+
+SgProblem sg_problem(GlmFamily f, int n, int k, std::uint64_t seed) {
+  vhmc::Rng rng(seed, 3);
+  SgProblem p;
+  p.n = n;
+  p.k = k;
+  p.X.resize(static_cast<size_t>(n) * k);
+  for (auto& x : p.X) x = 0.8 * rng.normal() + 0.3;
+  p.y.resize(n);
+  p.w.resize(n);
+  p.o.resize(n);
+  for (int i = 0; i < n; ++i) {
+    p.o[i] = 0.2 * rng.normal();
+    p.w[i] = 1.0 + static_cast<int>(3 * rng.uniform());
+    double eta = -0.1 + p.o[i];
+    for (int j = 0; j < k; ++j) eta += 0.4 * p.X[static_cast<size_t>(j) * n + i];
+    switch (f) {
+      case GlmFamily::GaussianIdentity: p.y[i] = eta + 0.7 * rng.normal(); break;
+      case GlmFamily::BinomialLogit:
+      case GlmFamily::BinomialProbit: p.y[i] = rng.uniform() < 1.0 / (1.0 + std::exp(-eta)) ? 1.0 : 0.0; break;
+      case GlmFamily::PoissonLog: p.y[i] = std::floor(std::exp(eta) + rng.uniform()); break;
+    }
+  }
+  for (int j = 0; j < k; ++j) {
+    p.c.push_back(0.3 + 0.01 * j);
+    p.s.push_back(0.8 + 0.1 * j);
+  }
+  return p;
+}
+
+const GlmFamily kSgFamilies[] = {GlmFamily::GaussianIdentity, GlmFamily::BinomialLogit,
+                                 GlmFamily::BinomialProbit, GlmFamily::PoissonLog};
+
+double max_rel_diff(const Vec& a, const Vec& b) {
+  return (a - b).lpNorm<Eigen::Infinity>() / std::max(1.0, b.lpNorm<Eigen::Infinity>());
+}
+
+}  // namespace
+
+TEST_CASE("minibatch gradients average to the full gradient over one epoch", "[sg]") {
+  const int n = 120, k = 3;
+  for (GlmFamily f : kSgFamilies) {
+    for (int variant = 0; variant < 3; ++variant) {
+      // 0: plain, no intercept; 1: intercept, weights, offset; 2: + centring and scaling
+      SgProblem p = sg_problem(f, n, k, 11 + variant);
+      const bool icpt = variant > 0;
+      GlmData data(p.X.data(), n, k, p.y.data(), variant > 0 ? p.w.data() : nullptr,
+                   variant > 0 ? p.o.data() : nullptr, variant > 1 ? p.c.data() : nullptr,
+                   variant > 1 ? p.s.data() : nullptr);
+      GlmPotential pot(data, f, icpt, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0),
+                       Prior::exponential(1.0));
+      INFO("family " << static_cast<int>(f) << " variant " << variant);
+      vhmc::Rng rng(5, 1);
+      Vec theta(pot.dim());
+      for (int j = 0; j < pot.dim(); ++j) theta[j] = 0.3 * rng.normal();
+      Vec g_full;
+      pot.value_grad(theta, g_full);
+      for (int B : {1, 8, 30, 120}) {
+        INFO("B = " << B);
+        vhmc::BatchSchedule sched(n, B);
+        Vec acc = Vec::Zero(pot.dim()), g;
+        std::set<int> seen;
+        for (int b = 0; b < n / B; ++b) {
+          const int* idx = sched.next(rng);
+          for (int i = 0; i < B; ++i) seen.insert(idx[i]);
+          pot.minibatch_grad(theta, idx, B, g);
+          acc += g;
+        }
+        acc /= static_cast<double>(n / B);
+        CHECK(static_cast<int>(seen.size()) == n);  // a partition of the rows
+        CHECK(max_rel_diff(acc, g_full) < 1e-10);
+        if (B == n) CHECK(max_rel_diff(g, g_full) < 1e-10);
+      }
+    }
+  }
+}
+
+TEST_CASE("minibatch gradient is unbiased over random batches and reshuffles per epoch", "[sg]") {
+  const int n = 50, k = 2;
+  SgProblem p = sg_problem(GlmFamily::BinomialLogit, n, k, 3);
+  GlmData data(p.X.data(), n, k, p.y.data());
+  GlmPotential pot(data, GlmFamily::BinomialLogit, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
+  Vec theta(3);
+  theta << 0.1, -0.2, 0.3;
+  Vec g_full, g, acc = Vec::Zero(3);
+  pot.value_grad(theta, g_full);
+  vhmc::Rng rng(9, 2);
+  vhmc::BatchSchedule sched(n, 7);  // 7 does not divide 50: the tail is skipped
+  std::vector<int> first(7), second(7);
+  const int reps = 7 * 20000;
+  for (int r = 0; r < reps; ++r) {
+    const int* idx = sched.next(rng);
+    if (r == 0) first.assign(idx, idx + 7);
+    if (r == 7) second.assign(idx, idx + 7);  // first batch of the second epoch
+    pot.minibatch_grad(theta, idx, 7, g);
+    acc += g;
+  }
+  acc /= reps;
+  CHECK(first != second);
+  for (int j = 0; j < 3; ++j) CHECK(acc[j] == Approx(g_full[j]).epsilon(0.02).margin(0.05));
+}
+
+namespace {
+
+// y_i ~ N(mu, 1), i = 1..N, flat prior: posterior N(mean(y), 1/N). Minibatch interface only.
+struct MeanModel {
+  std::vector<double> y;
+  int dim() const { return 1; }
+  Eigen::Index n_obs() const { return static_cast<Eigen::Index>(y.size()); }
+  void minibatch_grad(const Vec& th, const int* idx, Eigen::Index m, Vec& g, Vec* v = nullptr) {
+    double s = 0.0, ss = 0.0;
+    for (Eigen::Index i = 0; i < m; ++i) {
+      s += y[idx[i]] - th[0];
+      ss += (y[idx[i]] - th[0]) * (y[idx[i]] - th[0]);
+    }
+    g.resize(1);
+    const double n = static_cast<double>(y.size());
+    g[0] = -n / static_cast<double>(m) * s;
+    if (v) {
+      v->resize(1);
+      (*v)[0] = n * n / m * (ss - s * s / m) / (m - 1);
+    }
+  }
+};
+
+MeanModel mean_model(int n) {
+  MeanModel m;
+  vhmc::Rng rng(2, 0);
+  for (int i = 0; i < n; ++i) m.y.push_back(1.5 + rng.normal());
+  return m;
+}
+
+vhmc::ChainConfig sg_chain(int iter, int warmup) {
+  vhmc::ChainConfig cfg;
+  cfg.iter = iter;
+  cfg.warmup = warmup;
+  cfg.seed = 17;
+  return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("SGHMC and SGLD recover a conjugate Gaussian posterior", "[sg]") {
+  const int n = 1000;
+  MeanModel model = mean_model(n);
+  double ybar = 0.0;
+  for (double v : model.y) ybar += v;
+  ybar /= n;
+  const double post_sd = 1.0 / std::sqrt(static_cast<double>(n));
+  vhmc::Callbacks cb;
+  Vec init(1);
+  init << 0.0;
+  auto check = [&](const vhmc::ChainOutput& out, double tol_sd) {
+    REQUIRE(out.error.empty());
+    const Vec x = out.draws.col(0);
+    const double m = x.mean();
+    const double sd = std::sqrt((x.array() - m).square().sum() / (x.size() - 1));
+    CHECK(std::fabs(m - ybar) < 0.15 * post_sd);
+    CHECK(sd / post_sd == Approx(1.0).margin(tol_sd));
+  };
+  SECTION("SGHMC, defaults from the curvature") {
+    vhmc::SghmcConfig c;
+    c.batch_size = 50;
+    vhmc::Sghmc s(c, 1);
+    auto res = vhmc::run_sg_chain(model, s, 50, sg_chain(4000, 200), init, cb);
+    // diag metric: s^2 = 1 / N, curvature 1 in the preconditioned coordinates
+    CHECK(res.sg.curvature == Approx(1.0).epsilon(1e-4));
+    CHECK(res.chain.inv_metric_diag[0] == Approx(1.0 / n).epsilon(1e-4));
+    CHECK(res.sg.n_obs_grad_sampling == 3800L * res.sg.steps * 50);
+    check(res.chain, 0.1);
+  }
+  SECTION("SGHMC, unit metric, defaults from the curvature") {
+    vhmc::SghmcConfig c;
+    c.diag_metric = false;
+    vhmc::Sghmc s(c, 1);
+    auto res = vhmc::run_sg_chain(model, s, 50, sg_chain(4000, 200), init, cb);
+    CHECK(res.sg.curvature == Approx(n).epsilon(1e-4));
+    CHECK(res.sg.friction == Approx(std::sqrt(n)).epsilon(1e-4));
+    CHECK(res.sg.step_size == Approx(0.2 * 50.0 / n / std::sqrt(n)).epsilon(1e-4));  // eps_u = 0.2 B/N
+    check(res.chain, 0.1);
+  }
+  SECTION("SGLD, defaults from the curvature") {
+    vhmc::SgldConfig c;
+    c.batch_size = 50;
+    vhmc::Sgld s(c, 1);
+    auto res = vhmc::run_sg_chain(model, s, 50, sg_chain(4000, 200), init, cb);
+    check(res.chain, 0.1);
+  }
+  SECTION("SGLD with a decaying step") {
+    vhmc::SgldConfig c;
+    c.diag_metric = false;
+    c.step_size = 2e-4;
+    c.decay = 0.1;
+    c.steps = 20;
+    vhmc::Sgld s(c, 1);
+    auto res = vhmc::run_sg_chain(model, s, 100, sg_chain(3000, 200), init, cb);
+    REQUIRE(res.chain.error.empty());
+    CHECK(res.chain.step_size[res.chain.step_size.size() - 1] < 2e-4 * std::pow(200.0 * 20, -0.1));
+  }
+}
+
+TEST_CASE("SG chains stop with a clear error on a non-finite state, and on interrupts", "[sg]") {
+  MeanModel model = mean_model(500);
+  Vec init(1);
+  init << 0.0;
+  vhmc::Callbacks cb;
+  vhmc::SghmcConfig c;
+  c.diag_metric = false;
+  c.step_size = 0.5;  // eps^2 lambda = 125: explodes
+  c.friction = 1.0;
+  c.steps = 10;
+  vhmc::Sghmc s(c, 1);
+  auto res = vhmc::run_sg_chain(model, s, 50, sg_chain(200, 100), init, cb);
+  CHECK(res.chain.error.find("smaller step_size") != std::string::npos);
+  CHECK(res.chain.draws.rows() == 0);
+  CHECK(res.chain.draws.allFinite());
+
+  int polls = 0;
+  cb.interrupted = [&] { return ++polls > 3; };
+  vhmc::SgldConfig c2;
+  c2.batch_size = 50;
+  vhmc::Sgld s2(c2, 1);
+  auto res2 = vhmc::run_sg_chain(model, s2, 50, sg_chain(200, 20), init, cb);
+  CHECK(res2.chain.interrupted);
+  CHECK(res2.chain.error.empty());
+  CHECK(res2.chain.iterations_done == 30);
+  CHECK(res2.chain.draws.rows() == 10);
+}
+
+TEST_CASE("minibatch gradient-noise estimate V_hat matches per-row gradients", "[sg]") {
+  const int n = 80, k = 3, m = 16;
+  for (GlmFamily f : kSgFamilies) {
+    SgProblem p = sg_problem(f, n, k, 21);
+    GlmData data(p.X.data(), n, k, p.y.data(), p.w.data(), p.o.data(), p.c.data(), p.s.data());
+    GlmPotential pot(data, f, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
+    INFO("family " << static_cast<int>(f));
+    Vec theta(pot.dim());
+    for (int j = 0; j < pot.dim(); ++j) theta[j] = 0.1 * (j + 1);
+    std::vector<int> idx(m);
+    for (int i = 0; i < m; ++i) idx[i] = 3 * i + 1;
+    Vec g, v;
+    pot.minibatch_grad(theta, idx.data(), m, g, &v);
+    // one-row gradients g(i) = -N grad log p(y_i) - grad log p0: V_hat = var_i(g(i)) / m
+    vhmc::Mat rows(m, pot.dim());
+    for (int i = 0; i < m; ++i) {
+      Vec gi;
+      pot.minibatch_grad(theta, &idx[i], 1, gi);
+      rows.row(i) = gi.transpose();
+    }
+    for (int j = 0; j < pot.dim(); ++j) {
+      const Vec c = rows.col(j);
+      const double var = (c.array() - c.mean()).square().sum() / (m - 1);
+      CHECK(v[j] == Approx(var / m).epsilon(1e-9));
+    }
+  }
+}
+
+TEST_CASE("SGHMC with the estimated noise B_hat recovers the conjugate posterior", "[sg]") {
+  const int n = 1000;
+  MeanModel model = mean_model(n);
+  double ybar = 0.0;
+  for (double v : model.y) ybar += v;
+  ybar /= n;
+  const double post_sd = 1.0 / std::sqrt(static_cast<double>(n));
+  vhmc::Callbacks cb;
+  Vec init(1);
+  init << 0.0;
+  // Independent batches: with epochs the batch noises of one epoch are negatively
+  // correlated (they sum to zero at fixed theta), their effect is far below eps V / 2, and
+  // the V_hat correction would over-correct.
+  vhmc::SghmcConfig c;
+  c.fresh_batches = true;
+  c.estimate_noise = true;
+  c.step_size = 0.05;  // natural units: eps V / 2 = 0.05 * 20 / 2 = 0.5 of C = 1
+  vhmc::Sghmc s(c, 1);
+  auto res = vhmc::run_sg_chain(model, s, 50, sg_chain(4000, 200), init, cb);
+  REQUIRE(res.chain.error.empty());
+  const Vec x = res.chain.draws.col(0);
+  const double m = x.mean();
+  const double sd = std::sqrt((x.array() - m).square().sum() / (x.size() - 1));
+  CHECK(std::fabs(m - ybar) < 0.15 * post_sd);
+  CHECK(sd / post_sd == Approx(1.0).margin(0.1));
+  CHECK(res.sg.n_clamped < res.sg.n_updates / 100);  // V_hat rarely exceeds 2 C / eps
+  // Without the correction, the same step inflates the variance by about (1 + 0.5).
+  vhmc::SghmcConfig c0 = c;
+  c0.estimate_noise = false;
+  vhmc::Sghmc s0(c0, 1);
+  auto res0 = vhmc::run_sg_chain(model, s0, 50, sg_chain(4000, 200), init, cb);
+  const Vec x0 = res0.chain.draws.col(0);
+  const double sd0 = std::sqrt((x0.array() - x0.mean()).square().sum() / (x0.size() - 1));
+  CHECK(sd0 / post_sd > 1.1);
+}
