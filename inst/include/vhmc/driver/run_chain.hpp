@@ -59,6 +59,31 @@ inline void shrink(ChainOutput& out, int n) {
   out.divergent.conservativeResize(n);
 }
 
+// Splits a chain's wall time into warmup and sampling (steady clock). close_warmup() is
+// idempotent and returns true only the first time, when a driver snapshots its own counters.
+class ChainClock {
+ public:
+  using clock = std::chrono::steady_clock;
+  ChainClock() : start_(clock::now()), warm_end_(start_) {}
+  bool close_warmup() {
+    if (closed_) return false;
+    closed_ = true;
+    warm_end_ = clock::now();
+    return true;
+  }
+  // Closes warmup if still open and writes both durations into out.
+  void finish(ChainOutput& out) {
+    close_warmup();
+    const auto end = clock::now();
+    out.warmup_seconds = std::chrono::duration<double>(warm_end_ - start_).count();
+    out.sampling_seconds = std::chrono::duration<double>(end - warm_end_).count();
+  }
+
+ private:
+  clock::time_point start_, warm_end_;
+  bool closed_ = false;
+};
+
 // "Chain c: iteration i / n [p%] (phase)" every cfg.refresh iterations and at the end.
 inline void log_progress(const ChainConfig& cfg, int i, const char* phase, Callbacks& cb) {
   if (cfg.refresh <= 0 || ((i + 1) % cfg.refresh != 0 && i + 1 != cfg.iter)) return;
@@ -94,7 +119,6 @@ inline ChainOutput allocate_output(const ChainConfig& cfg, int d) {
 
 template <class Sampler, class M>
 ChainOutput run_chain(Sampler& s, const Vec& init, const ChainConfig& cfg, Callbacks& cb) {
-  using clock = std::chrono::steady_clock;
   auto& ham = s.hamiltonian();
   const int d = ham.dim();
   const int n_save = saved_count(cfg);
@@ -104,15 +128,10 @@ ChainOutput run_chain(Sampler& s, const Vec& init, const ChainConfig& cfg, Callb
   PhasePoint z(d);
   z.theta = init;
   s.step_size() = cfg.step_size;
-  const auto t_start = clock::now();
-  auto t_warm_end = t_start;
+  ChainClock timer;
   long grad_at_warm_end = 0;
-  bool warm_closed = false;
   auto close_warmup = [&]() {
-    if (warm_closed) return;
-    warm_closed = true;
-    t_warm_end = clock::now();
-    grad_at_warm_end = ham.target().counts().grad;
+    if (timer.close_warmup()) grad_at_warm_end = ham.target().counts().grad;
   };
 
   int saved = 0;
@@ -141,9 +160,7 @@ ChainOutput run_chain(Sampler& s, const Vec& init, const ChainConfig& cfg, Callb
   }
   if (saved < n_save) shrink(out, saved);
   close_warmup();
-  const auto t_end = clock::now();
-  out.warmup_seconds = std::chrono::duration<double>(t_warm_end - t_start).count();
-  out.sampling_seconds = std::chrono::duration<double>(t_end - t_warm_end).count();
+  timer.finish(out);
   out.n_grad_warmup = grad_at_warm_end;
   out.n_grad_sampling = ham.target().counts().grad - grad_at_warm_end;
   out.n_potential = ham.target().counts().potential;

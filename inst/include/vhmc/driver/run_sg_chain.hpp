@@ -39,7 +39,6 @@ struct SgChainOutput {
 template <class P, class S>
 SgChainOutput run_sg_chain(P& pot, S& s, long batch_size, const ChainConfig& cfg, const Vec& init,
                            Callbacks& cb) {
-  using clock = std::chrono::steady_clock;
   const int d = static_cast<int>(init.size());
   const int n_save = saved_count(cfg);
   SgChainOutput res;
@@ -52,14 +51,10 @@ SgChainOutput run_sg_chain(P& pot, S& s, long batch_size, const ChainConfig& cfg
   Rng rng(cfg.seed, static_cast<std::uint64_t>(cfg.chain));
   Vec theta = init;
   long n_grad = 0, n_obs_grad = 0;
-  const auto t_start = clock::now();
-  auto t_warm_end = t_start;
+  ChainClock timer;
   long grad_at_warm_end = 0, obs_at_warm_end = 0;
-  bool warm_closed = false;
   auto close_warmup = [&]() {
-    if (warm_closed) return;
-    warm_closed = true;
-    t_warm_end = clock::now();
+    if (!timer.close_warmup()) return;
     grad_at_warm_end = n_grad;
     obs_at_warm_end = n_obs_grad;
   };
@@ -128,9 +123,7 @@ SgChainOutput run_sg_chain(P& pot, S& s, long batch_size, const ChainConfig& cfg
   }
   if (saved < n_save) shrink(out, saved);
   close_warmup();
-  const auto t_end = clock::now();
-  out.warmup_seconds = std::chrono::duration<double>(t_warm_end - t_start).count();
-  out.sampling_seconds = std::chrono::duration<double>(t_end - t_warm_end).count();
+  timer.finish(out);
   out.n_grad_warmup = grad_at_warm_end;
   out.n_grad_sampling = n_grad - grad_at_warm_end;
   out.n_potential = 0;

@@ -169,14 +169,10 @@ SurrogateChainOutput run_surrogate_chain(P& potential, M metric, const ChainConf
   SurrogateField<RandomBasisNetwork> field(net);
   std::unique_ptr<Hamiltonian<SurrogateField<RandomBasisNetwork>, DenseMetric>> sham;
 
-  const auto t_start = clock::now();
-  auto t_warm_end = t_start;
-  bool warm_closed = false;
+  ChainClock timer;
   long surr_at_warm_end = 0;
   auto close_warmup = [&]() {
-    if (warm_closed) return;
-    warm_closed = true;
-    t_warm_end = clock::now();
+    if (!timer.close_warmup()) return;
     surr_at_warm_end = field.n_grad();
   };
   int saved = 0;
@@ -425,9 +421,7 @@ SurrogateChainOutput run_surrogate_chain(P& potential, M metric, const ChainConf
   }
   if (saved < n_save) shrink(out, saved);
   close_warmup();
-  const auto t_end = clock::now();
-  out.warmup_seconds = std::chrono::duration<double>(t_warm_end - t_start).count();
-  out.sampling_seconds = std::chrono::duration<double>(t_end - t_warm_end).count();
+  timer.finish(out);
   out.n_grad_warmup = explore_target.counts().grad;
   out.n_grad_sampling = 0;
   out.n_potential = explore_target.counts().potential + true_target.counts().potential;

@@ -94,16 +94,12 @@ VariationalChainOutput run_variational_chain(P& potential, const Vec& mode, cons
   Rng srng(cfg.seed, detail::kVariationalStream + static_cast<std::uint64_t>(cfg.chain));
   Target<P> truth(potential);
 
-  const auto t_start = clock::now();
-  auto t_warm_end = t_start;
-  bool warm_closed = false;
+  ChainClock timer;
+  long grad_warm = 0;
   auto close_warmup = [&]() {
-    if (warm_closed) return;
-    warm_closed = true;
-    t_warm_end = clock::now();
+    if (timer.close_warmup()) grad_warm = truth.counts().grad;
   };
   int saved = 0;
-  long grad_warm = 0;
   try {
     Eigen::LLT<Mat> hllt(hessian);
     if (hllt.info() != Eigen::Success)
@@ -140,10 +136,7 @@ VariationalChainOutput run_variational_chain(P& potential, const Vec& mode, cons
         out.interrupted = true;
         break;
       }
-      if (i == cfg.warmup) {
-        close_warmup();
-        grad_warm = truth.counts().grad;
-      }
+      if (i == cfg.warmup) close_warmup();
       const bool training = i < t0;
       if (training) {
         field.mu() = 1.0 - std::exp(-(i + 1) / n_s);
@@ -229,10 +222,7 @@ VariationalChainOutput run_variational_chain(P& potential, const Vec& mode, cons
     rep.draw_potential.conservativeResize(saved);
   }
   close_warmup();
-  if (grad_warm == 0) grad_warm = truth.counts().grad;
-  const auto t_end = clock::now();
-  out.warmup_seconds = std::chrono::duration<double>(t_warm_end - t_start).count();
-  out.sampling_seconds = std::chrono::duration<double>(t_end - t_warm_end).count();
+  timer.finish(out);
   out.n_grad_warmup = grad_warm;
   out.n_grad_sampling = truth.counts().grad - grad_warm;
   out.n_potential = truth.counts().potential;
