@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <vhmc/vhmc.hpp>
@@ -159,6 +160,24 @@ MeanModel mean_model(int n) {
   return m;
 }
 
+// The conjugate test problem: mean of n unit-variance observations, its posterior mean ybar
+// and sd 1 / sqrt(n) (flat prior).
+struct Conjugate {
+  explicit Conjugate(int n) : model(mean_model(n)), post_sd(1.0 / std::sqrt(static_cast<double>(n))) {
+    for (double v : model.y) ybar += v;
+    ybar /= n;
+  }
+  MeanModel model;
+  double ybar = 0.0, post_sd;
+};
+
+// Sample mean and sd of the first coordinate's draws.
+std::pair<double, double> draw_moments(const vhmc::ChainOutput& out) {
+  const Vec x = out.draws.col(0);
+  const double m = x.mean();
+  return {m, std::sqrt((x.array() - m).square().sum() / (x.size() - 1))};
+}
+
 vhmc::ChainConfig sg_chain(int iter, int warmup) {
   vhmc::ChainConfig cfg;
   cfg.iter = iter;
@@ -171,19 +190,15 @@ vhmc::ChainConfig sg_chain(int iter, int warmup) {
 
 TEST_CASE("SGHMC and SGLD recover a conjugate Gaussian posterior", "[sg]") {
   const int n = 1000;
-  MeanModel model = mean_model(n);
-  double ybar = 0.0;
-  for (double v : model.y) ybar += v;
-  ybar /= n;
-  const double post_sd = 1.0 / std::sqrt(static_cast<double>(n));
+  Conjugate cj(n);
+  MeanModel& model = cj.model;
+  const double ybar = cj.ybar, post_sd = cj.post_sd;
   vhmc::Callbacks cb;
   Vec init(1);
   init << 0.0;
   auto check = [&](const vhmc::ChainOutput& out, double tol_sd) {
     REQUIRE(out.error.empty());
-    const Vec x = out.draws.col(0);
-    const double m = x.mean();
-    const double sd = std::sqrt((x.array() - m).square().sum() / (x.size() - 1));
+    const auto [m, sd] = draw_moments(out);
     CHECK(std::fabs(m - ybar) < 0.15 * post_sd);
     CHECK(sd / post_sd == Approx(1.0).margin(tol_sd));
   };
@@ -285,12 +300,9 @@ TEST_CASE("minibatch gradient-noise estimate V_hat matches per-row gradients", "
 }
 
 TEST_CASE("SGHMC with the estimated noise B_hat recovers the conjugate posterior", "[sg]") {
-  const int n = 1000;
-  MeanModel model = mean_model(n);
-  double ybar = 0.0;
-  for (double v : model.y) ybar += v;
-  ybar /= n;
-  const double post_sd = 1.0 / std::sqrt(static_cast<double>(n));
+  Conjugate cj(1000);
+  MeanModel& model = cj.model;
+  const double ybar = cj.ybar, post_sd = cj.post_sd;
   vhmc::Callbacks cb;
   Vec init(1);
   init << 0.0;
@@ -304,9 +316,7 @@ TEST_CASE("SGHMC with the estimated noise B_hat recovers the conjugate posterior
   vhmc::Sghmc s(c, 1);
   auto res = vhmc::run_sg_chain(model, s, 50, sg_chain(4000, 200), init, cb);
   REQUIRE(res.chain.error.empty());
-  const Vec x = res.chain.draws.col(0);
-  const double m = x.mean();
-  const double sd = std::sqrt((x.array() - m).square().sum() / (x.size() - 1));
+  const auto [m, sd] = draw_moments(res.chain);
   CHECK(std::fabs(m - ybar) < 0.15 * post_sd);
   CHECK(sd / post_sd == Approx(1.0).margin(0.1));
   CHECK(res.sg.n_clamped < res.sg.n_updates / 100);  // V_hat rarely exceeds 2 C / eps
@@ -315,7 +325,5 @@ TEST_CASE("SGHMC with the estimated noise B_hat recovers the conjugate posterior
   c0.estimate_noise = false;
   vhmc::Sghmc s0(c0, 1);
   auto res0 = vhmc::run_sg_chain(model, s0, 50, sg_chain(4000, 200), init, cb);
-  const Vec x0 = res0.chain.draws.col(0);
-  const double sd0 = std::sqrt((x0.array() - x0.mean()).square().sum() / (x0.size() - 1));
-  CHECK(sd0 / post_sd > 1.1);
+  CHECK(draw_moments(res0.chain).second / post_sd > 1.1);
 }

@@ -16,6 +16,17 @@ correlated_target <- function(rho) {
   )
 }
 
+# Gaussian with means mu, sds `sds` and every correlation rho (a known-moment target).
+equicorrelated_target <- function(sds, rho, mu = rep(0, length(sds))) {
+  S <- rho * outer(sds, sds)
+  diag(S) <- sds^2
+  P <- solve(S)
+  list(
+    log_density = function(th) -0.5 * sum((th - mu) * (P %*% (th - mu))),
+    gradient = function(th) -as.vector(P %*% (th - mu))
+  )
+}
+
 # Neal's funnel: nu ~ N(0, 9), x_i | nu ~ N(0, exp(nu)), i = 1..9.
 funnel_centred <- list(
   log_density = function(th) {

@@ -56,11 +56,7 @@ test_that("a deliberately poor surrogate costs acceptance, not correctness", {
   # 10-d Gaussian with correlation 0.5 and sds 1..10: known moments.
   d <- 10
   sds <- seq(1, 10, length.out = d)
-  S <- 0.5 * outer(sds, sds)
-  diag(S) <- sds^2
-  P <- solve(S)
-  target <- list(log_density = function(th) -0.5 * sum(th * (P %*% th)),
-                 gradient = function(th) -as.vector(P %*% th))
+  target <- equicorrelated_target(sds, 0.5)
   good <- quiet_sample(target, parameters = d, sampler = surrogate_hmc(), chains = 4, iter = 2000,
                        seed = 3)
   # Gradient training fits a quadratic base first, which is exact here whatever the bases;
