@@ -14,9 +14,12 @@
 #' from the posterior**: there is no correction for the approximation error, which
 #' [variational_info()] estimates.
 #'
-#' Before the chains start, the mode and the Hessian there are found (BFGS with the true
-#' gradient, `optim()`, then Newton steps; the Hessian by central differences of the
-#' gradient, made positive definite if needed, with a warning). The bases are drawn in
+#' Before the chains start, the mode and the Hessian there are found: for [vhmc_glm()]
+#' models by damped Newton with the analytic Hessian (in C++); for [vhmc_sample()] targets
+#' by BFGS with the true gradient (`optim()`), then Newton steps with the Hessian from
+#' central differences of the gradient. A Hessian that is nearly singular is made positive
+#' definite, with a warning; no finite mode, or a singular or indefinite Hessian there, is
+#' an error. The bases are drawn in
 #' coordinates standardised by this Laplace approximation, whose covariance is also the
 #' metric. At iteration `t` of the first `train_until` iterations the chain runs HMC on
 #' `V_t = mu_t z + (1 - mu_t) / 2 (theta - mode)' H (theta - mode)` with
@@ -27,6 +30,15 @@
 #' averaging toward `adapt_delta` while training, then frozen; after `train_until`, `mu` and
 #' the weights are frozen too (`final_mu = "one"` sets `mu = 1`, the paper's literal variant,
 #' which can make `exp(-V)` improper) and the chain samples `q ~ exp(-V)`.
+#'
+#' By default (`base = "laplace"`) the network `z` carries the Laplace quadratic as a fixed
+#' base, `z = (theta - mode)' H (theta - mode) / 2 + network`, and the network is fitted to
+#' the residual gradients, so that `V = quadratic + mu_t network`. This changes nothing when
+#' the network is well trained, but an undertrained one is shrunk toward the Laplace
+#' approximation instead of toward a flat potential, and far from the training states the
+#' quadratic dominates, so `q` stays proper: with few training gradients the paper's
+#' version (`base = "none"`) can put most of its mass far from the posterior (see the
+#' probit benchmark in `vignette("variational-hmc")`).
 #'
 #' @param hidden Number of hidden units; `NULL` uses `min(2000, max(50, 40 d))`.
 #' @param schedule The time constant of `mu_t`; `NULL` uses `train_until / 10`, so that
@@ -40,6 +52,12 @@
 #' @param adapt_delta Target acceptance rate of the step-size adaptation during training.
 #' @param final_mu `"frozen"` (default) keeps `mu` at its value when training stops;
 #'   `"one"` uses the surrogate alone afterwards.
+#' @param base `"laplace"` (default): the Laplace quadratic is a fixed part of the
+#'   surrogate and the network fits the rest; `"none"`: the network alone, as in the paper.
+#' @param start `"laplace"` (default): each chain starts from its own draw of the Laplace
+#'   approximation (the mode is found first anyway), so that no training gradient comes
+#'   from a transient far from the posterior; `"init"`: from the initial values, as in the
+#'   paper (then `init` matters, e.g. the probit benchmark's start at 0).
 #' @param importance Also evaluate the true log density at every draw after sampling (one
 #'   evaluation per draw, reported) for importance-sampling diagnostics of the approximation
 #'   (Pareto k when the loo package is installed, and the normalised-weight ESS).
@@ -62,6 +80,7 @@
 variational_hmc <- function(hidden = NULL, schedule = NULL, train_until = NULL, lambda = NULL,
                             activation = c("softplus", "sigmoid", "tanh", "rbf"), steps = 20,
                             adapt_delta = 0.7, final_mu = c("frozen", "one"),
+                            base = c("laplace", "none"), start = c("laplace", "init"),
                             importance = FALSE) {
   new_sampler("variational_hmc",
     hidden = if (is.null(hidden)) NULL else check_count(hidden, "hidden", 1),
@@ -74,6 +93,8 @@ variational_hmc <- function(hidden = NULL, schedule = NULL, train_until = NULL, 
     steps = check_count(steps, "steps", 1),
     adapt_delta = check_number(adapt_delta, "adapt_delta", 0, 1, open = c(TRUE, TRUE)),
     final_mu = match_choice(final_mu, "final_mu", c("frozen", "one")),
+    base = match_choice(base, "base", c("laplace", "none")),
+    start = match_choice(start, "start", c("laplace", "init")),
     importance = check_flag(importance, "importance"),
     metric = "dense",
     step_size = NULL,
@@ -99,10 +120,12 @@ prepare_variational <- function(sampler, warmup) {
 }
 
 # The Laplace anchor: mode and Hessian of the potential U (value_grad(theta) returns
-# list(value = U, gradient = grad U)), from `init`. BFGS with the gradient, then up to 20
-# Newton steps with the Hessian from central differences of the gradient. Errors, before any
-# chain runs, when U is not finite at init or no finite optimum is found.
-laplace_anchor <- function(value_grad, init) {
+# list(value = U, gradient = grad U)), from `init`. With `newton` (a function of init
+# returning the core's damped-Newton result with the analytic Hessian, as vhmc_glm_mode()
+# does for GLMs) that search is used; otherwise BFGS with the gradient, then up to 20 Newton
+# steps with the Hessian from central differences of the gradient. Errors, before any chain
+# runs, when U is not finite at init or no finite optimum is found.
+laplace_anchor <- function(value_grad, init, newton = NULL) {
   U <- function(th) {
     v <- tryCatch(value_grad(th)$value, error = function(e) NaN)
     if (is.finite(v)) v else Inf
@@ -112,20 +135,9 @@ laplace_anchor <- function(value_grad, init) {
     stop_arg("init", "gives a non-finite log density, so variational_hmc() cannot start its mode search",
              "Supply `init` values where the log density is finite.")
   }
-  opt <- stats::optim(init, U, G, method = "BFGS", control = list(maxit = 2000, reltol = 1e-14))
-  theta <- opt$par
-  hess <- fd_hessian(G, theta)
-  for (k in seq_len(20)) {
-    g <- G(theta)
-    if (!all(is.finite(g)) || !all(is.finite(hess))) break
-    ch <- tryCatch(chol(hess), error = function(e) NULL)
-    if (is.null(ch) || sqrt(sum(g^2)) < 1e-8 * max(1, abs(U(theta)))) break
-    step <- backsolve(ch, forwardsolve(t(ch), g))
-    new <- theta - step
-    if (!is.finite(U(new)) || U(new) > U(theta) + 1e-10 * max(1, abs(U(theta)))) break
-    theta <- new
-    hess <- fd_hessian(G, theta)
-  }
+  search <- if (is.null(newton)) bfgs_newton(U, G, init) else newton(init)
+  theta <- search$mode
+  hess <- search$hessian
   g <- G(theta)
   if (!is.finite(U(theta)) || !all(is.finite(g)) || !all(is.finite(hess))) {
     stop("variational_hmc(): no finite posterior mode was found (the optimiser ended at a point ",
@@ -133,7 +145,7 @@ laplace_anchor <- function(value_grad, init) {
          "proper (e.g. priors on every parameter) or supply `init` near the mode.", call. = FALSE)
   }
   scale <- sqrt(sum(g^2)) / max(1, sqrt(sum(diag(hess)^2)))
-  if (opt$convergence != 0 && scale > 1e-3) {
+  if (!search$converged && scale > 1e-3) {
     stop("variational_hmc(): the mode search did not converge (gradient norm ",
          format(signif(sqrt(sum(g^2)), 3)), "). The posterior may have no finite mode; check ",
          "the priors or supply `init` near the mode.", call. = FALSE)
@@ -154,7 +166,27 @@ laplace_anchor <- function(value_grad, init) {
             " was added to its diagonal for the Laplace approximation.", call. = FALSE)
   }
   list(mode = as.numeric(theta), hessian = hess, value = U(theta), gradient_norm = sqrt(sum(g^2)),
-       shift = shift)
+       shift = shift, evaluations = search$evaluations %||% 0)
+}
+
+# Mode search for targets without an analytic Hessian: BFGS, then Newton steps with the
+# Hessian from differences of the gradient (each step only if U decreases).
+bfgs_newton <- function(U, G, init) {
+  opt <- stats::optim(init, U, G, method = "BFGS", control = list(maxit = 2000, reltol = 1e-14))
+  theta <- opt$par
+  hess <- fd_hessian(G, theta)
+  for (k in seq_len(20)) {
+    g <- G(theta)
+    if (!all(is.finite(g)) || !all(is.finite(hess))) break
+    ch <- tryCatch(chol(hess), error = function(e) NULL)
+    if (is.null(ch) || sqrt(sum(g^2)) < 1e-8 * max(1, abs(U(theta)))) break
+    step <- backsolve(ch, forwardsolve(t(ch), g))
+    new <- theta - step
+    if (!is.finite(U(new)) || U(new) > U(theta) + 1e-10 * max(1, abs(U(theta)))) break
+    theta <- new
+    hess <- fd_hessian(G, theta)
+  }
+  list(mode = theta, hessian = hess, converged = opt$convergence == 0)
 }
 
 # Central differences of a gradient function, symmetrised.
@@ -172,15 +204,15 @@ fd_hessian <- function(G, theta) {
 }
 
 # Attach the Laplace anchor to a variational_hmc sampler (other samplers pass through).
-with_laplace <- function(sampler, value_grad, init) {
+with_laplace <- function(sampler, value_grad, init, newton = NULL) {
   if (!identical(sampler$name, "variational_hmc")) return(sampler)
   evals <- 0
   counted <- function(theta) {
     evals <<- evals + 1
     value_grad(theta)
   }
-  la <- laplace_anchor(counted, init)
-  la$evaluations <- evals
+  la <- laplace_anchor(counted, init, newton)
+  la$evaluations <- la$evaluations + evals
   sampler$laplace_mode <- la$mode
   sampler$laplace_hessian <- la$hessian
   sampler$laplace <- la
@@ -357,6 +389,7 @@ variational_potential <- function(fit, theta, chain = 1L) {
            tanh = tanh(a))
   }
   z <- drop(crossprod(net$weights, h)) + net$offset
+  if (isTRUE(net$laplace_base)) z <- z + 0.5 * colSums(U^2)
   mu <- rep$mu_final
   D <- t(theta) - fit$sampler$laplace_mode
   quad <- colSums(D * (fit$sampler$laplace_hessian %*% D))

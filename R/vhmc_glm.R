@@ -123,7 +123,8 @@ vhmc_glm <- function(formula, data, family = gaussian(),
     r <- vhmc_glm_potential(spec, matrix(theta, 1L))
     list(value = r$value[1L], gradient = r$gradient[1L, ])
   }
-  sampler <- with_laplace(sampler, potential_at, inits$internal[[1]])
+  sampler <- with_laplace(sampler, potential_at, inits$internal[[1]],
+                          newton = function(init) vhmc_glm_mode(spec, init))
 
   refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
   chain_fun <- function(chain) {

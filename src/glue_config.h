@@ -82,6 +82,8 @@ inline vhmc::VariationalConfig variational_config(const Rcpp::List& sampler) {
   c.steps = Rcpp::as<int>(sampler["steps"]);
   c.adapt_delta = Rcpp::as<double>(sampler["adapt_delta"]);
   c.final_mu_one = Rcpp::as<std::string>(sampler["final_mu"]) == "one";
+  c.laplace_base = Rcpp::as<std::string>(sampler["base"]) == "laplace";
+  c.start_laplace = Rcpp::as<std::string>(sampler["start"]) == "laplace";
   return c;
 }
 

@@ -106,7 +106,8 @@ inline Rcpp::List variational_to_r(const vhmc::VariationalReport& r) {
                                                 r.draw_potential.data() + r.draw_potential.size()),
       _["network"] = Rcpp::List::create(_["w_hat"] = r.w_hat, _["d_hat"] = r.d_hat,
                                         _["weights"] = r.weights, _["offset"] = r.offset,
-                                        _["m"] = r.st_m, _["L"] = r.st_L));
+                                        _["m"] = r.st_m, _["L"] = r.st_L,
+                                        _["laplace_base"] = r.laplace_base));
 }
 
 template <class P>

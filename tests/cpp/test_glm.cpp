@@ -10,6 +10,7 @@
 
 #include <vhmc/vhmc.hpp>
 #include <vhmc/model/glm.hpp>
+#include <vhmc/model/mode.hpp>
 
 namespace {
 
@@ -533,4 +534,98 @@ TEST_CASE("Scaled slope coordinates: U(theta) = U(beta = theta / s), grad divide
       }
     }
   }
+}
+
+namespace {
+// hessian() against central differences of the analytic gradient.
+template <class P>
+void check_hessian(P& pot, const Vec& theta, const std::string& what) {
+  INFO(what);
+  Mat H;
+  pot.hessian(theta, H);
+  REQUIRE(H.rows() == pot.dim());
+  REQUIRE(H.cols() == pot.dim());
+  CHECK((H - H.transpose()).cwiseAbs().maxCoeff() <= 1e-10 * std::max(1.0, H.cwiseAbs().maxCoeff()));
+  Vec gp, gm;
+  for (int j = 0; j < pot.dim(); ++j) {
+    const double h = 1e-5 * std::max(1.0, std::fabs(theta[j]));
+    Vec tp = theta, tm = theta;
+    tp[j] += h;
+    tm[j] -= h;
+    pot.value_grad(tp, gp);
+    pot.value_grad(tm, gm);
+    const Vec fd = (gp - gm) / (2 * h);
+    for (int i = 0; i < pot.dim(); ++i) {
+      INFO("entry (" << i << ", " << j << "): analytic " << H(i, j) << " fd " << fd[i]);
+      CHECK(std::fabs(H(i, j) - fd[i]) <= 1e-5 * std::max(1.0, std::fabs(fd[i])));
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("GLM Hessians match differences of the gradient (families, priors, centring, scaling)",
+          "[glm][hessian]") {
+  vhmc::Rng rng(31, 5);
+  const auto aps = aux_priors();
+  for (GlmFamily f : kFamilies) {
+    for (int flags = 0; flags < 4; ++flags) {
+      const bool weights = flags & 1, offset = flags & 2;
+      const Problem prob = make_problem(f, 50, 3, 40 + flags, weights, offset);
+      std::vector<double> c = {0.3, -0.2, 0.5}, sc = {0.5, 2.0, 7.0};
+      const GlmData plain = prob.data();
+      const GlmData cs(prob.X.data(), prob.n, prob.k, prob.y.data(),
+                       weights ? prob.w.data() : nullptr, offset ? prob.o.data() : nullptr,
+                       c.data(), sc.data());
+      const auto cps = coef_priors(3);
+      for (size_t ci = 0; ci < cps.size(); ++ci) {
+        if (cps[ci].second.kind == vhmc::PriorKind::Laplace) continue;  // kink: no Hessian
+        const size_t n_aux = f == GlmFamily::GaussianIdentity ? aps.size() : 1;
+        for (size_t ai = 0; ai < n_aux; ++ai) {
+          const Prior pi = Prior::student_t(4.0, 0.5, 3.0);
+          for (int icpt = 0; icpt < 2; ++icpt) {
+            const GlmData& data = icpt ? cs : plain;
+            GlmPotential pot(data, f, icpt == 1, pi, cps[ci].second, aps[ai].second);
+            check_hessian(pot, random_theta(pot.dim(), rng),
+                          family_name(f) + " prior " + cps[ci].first + " aux " + aps[ai].first +
+                              (icpt ? " intercept, centred and scaled" : " no intercept") +
+                              (weights ? " weights" : "") + (offset ? " offset" : ""));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("Newton finds the GLM mode: zero gradient, and the gaussian closed form", "[glm][mode]") {
+  for (GlmFamily f : kFamilies) {
+    INFO(family_name(f));
+    const Problem prob = make_problem(f, 200, 3, 77, false, true);
+    const GlmData data = prob.data();
+    GlmPotential pot(data, f, true, Prior::normal(0.0, 10.0), Prior::normal(0.0, 2.5),
+                     Prior::exponential(1.0));
+    const vhmc::ModeResult r = vhmc::newton_mode(pot, Vec::Constant(pot.dim(), 1.5));
+    INFO(r.message);
+    REQUIRE(r.converged);
+    CHECK(r.iterations < 30);
+    Eigen::LLT<Mat> llt(r.hessian);
+    REQUIRE(llt.info() == Eigen::Success);
+    // Distance to the mode in posterior-sd units (Laplace scale): sqrt(g' H^-1 g).
+    CHECK(std::sqrt(r.gradient.dot(llt.solve(r.gradient))) < 1e-6);
+  }
+  // Gaussian, flat priors: b = least squares, sigma^2 = SSR / (n - 1) (the -log sigma
+  // Jacobian of the flat prior on sigma).
+  const Problem prob = make_problem(GlmFamily::GaussianIdentity, 120, 2, 5, false, false);
+  const GlmData data = prob.data();
+  GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::flat(), Prior::flat(),
+                   Prior::flat());
+  const vhmc::ModeResult r = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
+  REQUIRE(r.converged);
+  Mat Z(prob.n, 3);
+  Z.col(0).setOnes();
+  Z.rightCols(2) = prob.Xm();
+  const Eigen::Map<const Vec> y(prob.y.data(), prob.n);
+  const Vec b = Z.colPivHouseholderQr().solve(y);
+  const double ssr = (y - Z * b).squaredNorm();
+  for (int j = 0; j < 3; ++j) CHECK(r.mode[j] == Approx(b[j]).epsilon(1e-8).margin(1e-10));
+  CHECK(std::exp(2 * r.mode[3]) == Approx(ssr / (prob.n - 1)).epsilon(1e-8));
 }

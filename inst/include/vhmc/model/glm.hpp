@@ -149,6 +149,46 @@ class GlmPotential {
     return eval(theta, &g);
   }
 
+  // Analytic Hessian of U at theta into H (dim() x dim()), for the Newton mode search behind
+  // the Laplace anchor (never called inside a chain). Non-gaussian families: Z' diag(h) Z
+  // with h_i = -w_i d^2 log lik_i / d eta^2, one pass over X by blocks of rows; gaussian:
+  // from the sufficient statistics, with the log sigma row. Then the diagonal prior Hessian
+  // and the slopes' scaling (coordinates beta_j s_j).
+  void hessian(const Vec& theta, Mat& H) {
+    const GlmData& d = *data_;
+    const Eigen::Index k = d.k(), off = intercept_ ? 1 : 0, p = off + k, D = dim();
+    H.setZero(D, D);
+    set_beta(theta);
+    if (family_ == GlmFamily::GaussianIdentity) {
+      if (intercept_) q_[0] = theta[0] - b_hat_[0];
+      q_.segment(off, k) = beta_ - b_hat_.segment(off, k);
+      Gq_.noalias() = G_ * q_;
+      const double sse = ssr_ + std::max(0.0, q_.dot(Gq_));
+      const double inv_s2 = std::exp(-2.0 * theta[D - 1]);
+      H.topLeftCorner(p, p) = inv_s2 * G_;
+      H.block(0, D - 1, p, 1) = -2.0 * inv_s2 * Gq_;
+      H.block(D - 1, 0, 1, p) = H.block(0, D - 1, p, 1).transpose();
+      H(D - 1, D - 1) = 2.0 * sse * inv_s2;
+    } else {
+      linear_predictor(theta);
+      curvature_weights();
+      Mat Z;
+      weighted_gram<Vec>(z_, nullptr, Z, nullptr);
+      H.topLeftCorner(p, p) = Z;
+    }
+    Vec hd = Vec::Zero(D);
+    if (intercept_) prior_add_hessian_diag(prior_intercept_, theta.segment(0, 1), hd.segment(0, 1));
+    prior_add_hessian_diag(prior_, beta_, hd.segment(off, k));
+    H.diagonal() += hd;
+    if (d.has_scale()) {
+      for (Eigen::Index j = 0; j < k; ++j) {
+        H.row(off + j) /= d.scale[j];
+        H.col(off + j) /= d.scale[j];
+      }
+    }
+    if (has_aux()) H(D - 1, D - 1) += aux_prior_hessian(prior_aux_, theta[D - 1]);
+  }
+
   // Number of observations (rows of X) in the likelihood: N of SPEC A5.
   Eigen::Index n_obs() const { return data_->n(); }
 
@@ -284,57 +324,132 @@ class GlmPotential {
 
   void gaussian_statistics() {
     const GlmData& d = *data_;
-    const Eigen::Index n = d.n(), k = d.k(), off = intercept_ ? 1 : 0, p = k + off;
-    const bool hw = d.has_weights(), ho = d.has_offset();
-    // Z'WZ and Z'Wy for Z = [1, X] by blocks of rows (no n x k temporary), centred after.
-    Mat XtWX = Mat::Zero(k, k);
-    Vec XtW1 = Vec::Zero(k), XtWy = Vec::Zero(k);
-    double sW = 0.0, sWy = 0.0;
-    const Eigen::Index B = 2048;
-    Mat wx;
-    for (Eigen::Index r0 = 0; r0 < n; r0 += B) {
-      const Eigen::Index m = std::min(B, n - r0);
-      const auto Xb = d.X.middleRows(r0, m);
-      Vec w = hw ? Vec(d.weights.segment(r0, m)) : Vec::Ones(m);
-      Vec yb = d.y.segment(r0, m);
-      if (ho) yb -= d.offset.segment(r0, m);
-      wx = w.asDiagonal() * Xb;
-      XtWX.noalias() += Xb.transpose() * wx;
-      XtW1.noalias() += Xb.transpose() * w;
-      XtWy.noalias() += wx.transpose() * yb;
-      sW += w.sum();
-      sWy += w.dot(yb);
+    const Eigen::Index n = d.n(), k = d.k(), off = intercept_ ? 1 : 0;
+    const bool hw = d.has_weights();
+    Vec rhs;
+    if (d.has_offset()) {
+      const Vec y_off = d.y - d.offset;
+      weighted_gram(d.weights, &y_off, G_, &rhs);
+    } else {
+      weighted_gram(d.weights, &d.y, G_, &rhs);
     }
-    if (d.has_center()) {
-      const Vec& c = d.center;
-      XtWX += -c * XtW1.transpose() - XtW1 * c.transpose() + sW * c * c.transpose();
-      XtWy -= sWy * c;
-      XtW1 -= sW * c;
-    }
-    G_.setZero(p, p);
-    Vec rhs(p);
-    if (intercept_) {
-      G_(0, 0) = sW;
-      G_.block(1, 0, k, 1) = XtW1;
-      G_.block(0, 1, 1, k) = XtW1.transpose();
-      rhs[0] = sWy;
-    }
-    G_.block(off, off, k, k) = 0.5 * (XtWX + XtWX.transpose());
-    rhs.segment(off, k) = XtWy;
     // Least squares (minimum norm if the design is rank deficient).
     b_hat_ = Eigen::CompleteOrthogonalDecomposition<Mat>(G_).solve(rhs);
     // SSR by one pass over the data, in the residual form.
     beta_ = b_hat_.segment(off, k);
     eta_.noalias() = d.X * beta_;
     if (intercept_) eta_.array() += b_hat_[0] - (d.has_center() ? d.center.dot(beta_) : 0.0);
-    if (ho) eta_ += d.offset;
+    if (d.has_offset()) eta_ += d.offset;
     ssr_ = 0.0;
     for (Eigen::Index i = 0; i < n; ++i) {
       const double e = d.y[i] - eta_[i];
       ssr_ += (hw ? d.weights[i] : 1.0) * e * e;
     }
-    q_.resize(p);
-    Gq_.resize(p);
+    q_.resize(off + k);
+    Gq_.resize(off + k);
+  }
+
+  // G = Z' diag(w) Z for Z = [1, X - 1c'] (the 1 column only with an intercept), and with v
+  // also rhs = Z' diag(w) v; w of size 0 means unit weights. By blocks of rows, so no n x k
+  // temporary; the centring is applied to the uncentred sums afterwards.
+  template <class V>
+  void weighted_gram(const Eigen::Ref<const Vec>& w_all, const V* v, Mat& G, Vec* rhs) const {
+    const GlmData& d = *data_;
+    const Eigen::Index n = d.n(), k = d.k(), off = intercept_ ? 1 : 0, p = k + off;
+    const bool hw = w_all.size() > 0;
+    Mat XtWX = Mat::Zero(k, k);
+    Vec XtW1 = Vec::Zero(k), XtWv = Vec::Zero(k);
+    double sW = 0.0, sWv = 0.0;
+    const Eigen::Index B = 2048;
+    Mat wx;
+    for (Eigen::Index r0 = 0; r0 < n; r0 += B) {
+      const Eigen::Index m = std::min(B, n - r0);
+      const auto Xb = d.X.middleRows(r0, m);
+      const Vec w = hw ? Vec(w_all.segment(r0, m)) : Vec::Ones(m);  // m values only
+      wx = w.asDiagonal() * Xb;
+      XtWX.noalias() += Xb.transpose() * wx;
+      XtW1.noalias() += Xb.transpose() * w;
+      sW += w.sum();
+      if (v) {
+        XtWv.noalias() += wx.transpose() * v->segment(r0, m);
+        sWv += w.dot(v->segment(r0, m));
+      }
+    }
+    if (d.has_center()) {
+      const Vec& c = d.center;
+      XtWX += -c * XtW1.transpose() - XtW1 * c.transpose() + sW * c * c.transpose();
+      XtWv -= sWv * c;
+      XtW1 -= sW * c;
+    }
+    G.setZero(p, p);
+    if (intercept_) {
+      G(0, 0) = sW;
+      G.block(1, 0, k, 1) = XtW1;
+      G.block(0, 1, 1, k) = XtW1.transpose();
+    }
+    G.block(off, off, k, k) = 0.5 * (XtWX + XtWX.transpose());
+    if (rhs) {
+      rhs->resize(p);
+      if (intercept_) (*rhs)[0] = sWv;
+      rhs->segment(off, k) = XtWv;
+    }
+  }
+
+  void set_beta(const Vec& theta) {
+    const GlmData& d = *data_;
+    const Eigen::Index off = intercept_ ? 1 : 0;
+    if (d.has_scale()) {
+      beta_ = theta.segment(off, d.k()).cwiseQuotient(d.scale);
+    } else {
+      beta_ = theta.segment(off, d.k());
+    }
+  }
+
+  // eta_ = alpha + (X - 1c') beta + offset, one pass over X; needs beta_ (set_beta).
+  void linear_predictor(const Vec& theta) {
+    const GlmData& d = *data_;
+    eta_.noalias() = d.X * beta_;
+    if (intercept_) {
+      const double shift = d.has_center() ? d.center.dot(beta_) : 0.0;
+      eta_.array() += theta[0] - shift;
+    }
+    if (d.has_offset()) eta_ += d.offset;
+  }
+
+  // z_ = -w d^2 log lik / d eta^2 at eta_ (non-gaussian families; all are >= 0).
+  void curvature_weights() {
+    const GlmData& d = *data_;
+    const Eigen::Index n = d.n();
+    switch (family_) {
+      case GlmFamily::GaussianIdentity:
+        break;
+      case GlmFamily::BinomialLogit:
+        for (Eigen::Index i = 0; i < n; ++i) {
+          const double pr = inv_logit(eta_[i]);
+          z_[i] = pr * (1.0 - pr);
+        }
+        break;
+      case GlmFamily::BinomialProbit:
+        // d^2/de^2 log Phi(e) = -m(e) (e + m(e)), m the inverse Mills ratio.
+        for (Eigen::Index i = 0; i < n; ++i) {
+          const double y = d.y[i], e = eta_[i];
+          double h = 0.0;
+          if (y != 0.0) {
+            const double m = inv_mills(e);
+            h += y * m * (e + m);
+          }
+          if (y != 1.0) {
+            const double m = inv_mills(-e);
+            h += (1.0 - y) * m * (m - e);
+          }
+          z_[i] = h;
+        }
+        break;
+      case GlmFamily::PoissonLog:
+        z_.array() = eta_.array().exp();
+        break;
+    }
+    if (d.has_weights()) z_.array() *= d.weights.array();
   }
 
   double eval(const Vec& theta, Vec* g) {
@@ -343,21 +458,10 @@ class GlmPotential {
     const Eigen::Index off = intercept_ ? 1 : 0;
     const bool hw = d.has_weights();
 
-    if (d.has_scale()) {
-      beta_ = theta.segment(off, k).cwiseQuotient(d.scale);
-    } else {
-      beta_ = theta.segment(off, k);
-    }
+    set_beta(theta);
     const bool grad = g != nullptr;
     if (family_ == GlmFamily::GaussianIdentity) return eval_gaussian(theta, g);
-
-    // Linear predictor: one pass over X.
-    eta_.noalias() = d.X * beta_;
-    if (intercept_) {
-      const double shift = d.has_center() ? d.center.dot(beta_) : 0.0;
-      eta_.array() += theta[0] - shift;
-    }
-    if (d.has_offset()) eta_ += d.offset;
+    linear_predictor(theta);
 
     double ll = 0.0;
     switch (family_) {

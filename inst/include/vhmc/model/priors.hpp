@@ -224,6 +224,57 @@ inline double aux_prior_eval(const Prior& p, double t, double* dU) {
   return u;
 }
 
+// Adds d^2U/dbeta_j^2 of the coefficient prior to h (priors are independent across
+// coefficients, so the prior Hessian is diagonal). Laplace: 0 away from its kink, where the
+// Newton mode search never needs it to be anything else.
+inline void prior_add_hessian_diag(const Prior& p, const Eigen::Ref<const Vec>& beta,
+                                   Eigen::Ref<Vec> h) {
+  for (Eigen::Index j = 0; j < beta.size(); ++j) {
+    switch (p.kind) {
+      case PriorKind::Flat:
+      case PriorKind::Exponential:
+      case PriorKind::Laplace:
+        break;
+      case PriorKind::Normal: {
+        const double s = detail::recycled(p.scale, j);
+        h[j] += 1.0 / (s * s);
+        break;
+      }
+      case PriorKind::StudentT:
+      case PriorKind::Cauchy: {
+        // d/dbeta of (nu + 1) z / (s (nu + z^2)) = (nu + 1)(nu - z^2) / (s^2 (nu + z^2)^2).
+        const double s = detail::recycled(p.scale, j);
+        const double nu = p.kind == PriorKind::Cauchy ? 1.0 : detail::recycled(p.df, j);
+        const double z = (beta[j] - detail::recycled(p.location, j)) / s;
+        const double q = nu + z * z;
+        h[j] += (nu + 1.0) * (nu - z * z) / (s * s * q * q);
+        break;
+      }
+    }
+  }
+}
+
+// d^2 U_aux / dt^2 for t = log sigma (the Jacobian term -t is linear and drops out).
+inline double aux_prior_hessian(const Prior& p, double t) {
+  switch (p.kind) {
+    case PriorKind::Flat:
+      return 0.0;
+    case PriorKind::Exponential:
+      return p.rate * std::exp(t);
+    case PriorKind::Normal:
+      return 2.0 * std::exp(2.0 * (t - std::log(p.scale[0])));
+    case PriorKind::StudentT:
+    case PriorKind::Cauchy: {
+      const double nu = p.kind == PriorKind::Cauchy ? 1.0 : p.df[0];
+      const double l = detail::logistic(2.0 * (t - std::log(p.scale[0])) - std::log(nu));
+      return 2.0 * (nu + 1.0) * l * (1.0 - l);
+    }
+    case PriorKind::Laplace:
+      return std::exp(t - std::log(p.scale[0]));
+  }
+  return 0.0;
+}
+
 inline double aux_prior_value(const Prior& p, double t) { return aux_prior_eval(p, t, nullptr); }
 
 inline double aux_prior_value_grad(const Prior& p, double t, double& dU) {
