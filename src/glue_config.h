@@ -84,6 +84,8 @@ inline vhmc::VariationalConfig variational_config(const Rcpp::List& sampler) {
   c.final_mu_one = Rcpp::as<std::string>(sampler["final_mu"]) == "one";
   c.laplace_base = Rcpp::as<std::string>(sampler["base"]) == "laplace";
   c.start_laplace = Rcpp::as<std::string>(sampler["start"]) == "laplace";
+  const SEXP refresh = sampler["refresh_every"];
+  c.refresh_every = Rf_isNull(refresh) ? 0 : Rcpp::as<int>(refresh);
   return c;
 }
 

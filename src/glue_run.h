@@ -95,6 +95,7 @@ inline Rcpp::List variational_to_r(const vhmc::VariationalReport& r) {
   using Rcpp::_;
   return Rcpp::List::create(
       _["hidden"] = r.hidden, _["activation"] = r.activation, _["lambda"] = r.lambda,
+      _["refresh_every"] = r.refresh_every,
       _["n_train"] = static_cast<double>(r.n_train), _["n_holdout"] = static_cast<double>(r.n_holdout),
       _["update_seconds"] = r.update_seconds, _["grad_rmse"] = r.grad_rmse,
       _["grad_rel_error"] = r.grad_rel_error, _["score_distance"] = r.score_distance,

@@ -13,6 +13,7 @@ test_that("variational_hmc() validates its arguments", {
   expect_error(variational_hmc(importance = NA), "`importance`")
   expect_error(variational_hmc(base = "quadratic"), "`base`")
   expect_error(variational_hmc(start = "mode"), "`start`")
+  expect_error(variational_hmc(refresh_every = 0), "`refresh_every`")
   g <- gaussian_target(c(a = 0, b = 0), c(1, 1))
   expect_error(quiet_sample(g, init = c(a = 0, b = 0), sampler = variational_hmc(train_until = 600),
                             warmup = 500, iter = 600), "train_until = 600")
@@ -148,4 +149,22 @@ test_that("with few training gradients the Laplace base and start keep q near th
     expect_lt(max(abs(colMeans(as.matrix(fit)) - m_ref) / s_ref), 0.5)
     expect_lt(max(abs(apply(as.matrix(fit), 2, sd) / s_ref - 1)), 0.3)
   }
+})
+
+test_that("batched re-solves give the same final surrogate as the online Woodbury update", {
+  skip_on_cran()
+  d <- 4
+  target <- equicorrelated_target(seq(1, 2, length.out = d), 0.5, rep(0, d))
+  run <- function(k) quiet_sample(target, parameters = d, chains = 1, iter = 700, warmup = 500,
+                                  seed = 4, sampler = variational_hmc(hidden = 60, refresh_every = k,
+                                                                      base = "none"))
+  one <- run(1)
+  many <- run(25)
+  expect_equal(variational_info(one)$refresh_every, 1)
+  expect_equal(variational_info(many)$refresh_every, 25)
+  # Different trajectories (the weights lag within a batch), but the same estimator: without
+  # the Laplace base the network alone must fit the Gaussian's gradient, and both do.
+  expect_lt(max(variational_info(one)$grad_rel_error), 0.05)
+  expect_lt(max(variational_info(many)$grad_rel_error), 0.05)
+  expect_moments(many, rep(0, d), seq(1, 2, length.out = d))
 })
