@@ -98,6 +98,11 @@
 #' fit3 <- vhmc_ardl(lh ~ 1, data = lh, p = 1, noise_precision = 4, chains = 2,
 #'                   iter = 500, seed = 1, progress = FALSE)
 #' cbind(nuts = colMeans(as.matrix(fit3)), exact = exact_posterior(fit3)$mu)
+#' # ... and by SGHMC on minibatches of 8 rows (approximate: no Metropolis correction)
+#' fit5 <- vhmc_ardl(lh ~ 1, data = lh, p = 1, noise_precision = 4,
+#'                   sampler = sghmc(batch_size = 8), chains = 2, iter = 2000, seed = 1,
+#'                   progress = FALSE)
+#' cbind(sghmc = apply(as.matrix(fit5), 2, sd), exact = exact_posterior(fit5)$sd)
 #' }
 #' @export
 vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision = NULL,
