@@ -34,8 +34,11 @@
 #'   [sghmc()] and [sgld()], \eqn{\tilde g(w) = -\alpha (N/B) \sum_{t \in S} (y_t -
 #'   w'z_t) z_t + \beta w}. The coefficients are sampled as they are (no centring or
 #'   scaling), so `sghmc(metric = "unit", step_size = ...)` runs on \eqn{w} itself, in the
-#'   units of the ARDL slides' experiments. This model is mainly a test bed: its exact
-#'   posterior checks samplers (see `vignette("sghmc-ardl")`).
+#'   units of the ARDL slides' experiments. A series whose level is far from 0 then has
+#'   strongly correlated intercept and lag coefficients, which the diagonal metric of the
+#'   stochastic-gradient samplers does not undo (they mix slowly): demean or standardise
+#'   the series for them. This model is mainly a test bed: its exact posterior checks
+#'   samplers (see `vignette("sghmc-ardl")`).
 #'
 #' Data: a data frame (rows in time order, or ordered by the column named by `time`), a
 #' multivariate `ts` (`mts`, formula variables are its columns), or a univariate `ts`
@@ -98,8 +101,10 @@
 #' fit3 <- vhmc_ardl(lh ~ 1, data = lh, p = 1, noise_precision = 4, chains = 2,
 #'                   iter = 500, seed = 1, progress = FALSE)
 #' cbind(nuts = colMeans(as.matrix(fit3)), exact = exact_posterior(fit3)$mu)
-#' # ... and by SGHMC on minibatches of 8 rows (approximate: no Metropolis correction)
-#' fit5 <- vhmc_ardl(lh ~ 1, data = lh, p = 1, noise_precision = 4,
+#' # ... and by SGHMC on minibatches of 8 rows (approximate: no Metropolis correction), on
+#' # the demeaned series: uncentred, intercept and lag would be correlated -0.98
+#' lh0 <- lh - mean(lh)
+#' fit5 <- vhmc_ardl(lh0 ~ 1, data = lh0, p = 1, noise_precision = 4,
 #'                   sampler = sghmc(batch_size = 8), chains = 2, iter = 2000, seed = 1,
 #'                   progress = FALSE)
 #' cbind(sghmc = apply(as.matrix(fit5), 2, sd), exact = exact_posterior(fit5)$sd)
