@@ -102,7 +102,7 @@
 #'                   iter = 500, seed = 1, progress = FALSE)
 #' cbind(nuts = colMeans(as.matrix(fit3)), exact = exact_posterior(fit3)$mu)
 #' # ... and by SGHMC on minibatches of 8 rows (approximate: no Metropolis correction), on
-#' # the demeaned series: uncentred, intercept and lag would be correlated -0.98
+#' # the demeaned series: uncentred, intercept and lag would be correlated -0.97
 #' lh0 <- lh - mean(lh)
 #' fit5 <- vhmc_ardl(lh0 ~ 1, data = lh0, p = 1, noise_precision = 4,
 #'                   sampler = sghmc(batch_size = 8), chains = 2, iter = 2000, seed = 1,
