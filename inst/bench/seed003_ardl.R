@@ -321,10 +321,10 @@ res <- do.call(rbind, lapply(rows, function(r) {
 num <- vapply(res, is.numeric, TRUE)
 res[num] <- lapply(res[num], function(v) signif(v, 4))
 # Why these data fit the protocol, carried with the results.
-res$data <- sprintf(paste("datasets::Seatbelts %s-%s, yoy %% growth of drivers ~ kms + PetrolPrice:",
+ym <- function(t) { m <- round(t * 12); sprintf("%s %d", month.abb[m %% 12 + 1], m %/% 12) }
+res$data <- sprintf(paste("datasets::Seatbelts, yoy %% growth of drivers ~ kms + PetrolPrice, %s - %s:",
                           "%d observations (>= 150), m = 2 regressors, ARDL(1,1) N = %d (%d fitted, %d held out)"),
-                    format(raw$time[1], nsmall = 2), format(raw$time[nrow(raw)], nsmall = 2),
-                    nrow(raw), n_rows, n_train, n_test)
+                    ym(raw$time[1]), ym(raw$time[nrow(raw)]), nrow(raw), n_rows, n_train, n_test)
 utils::write.csv(res, file.path(out_dir, "seed003_ardl.csv"), row.names = FALSE)
 pr <- do.call(rbind, params)
 num <- vapply(pr, is.numeric, TRUE)
