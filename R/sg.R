@@ -74,8 +74,10 @@
 #' coefficients and the same budget gave 15 instead of 170 effective draws.
 #'
 #' These samplers need a likelihood that factorises over rows, so they work with
-#' [vhmc_glm()] only, not with [vhmc_sample()]. The parameters move on `vhmc_glm()`'s
-#' internal scale (centred intercept, slopes times the predictors' sd, log sigma).
+#' [vhmc_glm()] and [vhmc_ardl()] (both noise models), not with [vhmc_sample()]. The
+#' parameters move on `vhmc_glm()`'s internal scale (centred intercept, slopes times the
+#' predictors' sd, log sigma); for `vhmc_ardl(noise_precision = )` they are the ARDL
+#' coefficients themselves.
 #'
 #' @param batch_size Minibatch size `B`, between 1 and the number of observations `N`
 #'   (checked when the data are known). `NULL`: see Details.

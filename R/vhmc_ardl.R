@@ -27,10 +27,18 @@
 #'   \eqn{e_t \sim N(0, \alpha^{-1})}, \eqn{w \sim N(0, \beta^{-1} I)} with
 #'   \eqn{\beta} = `prior_precision`. The posterior is Gaussian, \eqn{N(\mu, \Sigma)} with
 #'   \eqn{\Sigma = (\alpha Z'Z + \beta I)^{-1}} and \eqn{\mu = \alpha \Sigma Z'y};
-#'   [exact_posterior()] returns it. The sampler runs on an R log density computed from the
-#'   sufficient statistics \eqn{Z'Z}, \eqn{Z'y} (cost per gradient \eqn{O(d^2)}, whatever
-#'   the length of the series), through [vhmc_sample()]. This model is mainly a test bed:
-#'   its exact posterior checks samplers.
+#'   [exact_posterior()] returns it. The model is evaluated in C++ by the gaussian GLM
+#'   potential with the noise precision fixed: full gradients from the sufficient
+#'   statistics \eqn{Z'Z}, \eqn{Z'y} (cost \eqn{O(d^2)} per gradient, whatever the length
+#'   of the series), and per-row minibatch gradients for the stochastic-gradient samplers
+#'   [sghmc()] and [sgld()], \eqn{\tilde g(w) = -\alpha (N/B) \sum_{t \in S} (y_t -
+#'   w'z_t) z_t + \beta w}. The coefficients are sampled as they are (no centring or
+#'   scaling), so `sghmc(metric = "unit", step_size = ...)` runs on \eqn{w} itself, in the
+#'   units of the ARDL slides' experiments. A series whose level is far from 0 then has
+#'   strongly correlated intercept and lag coefficients, which the diagonal metric of the
+#'   stochastic-gradient samplers does not undo (they mix slowly): demean or standardise
+#'   the series for them. This model is mainly a test bed: its exact posterior checks
+#'   samplers (see `vignette("sghmc-ardl")`).
 #'
 #' Data: a data frame (rows in time order, or ordered by the column named by `time`), a
 #' multivariate `ts` (`mts`, formula variables are its columns), or a univariate `ts`
@@ -56,12 +64,12 @@
 #' @param prior,prior_intercept,prior_aux Priors of the sigma-estimated model, as in
 #'   [vhmc_glm()] (see [priors]); the lagged response counts as a predictor for
 #'   autoscaling. Not used with `noise_precision` (use `prior_precision`).
-#' @param init Initial values as in [vhmc_glm()] (with `noise_precision`: as in
-#'   [vhmc_sample()], named by the coefficients).
+#' @param init Initial values as in [vhmc_glm()] (with `noise_precision`: the
+#'   coefficients only, no `sigma`).
 #' @inheritParams vhmc_glm
 #' @param ... Must be empty; here so that misspelt arguments give an error.
 #' @return A fit of class `c("vhmc_ardl", ...)`: with estimated sigma also a `vhmc_glm`,
-#'   otherwise a `vhmc_fit` from [vhmc_sample()]. Element `ardl` holds the lag orders,
+#'   otherwise a `vhmc_fit` with the coefficients only. Element `ardl` holds the lag orders,
 #'   the response and regressor names, the lagged design `Z` and response, the series, the
 #'   time index and the last observations [forecast()] starts from.
 #' @seealso [forecast.vhmc_ardl()], [exact_posterior()], [vhmc_glm()]
@@ -93,6 +101,13 @@
 #' fit3 <- vhmc_ardl(lh ~ 1, data = lh, p = 1, noise_precision = 4, chains = 2,
 #'                   iter = 500, seed = 1, progress = FALSE)
 #' cbind(nuts = colMeans(as.matrix(fit3)), exact = exact_posterior(fit3)$mu)
+#' # ... and by SGHMC on minibatches of 8 rows (approximate: no Metropolis correction), on
+#' # the demeaned series: uncentred, intercept and lag would be correlated -0.97
+#' lh0 <- lh - mean(lh)
+#' fit5 <- vhmc_ardl(lh0 ~ 1, data = lh0, p = 1, noise_precision = 4,
+#'                   sampler = sghmc(batch_size = 8), chains = 2, iter = 2000, seed = 1,
+#'                   progress = FALSE)
+#' cbind(sghmc = apply(as.matrix(fit5), 2, sd), exact = exact_posterior(fit5)$sd)
 #' }
 #' @export
 vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision = NULL,
@@ -130,7 +145,10 @@ vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision 
     stop_arg("prior_precision", "applies only with a fixed `noise_precision`",
              "Give `noise_precision`, or set the priors with `prior`, `prior_intercept` and `prior_aux`.")
   }
-  if (!is_sampler(sampler)) stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc() or surrogate_hmc().")
+  if (!is_sampler(sampler)) {
+    stop_arg("sampler", "must be a sampler object",
+             "Use nuts(), hmc(), surrogate_hmc(), variational_hmc(), sghmc() or sgld().")
+  }
   meta <- ardl_build(formula, if (missing(data)) NULL else data, p, q, time)
   Z <- meta$Z
   yy <- meta$y
@@ -176,29 +194,39 @@ vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision 
     fit <- ardl_rename_glm(fit, colnames(Z), internal, series$yname)
     fit$model$label <- label
   } else {
-    ZtZ <- crossprod(Z)
-    Zty <- as.numeric(crossprod(Z, yy))
-    yty <- sum(yy^2)
-    alpha <- noise_precision
-    beta <- prior_precision
-    log_density <- function(w) {
-      w <- as.numeric(w)
-      Aw <- as.numeric(ZtZ %*% w)
-      -0.5 * alpha * (yty - 2 * sum(w * Zty) + sum(w * Aw)) - 0.5 * beta * sum(w * w)
-    }
-    gradient <- function(w) {
-      w <- as.numeric(w)
-      alpha * (Zty - as.numeric(ZtZ %*% w)) - beta * w
-    }
-    fit <- vhmc_sample(log_density, gradient, init = init, parameters = colnames(Z),
-                       sampler = sampler, chains = chains, iter = iter, warmup = warmup,
-                       thin = thin, seed = seed, cores = cores, progress = progress)
-    fit$model <- list(type = "ardl", label = label, coef_names = colnames(Z), nobs = nrow(Z))
+    fit <- ardl_fixed_sample(Z, yy, noise_precision, prior_precision, sampler, chains, iter,
+                             warmup, thin, seed, cores, init, progress, call)
+    fit$model$label <- label
   }
   fit$ardl <- meta
   fit$call <- call
   class(fit) <- c("vhmc_ardl", class(fit))
   fit
+}
+
+# The fixed-precision model (SPEC A6) on the core's gaussian GLM potential with the noise
+# precision fixed: U(w) = (alpha/2) ||y - Zw||^2 + (beta/2) ||w||^2, full gradients from the
+# sufficient statistics, minibatch gradients (sghmc(), sgld()) from the rows of Z. Z is used
+# as it is (no centring, no scaling): the prior N(0, 1/beta) applies to every coefficient,
+# intercept included, and the sampler's coordinates are w itself, so a step size with
+# `metric = "unit"` is in the units of the slides' algorithms.
+ardl_fixed_sample <- function(Z, y, alpha, beta, sampler, chains, iter, warmup, thin, seed,
+                              cores, init, progress, call) {
+  args <- check_run_args(chains, iter, warmup, thin, cores)
+  sampler <- prepare_sampler(sampler, args$warmup)
+  progress <- check_flag(progress, "progress")
+  intercept <- colnames(Z)[1L] == "(Intercept)"
+  slopes <- setdiff(seq_len(ncol(Z)), if (intercept) 1L)
+  coef_prior <- function(k) {
+    prior_for_core(resolve_prior(normal(0, 1 / sqrt(beta)), "prior_precision", "coef", k = k))
+  }
+  spec <- list(X = Z, skip = as.integer(intercept), y = y, weights = NULL, offset = NULL,
+               center = NULL, scale = NULL, slopes = slopes, family = "gaussian_identity",
+               intercept = intercept, prior_intercept = coef_prior(1L),
+               prior = coef_prior(length(slopes)), prior_aux = prior_for_core(flat()),
+               has_aux = FALSE, noise_precision = alpha)
+  model <- list(type = "ardl", coef_names = colnames(Z), intercept = intercept, nobs = nrow(Z))
+  glm_sample(spec, model, sampler, args, resolve_seed(seed), init, progress, call)
 }
 
 # Everything about the data and lags, checked, before any sampling: the series, the lagged

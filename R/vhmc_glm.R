@@ -117,6 +117,20 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   check_identified(model, family, priors)
   seed <- resolve_seed(seed)
   spec <- glm_spec(model, family, priors)
+  model$priors <- priors
+  model$label <- sprintf("%s(%s) GLM, %s, %d observations", family$family, family$link,
+                         deparse1(formula(model$terms)), model$nobs)
+  fit <- glm_sample(spec, model, sampler, args, seed, init, progress, call)
+  class(fit) <- c("vhmc_glm", class(fit))
+  fit
+}
+
+# Runs the chains of a GLM potential (a spec from glm_spec(), or the fixed-precision ARDL
+# spec of vhmc_ardl()) and builds the vhmc_fit: initial values, per-chain C++ runs, draws on
+# the reported scale, sampler reports, checks. `model` needs coef_names and intercept (for
+# the names) plus whatever the fit should carry; args, seed and progress are checked, the
+# sampler prepared for warmup.
+glm_sample <- function(spec, model, sampler, args, seed, init, progress, call) {
   sampler <- prepare_sg_sampler(sampler, nrow(spec$X))
   inits <- glm_inits(init, spec, model, args$chains, seed)
   potential_at <- function(theta) {
@@ -135,9 +149,6 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   results <- run_chains(chain_fun, args$chains, args$cores)
   stop_on_chain_failure(results)
   parts <- collect_chains(results, internal_names(spec, model))
-  model$priors <- priors
-  model$label <- sprintf("%s(%s) GLM, %s, %d observations", family$family, family$link,
-                         deparse1(formula(model$terms)), model$nobs)
   fit <- new_vhmc_fit(
     draws = glm_draws_to_user(parts$draws, spec, model), diagnostics = parts$diagnostics,
     adaptation = parts$adaptation, counts = parts$counts, timing = parts$timing,
@@ -145,7 +156,6 @@ vhmc_glm <- function(formula, data, family = gaussian(),
     args = c(args[c("chains", "iter", "warmup", "thin")], list(seed = seed, cores = args$cores)),
     inits = inits$user, call = call
   )
-  class(fit) <- c("vhmc_glm", class(fit))
   fit$surrogate <- chain_surrogates(results)
   fit$variational <- chain_variationals(results)
   if (isTRUE(sampler$importance)) {
@@ -378,7 +388,7 @@ glm_spec <- function(model, family, priors) {
        prior_intercept = prior_for_core(priors$prior_intercept$adjusted %||% flat),
        prior = prior_for_core(priors$prior$adjusted %||% flat),
        prior_aux = prior_for_core(priors$prior_aux$adjusted %||% flat),
-       has_aux = family$has_aux)
+       has_aux = family$has_aux, noise_precision = 0)
 }
 
 user_names <- function(spec, model) c(model$coef_names, if (spec$has_aux) "sigma")
@@ -387,7 +397,7 @@ user_names <- function(spec, model) c(model$coef_names, if (spec$has_aux) "sigma
 internal_names <- function(spec, model) {
   nm <- user_names(spec, model)
   if (model$intercept && !is.null(spec$center)) nm[1L] <- "(Intercept) [centred]"
-  if (length(spec$slopes)) nm[spec$slopes] <- paste0(nm[spec$slopes], " [x sd]")
+  if (length(spec$slopes) && !is.null(spec$scale)) nm[spec$slopes] <- paste0(nm[spec$slopes], " [x sd]")
   if (spec$has_aux) nm[length(nm)] <- "log(sigma)"
   nm
 }
@@ -396,7 +406,7 @@ internal_names <- function(spec, model) {
 # (intercept on the data's scale, slopes, sigma). theta: a matrix with one row per draw.
 glm_to_user <- function(theta, spec) {
   sl <- spec$slopes
-  if (length(sl)) theta[, sl] <- sweep(theta[, sl, drop = FALSE], 2L, spec$scale, `/`)
+  if (length(sl) && !is.null(spec$scale)) theta[, sl] <- sweep(theta[, sl, drop = FALSE], 2L, spec$scale, `/`)
   if (!is.null(spec$center)) theta[, 1L] <- theta[, 1L] - theta[, sl, drop = FALSE] %*% spec$center
   if (spec$has_aux) theta[, ncol(theta)] <- exp(theta[, ncol(theta)])
   theta
@@ -405,7 +415,7 @@ glm_to_user <- function(theta, spec) {
 glm_to_internal <- function(theta, spec) {
   sl <- spec$slopes
   if (!is.null(spec$center)) theta[, 1L] <- theta[, 1L] + theta[, sl, drop = FALSE] %*% spec$center
-  if (length(sl)) theta[, sl] <- sweep(theta[, sl, drop = FALSE], 2L, spec$scale, `*`)
+  if (length(sl) && !is.null(spec$scale)) theta[, sl] <- sweep(theta[, sl, drop = FALSE], 2L, spec$scale, `*`)
   if (spec$has_aux) theta[, ncol(theta)] <- log(theta[, ncol(theta)])
   theta
 }

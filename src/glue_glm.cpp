@@ -56,7 +56,8 @@ struct GlmModel {
       return vhmc::GlmPotential(data, glm_family(Rcpp::as<std::string>(spec["family"])),
                                 Rcpp::as<bool>(spec["intercept"]),
                                 glm_prior(spec["prior_intercept"]), glm_prior(spec["prior"]),
-                                glm_prior(spec["prior_aux"]));
+                                glm_prior(spec["prior_aux"]),
+                                Rcpp::as<double>(spec["noise_precision"]));
     } catch (const std::invalid_argument& e) {
       Rcpp::stop(e.what());
     }

@@ -327,3 +327,54 @@ TEST_CASE("SGHMC with the estimated noise B_hat recovers the conjugate posterior
   auto res0 = vhmc::run_sg_chain(model, s0, 50, sg_chain(4000, 200), init, cb);
   CHECK(draw_moments(res0.chain).second / post_sd > 1.1);
 }
+
+TEST_CASE("fixed-precision gaussian potential: SPEC A6 closed form and epoch-averaged minibatch gradients", "[sg]") {
+  // The fixed-precision ARDL model: y = Z w + e, e ~ N(0, 1/alpha), w ~ N(0, I/beta); Z has a
+  // column of ones (the intercept, not centred) and k other columns.
+  const int n = 120, k = 3;
+  const double alpha = 2.5, beta = 0.01;
+  SgProblem p = sg_problem(GlmFamily::GaussianIdentity, n, k, 31);
+  GlmData data(p.X.data(), n, k, p.y.data());
+  const Prior prior = Prior::normal(0.0, 1.0 / std::sqrt(beta));
+  GlmPotential pot(data, GlmFamily::GaussianIdentity, true, prior, prior, Prior::flat(), alpha);
+  REQUIRE(pot.dim() == k + 1);  // no sigma
+  CHECK_FALSE(pot.has_aux());
+  vhmc::Mat Z(n, k + 1);
+  Z.col(0).setOnes();
+  Z.rightCols(k) = Eigen::Map<const vhmc::Mat>(p.X.data(), n, k);
+  const Eigen::Map<const Vec> y(p.y.data(), n);
+  auto closed_u = [&](const Vec& w) { return 0.5 * alpha * (y - Z * w).squaredNorm() + 0.5 * beta * w.squaredNorm(); };
+  vhmc::Rng rng(8, 1);
+  Vec w0(k + 1), w1(k + 1), g_full;
+  for (int j = 0; j <= k; ++j) {
+    w0[j] = 0.5 * rng.normal();
+    w1[j] = 0.5 * rng.normal();
+  }
+  // U up to a constant, and g(w) = -alpha Z'(y - Zw) + beta w (SPEC A6).
+  CHECK(pot.value(w1) - pot.value(w0) == Approx(closed_u(w1) - closed_u(w0)).epsilon(1e-10));
+  pot.value_grad(w0, g_full);
+  const Vec g_closed = -alpha * Z.transpose() * (y - Z * w0) + beta * w0;
+  CHECK(max_rel_diff(g_full, g_closed) < 1e-10);
+  // g~(w) = -alpha (N/B) sum_S (y - w'z) z + beta w, and an epoch of batches averages to g.
+  for (int B : {1, 8, 24, 120}) {  // divisors of N: one epoch is a partition of the rows
+    INFO("B = " << B);
+    vhmc::BatchSchedule sched(n, B);
+    Vec acc = Vec::Zero(k + 1), g;
+    for (int b = 0; b < n / B; ++b) {
+      const int* idx = sched.next(rng);
+      pot.minibatch_grad(w0, idx, B, g);
+      Vec by_hand = beta * w0;
+      for (int i = 0; i < B; ++i)
+        by_hand -= alpha * static_cast<double>(n) / B * (y[idx[i]] - Z.row(idx[i]).dot(w0)) * Z.row(idx[i]).transpose();
+      CHECK(max_rel_diff(g, by_hand) < 1e-10);
+      acc += g;
+    }
+    acc /= static_cast<double>(n / B);
+    CHECK(max_rel_diff(acc, g_full) < 1e-10);
+  }
+  // The fixed precision is the gaussian family's alone, and must be >= 0.
+  CHECK_THROWS_AS(GlmPotential(data, GlmFamily::BinomialLogit, true, prior, prior, Prior::flat(), alpha),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(GlmPotential(data, GlmFamily::GaussianIdentity, true, prior, prior, Prior::flat(), -1.0),
+                  std::invalid_argument);
+}

@@ -1,5 +1,5 @@
 # ARDL(p, q) models (SPEC A6): lag construction, names, ts/mts input, errors raised before
-# sampling, the fixed-precision model against its conjugate posterior, AR(5) against the
+# sampling, the fixed-precision model against its conjugate posterior (NUTS, SGHMC, SGLD), AR(5) against the
 # posteriordb arK reference, and forecasts.
 
 ardl_data <- function(n = 60, seed = 1) {
@@ -176,6 +176,51 @@ test_that("with a fixed noise precision NUTS matches the conjugate posterior", {
   ed <- exact_posterior(fit, ndraws = 20000, seed = 1)$draws
   expect_equal(colMeans(ed), ep$mu, tolerance = 4 * max(ep$sd) / sqrt(20000) / min(abs(ep$mu)))
   expect_equal(cov(ed), ep$Sigma, tolerance = 0.05)
+})
+
+test_that("SGHMC and SGLD on the fixed-precision model recover the conjugate posterior", {
+  skip_on_cran()
+  # iid regressors: a posterior with moderate correlations (condition number about 10), so
+  # that chains of a few seconds give Monte Carlo errors far below the tolerances.
+  set.seed(7)
+  n <- 200
+  d <- data.frame(x1 = rnorm(n), x2 = rnorm(n))
+  d$y <- 0
+  for (t in 2:n) d$y[t] <- 0.3 + 0.5 * d$y[t - 1] + 0.8 * d$x1[t] - 0.4 * d$x2[t - 1] + rnorm(1, sd = 0.5)
+  check_sg <- function(sampler) {
+    fit <- vhmc_ardl(y ~ x1 + x2, d, p = 1, q = 1, noise_precision = 4, sampler = sampler,
+                     chains = 4, iter = 20000, warmup = 1000, seed = 5, progress = FALSE)
+    expect_s3_class(fit, c("vhmc_ardl", "vhmc_fit"), exact = TRUE)
+    ep <- exact_posterior(fit)
+    s <- posterior::summarise_draws(posterior::as_draws_array(fit), mean = mean, sd = stats::sd,
+                                    mcse = posterior::mcse_mean)
+    expect_identical(s$variable, names(ep$mu))
+    # Tolerances: means within 0.1 posterior sd, sds within 20% (the step-size bias of the
+    # small steps below is a few percent); the Monte Carlo error is at most 0.025 sd, so a
+    # bias of 0.1 sd would show at 4 MCSE.
+    expect_true(all(s$mcse / ep$sd < 0.025), info = paste("mcse/sd:", paste(round(s$mcse / ep$sd, 3), collapse = " ")))
+    z <- (s$mean - ep$mu) / ep$sd
+    expect_true(all(abs(z) < 0.1), info = paste("(mean - mu)/sd:", paste(round(z, 3), collapse = " ")))
+    ratio <- s$sd / ep$sd
+    expect_true(all(abs(ratio - 1) < 0.2), info = paste("sd ratios:", paste(round(ratio, 3), collapse = " ")))
+    fit
+  }
+  fit <- check_sg(sghmc(batch_size = 20, step_size = 0.02))
+  info <- sg_info(fit)
+  expect_identical(info$batch_size, rep(20, 4))
+  expect_identical(info$n_obs, rep(199, 4))
+  expect_true(all(info$epochs_sampling > 0))
+  # The same fit object as with NUTS: readable names, forecasts, exact posterior.
+  expect_identical(names(coef(fit)), c("(Intercept)", "L1.y", "L0.x1", "L0.x2", "L1.x1", "L1.x2"))
+  fc <- forecast(fit, newdata = data.frame(x1 = c(0, 1), x2 = c(0, 0)), ndraws = 500, seed = 1)
+  expect_identical(dim(fc$draws), c(500L, 2L))
+  expect_output(print(fit), "SGHMC.*No Metropolis correction")
+  check_sg(sgld(batch_size = 20, step_size = 0.005))
+  # The test can fail: large steps on batches of 5 inflate the posterior sd far beyond 20%.
+  big <- suppressWarnings(vhmc_ardl(y ~ x1 + x2, d, p = 1, q = 1, noise_precision = 4,
+                                    sampler = sghmc(batch_size = 5, step_size = 0.3, batches = "fresh"),
+                                    chains = 2, iter = 2000, seed = 5, progress = FALSE))
+  expect_true(all(apply(as.matrix(big), 2, sd) / exact_posterior(big)$sd > 1.3))
 })
 
 test_that("vhmc_ardl(p = 5) reproduces the arK reference posterior", {

@@ -24,6 +24,10 @@
 // weight the number of trials, log lik_i = w_i (y_i log p_i + (1 - y_i) log(1 - p_i)).
 // Constants that do not depend on theta (log 2 pi, lgamma(y + 1), binomial coefficients) are
 // dropped, so gaussian U = sum w e^2 / (2 sigma^2) + sum(w) log sigma + U_prior + U_aux.
+// Fixed noise precision (gaussian only; SPEC A6's fixed-precision ARDL model): with
+// noise_precision alpha > 0 there is no sigma parameter and U = (alpha/2) sum w e^2 + U_prior;
+// every code path (sufficient statistics, minibatch rows) is the sigma-estimated one with
+// 1/sigma^2 replaced by alpha, so the two models share their likelihood code.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -117,9 +121,14 @@ class GlmPotential {
   // an invalid prior (see validate_coef_prior / validate_aux_prior) -- before any chain runs.
   GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept,
                const Prior& prior_intercept, const Prior& prior,
-               const Prior& prior_aux = Prior::exponential(1.0))
+               const Prior& prior_aux = Prior::exponential(1.0), double noise_precision = 0.0)
       : data_(&data), family_(family), intercept_(has_intercept), prior_intercept_(prior_intercept),
-        prior_(prior), prior_aux_(prior_aux), eta_(data.n()), r_(data.n()), z_(data.n()) {
+        prior_(prior), prior_aux_(prior_aux), noise_precision_(noise_precision), eta_(data.n()),
+        r_(data.n()), z_(data.n()) {
+    if (!(noise_precision_ >= 0.0) || !std::isfinite(noise_precision_))
+      throw std::invalid_argument("noise_precision must be finite and >= 0 (0: sigma estimated)");
+    if (noise_precision_ > 0.0 && family_ != GlmFamily::GaussianIdentity)
+      throw std::invalid_argument("a fixed noise precision needs the gaussian family");
     if (intercept_) validate_coef_prior(prior_intercept_, 1, "prior_intercept");
     validate_coef_prior(prior_, data.k(), "prior");
     if (has_aux()) validate_aux_prior(prior_aux_, "prior_aux");
@@ -135,7 +144,8 @@ class GlmPotential {
   int dim() const {
     return static_cast<int>((intercept_ ? 1 : 0) + data_->k() + (has_aux() ? 1 : 0));
   }
-  bool has_aux() const { return family_ == GlmFamily::GaussianIdentity; }
+  bool has_aux() const { return family_ == GlmFamily::GaussianIdentity && !fixed_noise(); }
+  bool fixed_noise() const { return noise_precision_ > 0.0; }
   bool has_intercept() const { return intercept_; }
   GlmFamily family() const { return family_; }
   const GlmData& data() const { return *data_; }
@@ -234,7 +244,7 @@ class GlmPotential {
     switch (family_) {
       case GlmFamily::GaussianIdentity: {
         // -log lik_i = w e^2 / (2 sigma^2) + w log sigma; d/d eta = -w e / sigma^2.
-        const double inv_s2 = std::exp(-2.0 * theta[dim() - 1]);
+        const double inv_s2 = inv_sigma2(theta);
         for (Eigen::Index i = 0; i < m; ++i) {
           const double w = hw ? d.weights[idx[i]] : 1.0;
           const double e = d.y[idx[i]] - eb_[i];
@@ -290,6 +300,7 @@ class GlmPotential {
   GlmFamily family_;
   bool intercept_;
   Prior prior_intercept_, prior_, prior_aux_;
+  double noise_precision_;  // > 0: fixed 1/sigma^2 (no sigma parameter); 0: sigma estimated
   double sum_w_ = 0.0;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, exp(-|eta|))
   Vec beta_;     // slopes on the data's scale
@@ -556,20 +567,25 @@ class GlmPotential {
     return ll;
   }
 
-  // Gaussian: U_lik = SSE / (2 sigma^2) + sum(w) log sigma from the sufficient statistics.
+  // 1/sigma^2 of the gaussian family: the fixed precision, or exp(-2 log sigma).
+  double inv_sigma2(const Vec& theta) const {
+    return fixed_noise() ? noise_precision_ : std::exp(-2.0 * theta[dim() - 1]);
+  }
+
+  // Gaussian: U_lik = SSE / (2 sigma^2) + sum(w) log sigma from the sufficient statistics
+  // (the log sigma term is a constant, dropped, when the precision is fixed).
   double eval_gaussian(const Vec& theta, Vec* g) {
     const Eigen::Index k = data_->k(), off = intercept_ ? 1 : 0;
     if (intercept_) q_[0] = theta[0] - b_hat_[0];
     q_.segment(off, k) = beta_ - b_hat_.segment(off, k);
     Gq_.noalias() = G_ * q_;
     const double sse = ssr_ + std::max(0.0, q_.dot(Gq_));
-    const double t = theta[dim() - 1];
-    const double inv_s2 = std::exp(-2.0 * t);
-    const double u = 0.5 * sse * inv_s2 + sum_w_ * t;
+    const double inv_s2 = inv_sigma2(theta);
+    const double u = 0.5 * sse * inv_s2 + (has_aux() ? sum_w_ * theta[dim() - 1] : 0.0);
     if (!g) return u + prior_terms(theta, nullptr);
     Vec& gv = *g;
     gv.head(off + k) = inv_s2 * Gq_;
-    gv[dim() - 1] = -sse * inv_s2 + sum_w_;
+    if (has_aux()) gv[dim() - 1] = -sse * inv_s2 + sum_w_;
     return u + prior_terms(theta, &gv);
   }
 
