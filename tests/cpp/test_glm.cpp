@@ -596,6 +596,28 @@ TEST_CASE("GLM Hessians match differences of the gradient (families, priors, cen
   }
 }
 
+TEST_CASE("Fixed-precision gaussian: Hessian alpha Z'Z + prior, Newton gives the conjugate mean",
+          "[glm][hessian][mode]") {
+  const Problem prob = make_problem(GlmFamily::GaussianIdentity, 90, 3, 9, false, false);
+  const GlmData data = prob.data();
+  const double alpha = 2.5, beta = 0.01;
+  GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::normal(0.0, 1 / std::sqrt(beta)),
+                   Prior::normal(0.0, 1 / std::sqrt(beta)), Prior::flat(), alpha);
+  REQUIRE(pot.dim() == 4);
+  vhmc::Rng rng(3, 3);
+  check_hessian(pot, random_theta(4, rng), "fixed precision");
+  Mat Z(prob.n, 4);
+  Z.col(0).setOnes();
+  Z.rightCols(3) = prob.Xm();
+  const Eigen::Map<const Vec> y(prob.y.data(), prob.n);
+  const Mat A = alpha * Z.transpose() * Z + beta * Mat::Identity(4, 4);
+  const Vec mu = A.llt().solve(alpha * Z.transpose() * y);
+  const vhmc::ModeResult r = vhmc::newton_mode(pot, Vec::Zero(4));
+  REQUIRE(r.converged);
+  for (int j = 0; j < 4; ++j) CHECK(r.mode[j] == Approx(mu[j]).epsilon(1e-9).margin(1e-11));
+  CHECK((r.hessian - A).cwiseAbs().maxCoeff() <= 1e-9 * A.cwiseAbs().maxCoeff());
+}
+
 TEST_CASE("Newton finds the GLM mode: zero gradient, and the gaussian closed form", "[glm][mode]") {
   for (GlmFamily f : kFamilies) {
     INFO(family_name(f));

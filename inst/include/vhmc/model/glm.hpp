@@ -174,11 +174,13 @@ class GlmPotential {
       q_.segment(off, k) = beta_ - b_hat_.segment(off, k);
       Gq_.noalias() = G_ * q_;
       const double sse = ssr_ + std::max(0.0, q_.dot(Gq_));
-      const double inv_s2 = std::exp(-2.0 * theta[D - 1]);
+      const double inv_s2 = inv_sigma2(theta);
       H.topLeftCorner(p, p) = inv_s2 * G_;
-      H.block(0, D - 1, p, 1) = -2.0 * inv_s2 * Gq_;
-      H.block(D - 1, 0, 1, p) = H.block(0, D - 1, p, 1).transpose();
-      H(D - 1, D - 1) = 2.0 * sse * inv_s2;
+      if (has_aux()) {
+        H.block(0, D - 1, p, 1) = -2.0 * inv_s2 * Gq_;
+        H.block(D - 1, 0, 1, p) = H.block(0, D - 1, p, 1).transpose();
+        H(D - 1, D - 1) = 2.0 * sse * inv_s2;
+      }
     } else {
       linear_predictor(theta);
       curvature_weights();
