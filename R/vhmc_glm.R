@@ -124,6 +124,11 @@ vhmc_glm <- function(formula, data, family = gaussian(),
     list(value = r$value[1L], gradient = r$gradient[1L, ])
   }
   sampler <- with_laplace(sampler, potential_at, inits$internal[[1]])
+  cv <- with_control_variate(sampler, potential_at, inits, init, function(th) {
+    stats::setNames(as.numeric(glm_to_user(matrix(th, nrow = 1L), spec)), user_names(spec, model))
+  })
+  sampler <- cv$sampler
+  inits <- cv$inits
 
   refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
   chain_fun <- function(chain) {
@@ -151,7 +156,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
     fit$variational <- add_importance(fit$variational, results,
                                       function(th) vhmc_glm_potential(spec, th)$value)
   }
-  fit$sg <- chain_sg(results)
+  fit$sg <- add_cv_cost(chain_sg(results), sampler)
   check_fit(fit)
   check_surrogate(fit)
   check_variational(fit)
