@@ -149,7 +149,7 @@ test_that("SGHMC-CV and SGLD-CV match the exact posterior of a linear regression
   b <- s2 * nu / 2
   sigma_mean <- sqrt(b) * exp(lgamma(a - 0.5) - lgamma(a))
   exact_mean <- c(stats::coef(ls), sigma = sigma_mean)
-  exact_sd <- c(sqrt(diag(stats::vcov(ls)) * nu / (nu - 2)), sigma = sqrt(b / (a - 1) - sigma_mean^2))
+  exact_sd <- c(sqrt(diag(stats::vcov(ls)) * (nu + 1) / nu * nu / (nu - 2)), sigma = sqrt(b / (a - 1) - sigma_mean^2))
   run <- function(sampler, init = NULL) {
     suppressWarnings(vhmc_glm(y ~ x1 + x2 + x3, data = sg_data, prior = flat(),
                               prior_intercept = flat(), prior_aux = flat(), chains = 2,
