@@ -60,7 +60,8 @@ test_that("a diverging SG chain stops with an error suggesting a smaller step si
 test_that("SG fits say there is no Metropolis correction and report epochs", {
   # (too short to mix: the convergence warnings are expected)
   fit <- suppressWarnings(vhmc_glm(y ~ x1 + x2, data = sg_data,
-                                   sampler = sgld(batch_size = 100, steps = 10),
+                                   sampler = sgld(batch_size = 100, steps = 10,
+                                                  control_variate = FALSE),
                                    chains = 2, iter = 60, warmup = 20, seed = 3, progress = FALSE))
   expect_true(all(c("n_obs_grad", "epochs") %in% names(fit$counts)))
   info <- sg_info(fit)
@@ -110,11 +111,13 @@ test_that("SGHMC and SGLD at a small step size agree with NUTS on a linear regre
   }
   fit <- suppressWarnings(vhmc_glm(y ~ x1 + x2 + x3, data = sg_data, chains = 2, iter = 2500,
                                    warmup = 500, seed = 2, progress = FALSE,
-                                   sampler = sghmc(batch_size = 500, step_size = 0.01)))
+                                   sampler = sghmc(batch_size = 500, step_size = 0.01,
+                                                   control_variate = FALSE)))
   compare(fit, 0.1, 0.2)
   fit <- suppressWarnings(vhmc_glm(y ~ x1 + x2 + x3, data = sg_data, chains = 2, iter = 2500,
                                    warmup = 500, seed = 2, progress = FALSE,
-                                   sampler = sgld(batch_size = 500, step_size = 0.01)))
+                                   sampler = sgld(batch_size = 500, step_size = 0.01,
+                                                  control_variate = FALSE)))
   compare(fit, 0.2, 0.2)
 })
 
@@ -133,8 +136,8 @@ test_that("sghmc(noise_estimate = \"auto\") and fresh batches run and are valida
 test_that("control_variate is validated", {
   expect_error(sghmc(control_variate = "yes"), "`control_variate`")
   expect_error(sgld(control_variate = NA), "`control_variate`")
-  expect_true(sghmc(control_variate = TRUE)$control_variate)
-  expect_false(sgld()$control_variate)
+  expect_true(sghmc()$control_variate)
+  expect_false(sgld(control_variate = FALSE)$control_variate)
 })
 
 test_that("SGHMC-CV and SGLD-CV match the exact posterior of a linear regression", {
