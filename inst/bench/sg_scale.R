@@ -10,7 +10,7 @@
 #    costs about 0.3 s per iteration here and was not affordable. NUTS's own row checks it.
 # Samplers, all in the same run, chains = 2 on cores = 2: NUTS and surrogate_hmc() (automatic
 # settings; 1000 iterations for the gaussian, 400 for the logistic model, half warmup), SGHMC
-# and SGLD with default settings and control_variate = FALSE (160 resp. 60 iterations), and
+# and SGLD with default settings and control_variate = FALSE (100 resp. 40 iterations), and
 # their control-variate forms (3000 resp. 2000 iterations, 200 warmup: they start at the mode). Plain SG
 # costs a few epochs per draw whatever N, and a minibatch epoch of a column-major X costs
 # several full passes at this N (memory latency), so those runs are short (see `iter` below).
@@ -18,11 +18,14 @@
 # epochs (per-observation gradient evaluations / N summed over chains, plus the CV mode search
 # once; NUTS: one per leapfrog step, although its gaussian gradient uses sufficient statistics
 # and costs O(d^2), not a pass over the data), min bulk ESS, max |mean error| / posterior sd,
-# min/max sd ratio against the reference, peak RSS.
+# min/max sd ratio against the reference, and memory: the R process's resident set before
+# each fit (data frame, references) and its peak during the fit (model frame, model matrix,
+# chains' buffers; forked chains share the data pages and are not counted).
 # The issue's bar: SGHMC(-CV) within 0.1 posterior sd of the exact means in less wall time than
 # NUTS needs for 400 effective draws = NUTS warmup + sampling time x 400 / (min bulk ESS),
 # extrapolated linearly from its sampling run.
 # Run (serialised with other timings): flock /tmp/vhmc-bench.lock Rscript inst/bench/sg_scale.R
+# (about 25 minutes on 2 cores, most of it NUTS and the plain SG runs on the logistic model).
 # VHMC_SG_SCALE_N overrides N for a quick check.
 library(vhmc)
 out_file <- if (dir.exists("inst/bench/results")) "inst/bench/results/sg_scale.csv" else "sg_scale.csv"
@@ -31,11 +34,16 @@ peak_rss_mb <- function() {
   s <- grep("^VmHWM", readLines("/proc/self/status"), value = TRUE)
   as.numeric(gsub("[^0-9]", "", s)) / 1024
 }
+# Writing 5 to clear_refs resets the peak to the current RSS (Linux >= 4.0), so that each
+# fit's peak excludes the reference computations (lm(), glm()) that came before it.
+reset_peak <- function() invisible(try(writeLines("5", "/proc/self/clear_refs"), silent = TRUE))
 rows <- list()
 
 # One fit, timed; compared with the reference (mean, sd on the user's scale).
 run_one <- function(model, label, data, family, ref, sampler, iter, warmup, note = "") {
   gc()
+  reset_peak()
+  rss0 <- peak_rss_mb()
   t0 <- proc.time()[["elapsed"]]
   fit <- suppressWarnings(vhmc_glm(y ~ ., data = data, family = family, prior = flat(),
                                    prior_intercept = flat(),
@@ -59,7 +67,8 @@ run_one <- function(model, label, data, family, ref, sampler, iter, warmup, note
     warmup = warmup, mode_s = mode_s, warmup_s = warm, sampling_s = samp,
     total_s = mode_s + warm + samp, elapsed_s = elapsed, epochs = epochs,
     min_ess_bulk = ess, max_mean_err_sd = max(z), min_sd_ratio = min(r), max_sd_ratio = max(r),
-    time_to_400_ess_s = warm + samp * 400 / ess, peak_rss_mb = peak_rss_mb(), note = note
+    time_to_400_ess_s = warm + samp * 400 / ess, rss_before_mb = rss0,
+    peak_rss_mb = peak_rss_mb(), note = note
   )
   print(row[, setdiff(names(row), "note")], digits = 3, row.names = FALSE)
   rows[[length(rows) + 1L]] <<- row
@@ -98,7 +107,7 @@ ref_g <- list(mean = c(stats::coef(ls), sigma = sigma_mean),
                      sigma = sqrt(b / (a - 1) - sigma_mean^2)))
 names(ref_g$mean)[1] <- names(ref_g$sd)[1] <- "(Intercept)"
 rm(ls)
-samplers("gaussian", dg, gaussian(), ref_g, iter_exact = 1000, iter_sg = 160, iter_cv = 3000)
+samplers("gaussian", dg, gaussian(), ref_g, iter_exact = 1000, iter_sg = 100, iter_cv = 3000)
 rm(dg)
 gc()
 
@@ -116,7 +125,7 @@ cat(sprintf("logistic: N = %g, d = %d, data %.0f MB, peak RSS so far %.0f MB\n",
 ml <- stats::glm(y ~ ., data = db, family = stats::binomial())
 ref_b <- list(mean = stats::coef(ml), sd = sqrt(diag(stats::vcov(ml))))
 rm(ml)
-samplers("logistic", db, binomial(), ref_b, iter_exact = 400, iter_sg = 60, iter_cv = 2000)
+samplers("logistic", db, binomial(), ref_b, iter_exact = 400, iter_sg = 40, iter_cv = 2000)
 
 res <- do.call(rbind, rows)
 utils::write.csv(res, out_file, row.names = FALSE)
@@ -144,4 +153,6 @@ bar <- function(model) {
 }
 bar("gaussian")
 bar("logistic")
-cat(sprintf("peak RSS %.0f MB (R master process; forked chains share the data pages)\n", peak_rss_mb()))
+cat(sprintf(paste("Memory (R master process; forked chains share the data pages): data (X and y)",
+                  "%.0f MB (gaussian) and %.0f MB (logistic); peak RSS during each fit: %s MB\n"),
+            8 * N * 21 / 2^20, 8 * N * 51 / 2^20, paste(round(res$peak_rss_mb), collapse = ", ")))
