@@ -362,5 +362,5 @@ sg_lines <- function(x) {
                                 format_sig(mean(info$epochs_sampling), 3)),
     if (!is.null(info) && isTRUE(s$control_variate))
       sprintf("Control variate: + %s epochs once per fit for the posterior mode and its gradient (%s s).",
-              format_sig(info$epochs_mode[1], 3), format_sig(info$mode_seconds[1], 3)))
+              format_sig(info$epochs_mode[1], 3), format(signif(info$mode_seconds[1], 3))))
 }
