@@ -263,6 +263,7 @@ sampler_label <- function(sampler) {
     variational_hmc = "variational HMC",
     name
   )
+  if (isTRUE(sampler$control_variate)) label <- paste0(label, "-CV")
   if (!is.null(sampler$metric)) {
     label <- paste0(label, " (", sampler$metric, " metric)")
   }

@@ -10,7 +10,9 @@
 #' instead of all `N`: `-(N/B)` times the sum of the minibatch rows' log-likelihood
 #' gradients plus the full prior gradient, unbiased for the gradient of the potential. The
 #' rows are drawn without replacement within an epoch (a random permutation consumed in
-#' consecutive batches, reshuffled every epoch) from each chain's own random stream.
+#' consecutive batches, reshuffled every epoch) from each chain's own random stream. By
+#' default the estimate is centred on the posterior mode by a control variate (below),
+#' which makes it far less noisy near the mode.
 #'
 #' **There is no Metropolis correction.** The draws carry a bias from the step size (time
 #' discretisation) and from the gradient noise that the dynamics do not account for; unlike
@@ -62,9 +64,14 @@
 #' epochs whatever `B` (about `0.5 / 0.2 = 2.5` epochs per saved iteration): small batches
 #' make each update cheap but need proportionally more of them. Warmup iterations are
 #' burn-in and are discarded. With `metric = "unit"` and `step_size`, `friction` and `steps`
-#' all given (the papers' mode) nothing is estimated.
+#' all given (the papers' mode) nothing is estimated. With the control variate (default,
+#' below) the noise variance in these formulas is not `N/B` but the one measured at each
+#' estimate, at 4 points drawn around the mode with the curvature scales (2 x 500 rows, or
+#' 2B, each); near the mode it is so small that the step sizes reach the discretisation
+#' limits `0.1 / sqrt(lambda)` (SGHMC) and `0.1 / lambda` (SGLD), i.e. 5 updates per saved
+#' iteration.
 #'
-#' Measured with all defaults (`inst/bench/sg_defaults.R`; N = 1e5 rows, 5 predictors,
+#' Measured with all defaults but `control_variate = FALSE` (`inst/bench/sg_defaults.R`; N = 1e5 rows, 5 predictors,
 #' 2 chains x 1000 iterations, against NUTS): on a gaussian linear regression (sigma = 2)
 #' SGHMC's posterior means were within 0.12 posterior sd and its sds within 0.94-1.10 of
 #' NUTS's, at 29 epochs per effective draw (SGLD: 0.19 sd, 0.95-1.04, 33 epochs); on a
@@ -72,6 +79,31 @@
 #' draw (SGLD 0.09 sd, 0.96-1.04, 29 epochs; NUTS 12 epochs per effective draw). With
 #' `metric = "unit"` the gaussian model's `log(sigma)` is 8 times stiffer than its
 #' coefficients and the same budget gave 15 instead of 170 effective draws.
+#'
+#' **Control variates** (the default). With `control_variate = TRUE` the posterior mode `theta_hat` and
+#' the full gradient `g(theta_hat)` are computed once per fit (the same mode search as
+#' [variational_hmc()]'s Laplace anchor), and every update uses
+#' \deqn{g_{cv}(\theta) = g(\hat\theta) - \nabla\log p_0(\theta) + \nabla\log p_0(\hat\theta)
+#'   - \frac{N}{B}\sum_{n \in S}[\nabla\log p(x_n|\theta) - \nabla\log p(x_n|\hat\theta)],}{g_cv(theta)
+#'   = g(theta_hat) - grad log p0(theta) + grad log p0(theta_hat) - (N/B) sum_S [grad log
+#'   p(x_n|theta) - grad log p(x_n|theta_hat)],}
+#' unbiased like the plain estimate but with a noise that vanishes at the mode: near it, its
+#' variance is of order `d/B` instead of `N/B` (in posterior units), so the default step
+#' size, chosen from the noise measured around the mode, reaches the discretisation limit
+#' and a draw costs far fewer epochs. Each update costs `2B` rows; the mode search and
+#' `g(theta_hat)` cost the epochs reported as `epochs_mode` by [sg_info()]. Chains start at
+#' the mode unless `init` is given. It needs a posterior with a finite mode (proper priors).
+#'
+#' Why it is the default: at equal accuracy it costs one to two orders of magnitude fewer
+#' epochs per effective draw. On the linear regression of the tests (N = 5000, 4
+#' coefficients and sigma, flat priors) SGHMC-CV reached the same bulk ESS (about 360 from
+#' 2 x 1000 draws) for 630 epochs, 195 of them for the mode, as plain SGHMC for 5050, both
+#' within 0.07 sd of the exact means. At N = 1e6 (`inst/bench/sg_scale.R`) SGHMC-CV cost 1.1
+#' epochs per effective draw on a linear regression (d = 20) and plain SGHMC 41; on a
+#' logistic regression (d = 50) 1.8 against 50.
+#' `control_variate = FALSE` gives the plain estimator: use it when the mode search is not
+#' possible or not wanted (a posterior without a finite mode, or one far from Gaussian
+#' where the chain wanders far from the mode and the control variate loses its advantage).
 #'
 #' These samplers need a likelihood that factorises over rows, so they work with
 #' [vhmc_glm()] and [vhmc_ardl()] (both noise models), not with [vhmc_sample()]. The
@@ -102,11 +134,16 @@
 #'   replacement within the batch).
 #' @param resample Redraw the SGHMC momentum from N(0, I) every `resample` updates; `0`
 #'   (default) never.
+#' @param control_variate Use the control-variate gradient (SGLD-CV / SGHMC-CV; Baker et
+#'   al. 2017; SPEC A5): `TRUE` (default) or `FALSE` (the plain minibatch gradient). See
+#'   "Control variates" in Details.
 #' @param learning_rate,momentum_decay Chen et al.'s `eta` and `alpha`, an alternative to
 #'   `step_size` and `friction` (`step_size = sqrt(eta)`, `friction = alpha / sqrt(eta)`).
 #' @return An object of class `c("vhmc_sghmc", "vhmc_sampler")` or
 #'   `c("vhmc_sgld", "vhmc_sampler")`, to pass as `sampler` to [vhmc_glm()].
-#' @references Chen, T., Fox, E. and Guestrin, C. (2014). Stochastic gradient Hamiltonian
+#' @references Baker, J., Fearnhead, P., Fox, E. B. and Nemeth, C. (2019). Control variates
+#'   for stochastic gradient MCMC. *Statistics and Computing* 29, 599-615.
+#'   Chen, T., Fox, E. and Guestrin, C. (2014). Stochastic gradient Hamiltonian
 #'   Monte Carlo. *ICML*. Welling, M. and Teh, Y. W. (2011). Bayesian learning via
 #'   stochastic gradient Langevin dynamics. *ICML*.
 #' @seealso [sg_info()] for what each chain did, [nuts()] for exact sampling.
@@ -114,6 +151,7 @@
 #' sghmc()
 #' sgld(batch_size = 50, step_size = 1e-4, decay = 0.55)
 #' sghmc(learning_rate = 1e-6, momentum_decay = 0.1, steps = 50)
+#' sghmc(control_variate = FALSE)
 #' \donttest{
 #' set.seed(1)
 #' d <- data.frame(x1 = rnorm(5000), x2 = rnorm(5000))
@@ -126,7 +164,8 @@
 #' @export
 sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, steps = NULL,
                   metric = c("diag", "unit"), noise_estimate = 0, resample = 0,
-                  batches = c("epoch", "fresh"), learning_rate = NULL, momentum_decay = NULL) {
+                  batches = c("epoch", "fresh"), learning_rate = NULL, momentum_decay = NULL,
+                  control_variate = TRUE) {
   if (!is.null(learning_rate) || !is.null(momentum_decay)) {
     if (is.null(learning_rate) || is.null(momentum_decay)) {
       stop_arg(if (is.null(learning_rate)) "learning_rate" else "momentum_decay",
@@ -166,7 +205,8 @@ sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, steps = 
     noise_estimate = noise_estimate,
     estimate_noise = estimate_noise,
     resample = check_count(resample, "resample", 0),
-    batches = match_choice(batches, "batches", c("epoch", "fresh"))
+    batches = match_choice(batches, "batches", c("epoch", "fresh")),
+    control_variate = check_flag(control_variate, "control_variate")
   )
 }
 
@@ -176,7 +216,8 @@ sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, steps = 
 #'   values in (0.5, 1] satisfy the Robbins-Monro conditions), `decay_offset > 0`.
 #' @export
 sgld <- function(batch_size = NULL, step_size = NULL, decay = 0, decay_offset = 1, steps = NULL,
-                 metric = c("diag", "unit"), batches = c("epoch", "fresh")) {
+                 metric = c("diag", "unit"), batches = c("epoch", "fresh"),
+                 control_variate = TRUE) {
   new_sampler("sgld",
     batch_size = check_batch_size(batch_size),
     step_size = if (is.null(step_size)) NULL else
@@ -185,7 +226,8 @@ sgld <- function(batch_size = NULL, step_size = NULL, decay = 0, decay_offset = 
     decay_offset = check_number(decay_offset, "decay_offset", 0, Inf, open = c(TRUE, TRUE)),
     steps = if (is.null(steps)) NULL else check_count(steps, "steps", 1),
     metric = match_choice(metric, "metric", c("diag", "unit")),
-    batches = match_choice(batches, "batches", c("epoch", "fresh"))
+    batches = match_choice(batches, "batches", c("epoch", "fresh")),
+    control_variate = check_flag(control_variate, "control_variate")
   )
 }
 
@@ -213,6 +255,41 @@ prepare_sg_sampler <- function(sampler, n) {
   sampler
 }
 
+# Control variates (SPEC A5, SGLD-CV): the posterior mode theta_hat and the full gradient
+# g(theta_hat), once per fit (not per chain), by laplace_anchor() (R/variational.R) on
+# value_grad(theta) = list(value = U, gradient = grad U) from `start`. Its cost in epochs (one
+# per value_grad call, the optimiser's and the final gradient's) and seconds are kept for the
+# report. Chains start at theta_hat unless the user gave `init`. Returns list(sampler, inits)
+# with inits as glm_inits() makes them; to_user maps internal values to the user's scale.
+with_control_variate <- function(sampler, value_grad, inits, user_init, to_user, newton = NULL) {
+  if (!is_sg_sampler(sampler) || !isTRUE(sampler$control_variate)) {
+    return(list(sampler = sampler, inits = inits))
+  }
+  evals <- 0
+  counted <- function(theta) {
+    evals <<- evals + 1
+    value_grad(theta)
+  }
+  seconds <- system.time(
+    anchor <- tryCatch(laplace_anchor(counted, inits$internal[[1]], newton, who = "mode search"), error = function(e) {
+      stop("`control_variate = TRUE` needs the posterior mode, but the mode search failed: ",
+           conditionMessage(e), "\nUse control_variate = FALSE, or proper priors / `init` near the mode.",
+           call. = FALSE)
+    })
+  )[["elapsed"]]
+  mode <- anchor$mode
+  grad <- counted(mode)$gradient
+  sampler$cv_mode <- mode
+  sampler$cv_gradient <- as.numeric(grad)
+  sampler$cv_epochs <- evals + anchor$evaluations
+  sampler$cv_seconds <- seconds
+  if (is.null(user_init)) {
+    inits$internal <- rep(list(mode), length(inits$internal))
+    inits$user <- rep(list(to_user(mode)), length(inits$user))
+  }
+  list(sampler = sampler, inits = inits)
+}
+
 # Per-chain SG reports -> one data.frame (NULL for other samplers).
 chain_sg <- function(results) {
   if (is.null(results[[1]]$sg)) return(NULL)
@@ -226,6 +303,15 @@ chain_sg <- function(results) {
   )
 }
 
+# The once-per-fit cost of the control variate's mode (epochs, seconds) as sg_info() columns.
+add_cv_cost <- function(info, sampler) {
+  if (is.null(info)) return(NULL)
+  cv <- isTRUE(sampler$control_variate)
+  info$epochs_mode <- if (cv) sampler$cv_epochs else 0
+  info$mode_seconds <- if (cv) sampler$cv_seconds else 0
+  info
+}
+
 #' What each chain of a stochastic-gradient fit did
 #'
 #' For fits with [sghmc()] or [sgld()]: per chain, the number of observations `N`, the batch
@@ -233,7 +319,9 @@ chain_sg <- function(results) {
 #' iteration, the curvature estimate behind the defaults (0 when none was needed), the total
 #' number of updates, the number of SGHMC updates whose estimated noise (`noise_estimate =
 #' "auto"`) was clamped to the friction, and the cost in epochs (per-observation gradient evaluations / `N`) of
-#' warmup (including curvature estimation) and sampling.
+#' warmup (including curvature estimation) and sampling. With `control_variate = TRUE`
+#' also `epochs_mode` and `mode_seconds`, the one-time cost of the posterior mode and the
+#' full gradient there (shared by all chains; the same on every row; 0 otherwise).
 #'
 #' @param fit A `vhmc_fit` from [vhmc_glm()] with an SG sampler.
 #' @return A data.frame with one row per chain.
@@ -275,5 +363,8 @@ sg_lines <- function(x) {
     if (!is.null(info)) sprintf("Cost: %s epochs per chain (%s warmup + %s sampling; epoch = N gradient rows).",
                                 format_sig(mean(info$epochs_warmup + info$epochs_sampling), 3),
                                 format_sig(mean(info$epochs_warmup), 3),
-                                format_sig(mean(info$epochs_sampling), 3)))
+                                format_sig(mean(info$epochs_sampling), 3)),
+    if (!is.null(info) && isTRUE(s$control_variate))
+      sprintf("Control variate: + %s epochs once per fit for the posterior mode and its gradient (%s s).",
+              format_sig(info$epochs_mode[1], 3), format(signif(info$mode_seconds[1], 3))))
 }

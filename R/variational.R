@@ -132,14 +132,14 @@ prepare_variational <- function(sampler, warmup) {
 # does for GLMs) that search is used; otherwise BFGS with the gradient, then up to 20 Newton
 # steps with the Hessian from central differences of the gradient. Errors, before any chain
 # runs, when U is not finite at init or no finite optimum is found.
-laplace_anchor <- function(value_grad, init, newton = NULL) {
+laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_hmc()") {
   U <- function(th) {
     v <- tryCatch(value_grad(th)$value, error = function(e) NaN)
     if (is.finite(v)) v else Inf
   }
   G <- function(th) tryCatch(value_grad(th)$gradient, error = function(e) rep(NaN, length(th)))
   if (!is.finite(U(init))) {
-    stop_arg("init", "gives a non-finite log density, so variational_hmc() cannot start its mode search",
+    stop_arg("init", "gives a non-finite log density, so the mode search cannot start",
              "Supply `init` values where the log density is finite.")
   }
   search <- if (is.null(newton)) bfgs_newton(U, G, init) else newton(init)
@@ -147,20 +147,20 @@ laplace_anchor <- function(value_grad, init, newton = NULL) {
   hess <- search$hessian
   g <- G(theta)
   if (!is.finite(U(theta)) || !all(is.finite(g)) || !all(is.finite(hess))) {
-    stop("variational_hmc(): no finite posterior mode was found (the optimiser ended at a point ",
+    stop(who, ": no finite posterior mode was found (the optimiser ended at a point ",
          "where the log density or its gradient is not finite). Check that the posterior is ",
          "proper (e.g. priors on every parameter) or supply `init` near the mode.", call. = FALSE)
   }
   scale <- sqrt(sum(g^2)) / max(1, sqrt(sum(diag(hess)^2)))
   if (!search$converged && scale > 1e-3) {
-    stop("variational_hmc(): the mode search did not converge (gradient norm ",
+    stop(who, ": the mode search did not converge (gradient norm ",
          format(signif(sqrt(sum(g^2)), 3)), "). The posterior may have no finite mode; check ",
          "the priors or supply `init` near the mode.", call. = FALSE)
   }
   ev <- eigen(hess, symmetric = TRUE, only.values = TRUE)$values
   top <- max(abs(ev), 1e-300)
   if (abs(min(ev)) <= 1e-10 * top || min(ev) < -1e-3 * top) {
-    stop("variational_hmc(): the optimiser's end point is not a finite posterior mode (the ",
+    stop(who, ": the optimiser's end point is not a finite posterior mode (the ",
          "Hessian there is ", if (min(ev) < 0) "indefinite" else "singular",
          ": the posterior is flat or improper in some direction, or has a saddle). ",
          "Check that every parameter has a proper prior and is identified.", call. = FALSE)
@@ -169,7 +169,7 @@ laplace_anchor <- function(value_grad, init, newton = NULL) {
   if (min(ev) <= 1e-8 * top) {
     shift <- 1e-6 * max(abs(ev)) - min(ev)
     hess <- hess + diag(shift, length(theta))
-    warning("variational_hmc(): the Hessian at the mode is not positive definite; ", format(signif(shift, 3)),
+    warning(who, ": the Hessian at the mode is not positive definite; ", format(signif(shift, 3)),
             " was added to its diagonal for the Laplace approximation.", call. = FALSE)
   }
   list(mode = as.numeric(theta), hessian = hess, value = U(theta), gradient_norm = sqrt(sum(g^2)),

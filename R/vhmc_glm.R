@@ -137,8 +137,13 @@ glm_sample <- function(spec, model, sampler, args, seed, init, progress, call) {
     r <- vhmc_glm_potential(spec, matrix(theta, 1L))
     list(value = r$value[1L], gradient = r$gradient[1L, ])
   }
-  sampler <- with_laplace(sampler, potential_at, inits$internal[[1]],
-                          newton = function(init) vhmc_glm_mode(spec, init))
+  newton <- function(init) vhmc_glm_mode(spec, init)
+  sampler <- with_laplace(sampler, potential_at, inits$internal[[1]], newton = newton)
+  cv <- with_control_variate(sampler, potential_at, inits, init, function(th) {
+    stats::setNames(as.numeric(glm_to_user(matrix(th, nrow = 1L), spec)), user_names(spec, model))
+  }, newton = newton)
+  sampler <- cv$sampler
+  inits <- cv$inits
 
   refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
   chain_fun <- function(chain) {
@@ -162,7 +167,7 @@ glm_sample <- function(spec, model, sampler, args, seed, init, progress, call) {
     fit$variational <- add_importance(fit$variational, results,
                                       function(th) vhmc_glm_potential(spec, th)$value)
   }
-  fit$sg <- chain_sg(results)
+  fit$sg <- add_cv_cost(chain_sg(results), sampler)
   check_fit(fit)
   check_surrogate(fit)
   check_variational(fit)

@@ -162,15 +162,25 @@ Rcpp::List run_sg(P& potential, const Rcpp::List& sampler, const Rcpp::List& run
   vhmc::Callbacks cb = r_callbacks();
   const std::string name = Rcpp::as<std::string>(sampler["name"]);
   const int d = static_cast<int>(init.size());
+  // Control variate: mode and full gradient there, computed once per fit in R (R/sg.R).
+  vhmc::ControlVariate cv_data;
+  const vhmc::ControlVariate* cv = nullptr;
+  if (sampler.containsElementNamed("cv_mode") && !Rf_isNull(sampler["cv_mode"])) {
+    cv_data.theta_hat = Rcpp::as<vhmc::Vec>(sampler["cv_mode"]);
+    cv_data.grad_hat = Rcpp::as<vhmc::Vec>(sampler["cv_gradient"]);
+    if (cv_data.theta_hat.size() != d || cv_data.grad_hat.size() != d)
+      Rcpp::stop("control variate: the mode and its gradient must have one value per parameter");
+    cv = &cv_data;
+  }
   vhmc::SgChainOutput out;
   if (name == "sghmc") {
     const vhmc::SghmcConfig c = sghmc_config(sampler);
     vhmc::Sghmc s(c, d);
-    out = vhmc::run_sg_chain(potential, s, c.batch_size, cfg, init, cb);
+    out = vhmc::run_sg_chain(potential, s, c.batch_size, cfg, init, cb, cv);
   } else if (name == "sgld") {
     const vhmc::SgldConfig c = sgld_config(sampler);
     vhmc::Sgld s(c, d);
-    out = vhmc::run_sg_chain(potential, s, c.batch_size, cfg, init, cb);
+    out = vhmc::run_sg_chain(potential, s, c.batch_size, cfg, init, cb, cv);
   } else {
     Rcpp::stop("unknown stochastic-gradient sampler '" + name + "'");
   }

@@ -151,6 +151,13 @@ struct MeanModel {
       (*v)[0] = n * n / m * (ss - s * s / m) / (m - 1);
     }
   }
+  // Per-row gradients differ by the constant th - th_hat: the control variate is exact.
+  void minibatch_grad_diff(const Vec& th, const Vec& th_hat, const int*, Eigen::Index, Vec& g,
+                           Vec* v = nullptr) {
+    g.resize(1);
+    g[0] = static_cast<double>(y.size()) * (th[0] - th_hat[0]);
+    if (v) v->setZero(1);
+  }
 };
 
 MeanModel mean_model(int n) {
@@ -241,6 +248,35 @@ TEST_CASE("SGHMC and SGLD recover a conjugate Gaussian posterior", "[sg]") {
     REQUIRE(res.chain.error.empty());
     CHECK(res.chain.step_size[res.chain.step_size.size() - 1] < 2e-4 * std::pow(200.0 * 20, -0.1));
   }
+}
+
+TEST_CASE("SGHMC-CV and SGLD-CV recover a conjugate Gaussian posterior at the largest default step", "[sg][cv]") {
+  Conjugate cj(1000);
+  vhmc::Callbacks cb;
+  vhmc::ControlVariate cv;
+  cv.theta_hat = Vec::Constant(1, cj.ybar);
+  cv.grad_hat = Vec::Zero(1);
+  auto check = [&](const vhmc::SgChainOutput& res) {
+    REQUIRE(res.chain.error.empty());
+    const auto [m, sd] = draw_moments(res.chain);
+    CHECK(std::fabs(m - cj.ybar) < 0.15 * cj.post_sd);
+    CHECK(sd / cj.post_sd == Approx(1.0).margin(0.1));
+    // every update costs 2B rows
+    CHECK(res.sg.n_obs_grad_sampling == 3800L * res.sg.steps * 2 * 50);
+  };
+  vhmc::SghmcConfig c;
+  c.batch_size = 50;
+  vhmc::Sghmc s(c, 1);
+  auto res = vhmc::run_sg_chain(cj.model, s, 50, sg_chain(4000, 200), cv.theta_hat, cb, &cv);
+  // no measured noise: the step is the discretisation limit 0.1 / sqrt(lambda), lambda = 1
+  CHECK(res.sg.step_size == Approx(0.1).epsilon(1e-3));
+  check(res);
+  vhmc::SgldConfig c2;
+  c2.batch_size = 50;
+  vhmc::Sgld s2(c2, 1);
+  auto res2 = vhmc::run_sg_chain(cj.model, s2, 50, sg_chain(4000, 200), cv.theta_hat, cb, &cv);
+  CHECK(res2.sg.step_size == Approx(0.1).epsilon(1e-3));
+  check(res2);
 }
 
 TEST_CASE("SG chains stop with a clear error on a non-finite state, and on interrupts", "[sg]") {
@@ -377,4 +413,108 @@ TEST_CASE("fixed-precision gaussian potential: SPEC A6 closed form and epoch-ave
                   std::invalid_argument);
   CHECK_THROWS_AS(GlmPotential(data, GlmFamily::GaussianIdentity, true, prior, prior, Prior::flat(), -1.0),
                   std::invalid_argument);
+}
+
+TEST_CASE("control-variate gradient is unbiased: one epoch averages to the full gradient", "[sg][cv]") {
+  const int n = 120, k = 3;
+  for (GlmFamily f : kSgFamilies) {
+    for (int variant = 0; variant < 3; ++variant) {
+      SgProblem p = sg_problem(f, n, k, 31 + variant);
+      const bool icpt = variant > 0;
+      GlmData data(p.X.data(), n, k, p.y.data(), variant > 0 ? p.w.data() : nullptr,
+                   variant > 0 ? p.o.data() : nullptr, variant > 1 ? p.c.data() : nullptr,
+                   variant > 1 ? p.s.data() : nullptr);
+      GlmPotential pot(data, f, icpt, Prior::normal(0.0, 5.0), Prior::student_t(3.0, 0.0, 2.0),
+                       Prior::exponential(1.0));
+      INFO("family " << static_cast<int>(f) << " variant " << variant);
+      vhmc::Rng rng(7, 1);
+      vhmc::ControlVariate cv;
+      cv.theta_hat.resize(pot.dim());
+      Vec theta(pot.dim());
+      for (int j = 0; j < pot.dim(); ++j) {
+        cv.theta_hat[j] = 0.2 * rng.normal();
+        theta[j] = cv.theta_hat[j] + 0.3 * rng.normal();
+      }
+      pot.value_grad(cv.theta_hat, cv.grad_hat);
+      Vec g_full;
+      pot.value_grad(theta, g_full);
+      for (int B : {1, 8, 30, 120}) {
+        INFO("B = " << B);
+        vhmc::BatchSchedule sched(n, B);
+        Vec acc = Vec::Zero(pot.dim()), g;
+        for (int b = 0; b < n / B; ++b) {
+          cv(pot, theta, sched.next(rng), B, g, nullptr);
+          acc += g;
+        }
+        acc /= static_cast<double>(n / B);
+        CHECK(max_rel_diff(acc, g_full) < 1e-10);
+        if (B == n) CHECK(max_rel_diff(g, g_full) < 1e-10);
+      }
+      // at theta_hat itself g_cv is g(theta_hat) for every batch
+      Vec g0;
+      vhmc::BatchSchedule sched(n, 8);
+      cv(pot, cv.theta_hat, sched.next(rng), 8, g0, nullptr);
+      CHECK(max_rel_diff(g0, cv.grad_hat) < 1e-12);
+    }
+  }
+}
+
+TEST_CASE("control-variate gradient noise is far below the plain minibatch noise near the mode", "[sg][cv]") {
+  const int n = 20000, k = 3, B = 40;
+  for (GlmFamily f : {GlmFamily::GaussianIdentity, GlmFamily::BinomialLogit, GlmFamily::PoissonLog}) {
+    SgProblem p = sg_problem(f, n, k, 41);
+    GlmData data(p.X.data(), n, k, p.y.data(), nullptr, nullptr, p.c.data(), p.s.data());
+    GlmPotential pot(data, f, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
+    INFO("family " << static_cast<int>(f));
+    const int d = pot.dim();
+    // The mode by damped Newton steps with a finite-difference Hessian of the full gradient.
+    Vec th = Vec::Zero(d), g(d), g1(d);
+    vhmc::Mat H(d, d);
+    for (int it = 0; it < 40; ++it) {
+      const double u = pot.value_grad(th, g);
+      for (int j = 0; j < d; ++j) {
+        Vec e = th;
+        e[j] += 1e-6;
+        pot.value_grad(e, g1);
+        H.col(j) = (g1 - g) / 1e-6;
+      }
+      const Vec step = (0.5 * (H + H.transpose())).ldlt().solve(g);
+      double t = 1.0;
+      while (t > 1e-6 && !(pot.value(th - t * step) <= u)) t /= 2;
+      th -= t * step;
+    }
+    vhmc::ControlVariate cv;
+    cv.theta_hat = th;
+    pot.value_grad(th, cv.grad_hat);
+    REQUIRE(cv.grad_hat.norm() < 1e-6 * std::sqrt(static_cast<double>(n)));
+    // One posterior sd away from the mode in every coordinate (sd from the Hessian).
+    const vhmc::Mat cov = (0.5 * (H + H.transpose())).inverse();
+    Vec theta = th + cov.diagonal().cwiseSqrt();
+    Vec g_full;
+    pot.value_grad(theta, g_full);
+    vhmc::Rng rng(3, 2);
+    vhmc::BatchSchedule sched(n, B, true);
+    const int reps = 4000;
+    Vec sum_p = Vec::Zero(d), sq_p = Vec::Zero(d), sum_c = Vec::Zero(d), sq_c = Vec::Zero(d), gp, gc;
+    for (int r = 0; r < reps; ++r) {
+      const int* idx = sched.next(rng);
+      pot.minibatch_grad(theta, idx, B, gp);
+      cv(pot, theta, idx, B, gc, nullptr);
+      sum_p += gp;
+      sq_p += gp.cwiseProduct(gp);
+      sum_c += gc;
+      sq_c += gc.cwiseProduct(gc);
+    }
+    const Vec var_p = sq_p / reps - (sum_p / reps).cwiseProduct(sum_p / reps);
+    const Vec var_c = sq_c / reps - (sum_c / reps).cwiseProduct(sum_c / reps);
+    for (int j = 0; j < d; ++j) {
+      INFO("coordinate " << j << ": var plain " << var_p[j] << ", var cv " << var_c[j]);
+      // unbiased within 5 Monte Carlo standard errors of the mean
+      CHECK(std::fabs(sum_c[j] / reps - g_full[j]) < 5.0 * std::sqrt(var_c[j] / reps) + 1e-9);
+      // One sd from the mode the CV noise is O(d / N) of the plain one, times the spread of
+      // the per-row Hessians (largest for the poisson family: measured 1/140 there, below
+      // 1/1900 for the others at N = 20000).
+      CHECK(var_c[j] < 0.02 * var_p[j]);
+    }
+  }
 }

@@ -205,7 +205,7 @@ test_that("SGHMC and SGLD on the fixed-precision model recover the conjugate pos
     expect_true(all(abs(ratio - 1) < 0.2), info = paste("sd ratios:", paste(round(ratio, 3), collapse = " ")))
     fit
   }
-  fit <- check_sg(sghmc(batch_size = 20, step_size = 0.02))
+  fit <- check_sg(sghmc(batch_size = 20, step_size = 0.02, control_variate = FALSE))
   info <- sg_info(fit)
   expect_identical(info$batch_size, rep(20, 4))
   expect_identical(info$n_obs, rep(199, 4))
@@ -215,10 +215,12 @@ test_that("SGHMC and SGLD on the fixed-precision model recover the conjugate pos
   fc <- forecast(fit, newdata = data.frame(x1 = c(0, 1), x2 = c(0, 0)), ndraws = 500, seed = 1)
   expect_identical(dim(fc$draws), c(500L, 2L))
   expect_output(print(fit), "SGHMC.*No Metropolis correction")
-  check_sg(sgld(batch_size = 20, step_size = 0.005))
+  check_sg(sgld(batch_size = 20, step_size = 0.005, control_variate = FALSE))
+  # The plain estimator is tested (the control variate is tested in test-sg.R).
   # The test can fail: large steps on batches of 5 inflate the posterior sd far beyond 20%.
   big <- suppressWarnings(vhmc_ardl(y ~ x1 + x2, d, p = 1, q = 1, noise_precision = 4,
-                                    sampler = sghmc(batch_size = 5, step_size = 0.3, batches = "fresh"),
+                                    sampler = sghmc(batch_size = 5, step_size = 0.3, batches = "fresh",
+                                                    control_variate = FALSE),
                                     chains = 2, iter = 2000, seed = 5, progress = FALSE))
   expect_true(all(apply(as.matrix(big), 2, sd) / exact_posterior(big)$sd > 1.3))
 })

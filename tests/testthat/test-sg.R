@@ -60,7 +60,8 @@ test_that("a diverging SG chain stops with an error suggesting a smaller step si
 test_that("SG fits say there is no Metropolis correction and report epochs", {
   # (too short to mix: the convergence warnings are expected)
   fit <- suppressWarnings(vhmc_glm(y ~ x1 + x2, data = sg_data,
-                                   sampler = sgld(batch_size = 100, steps = 10),
+                                   sampler = sgld(batch_size = 100, steps = 10,
+                                                  control_variate = FALSE),
                                    chains = 2, iter = 60, warmup = 20, seed = 3, progress = FALSE))
   expect_true(all(c("n_obs_grad", "epochs") %in% names(fit$counts)))
   info <- sg_info(fit)
@@ -110,11 +111,13 @@ test_that("SGHMC and SGLD at a small step size agree with NUTS on a linear regre
   }
   fit <- suppressWarnings(vhmc_glm(y ~ x1 + x2 + x3, data = sg_data, chains = 2, iter = 2500,
                                    warmup = 500, seed = 2, progress = FALSE,
-                                   sampler = sghmc(batch_size = 500, step_size = 0.01)))
+                                   sampler = sghmc(batch_size = 500, step_size = 0.01,
+                                                   control_variate = FALSE)))
   compare(fit, 0.1, 0.2)
   fit <- suppressWarnings(vhmc_glm(y ~ x1 + x2 + x3, data = sg_data, chains = 2, iter = 2500,
                                    warmup = 500, seed = 2, progress = FALSE,
-                                   sampler = sgld(batch_size = 500, step_size = 0.01)))
+                                   sampler = sgld(batch_size = 500, step_size = 0.01,
+                                                  control_variate = FALSE)))
   compare(fit, 0.2, 0.2)
 })
 
@@ -128,4 +131,59 @@ test_that("sghmc(noise_estimate = \"auto\") and fresh batches run and are valida
   info <- sg_info(fit)
   expect_true(info$clamped >= 0 && info$clamped <= info$updates)
   expect_true(all(is.finite(unclass(fit$draws))))
+})
+
+test_that("control_variate is validated", {
+  expect_error(sghmc(control_variate = "yes"), "`control_variate`")
+  expect_error(sgld(control_variate = NA), "`control_variate`")
+  expect_true(sghmc()$control_variate)
+  expect_false(sgld(control_variate = FALSE)$control_variate)
+})
+
+test_that("SGHMC-CV and SGLD-CV match the exact posterior of a linear regression", {
+  skip_on_cran()
+  # Flat priors on the coefficients and on sigma: beta | y is multivariate t with
+  # nu = N - p - 1 degrees of freedom around the least-squares fit, sigma^2 | y is
+  # inverse-gamma(nu / 2, SSR / 2).
+  ls <- stats::lm(y ~ x1 + x2 + x3, data = sg_data)
+  nu <- nrow(sg_data) - 4 - 1
+  s2 <- sum(stats::residuals(ls)^2) / nu
+  a <- nu / 2
+  b <- s2 * nu / 2
+  sigma_mean <- sqrt(b) * exp(lgamma(a - 0.5) - lgamma(a))
+  exact_mean <- c(stats::coef(ls), sigma = sigma_mean)
+  exact_sd <- c(sqrt(diag(stats::vcov(ls)) * (nu + 1) / nu * nu / (nu - 2)), sigma = sqrt(b / (a - 1) - sigma_mean^2))
+  run <- function(sampler, init = NULL) {
+    suppressWarnings(vhmc_glm(y ~ x1 + x2 + x3, data = sg_data, prior = flat(),
+                              prior_intercept = flat(), prior_aux = flat(), chains = 2,
+                              iter = 6000, warmup = 1000, seed = 4, init = init, progress = FALSE,
+                              sampler = sampler))
+  }
+  check <- function(fit) {
+    s <- posterior::summarise_draws(fit$draws, "mean", "sd")
+    z <- abs(as.numeric(s$mean) - exact_mean) / exact_sd
+    r <- as.numeric(s$sd) / exact_sd
+    # 0.1 sd is about 4 Monte Carlo standard errors at the ESS of these runs (about 1800);
+    # sds within 10% (the default step's predicted inflation is a few percent)
+    expect_true(all(z < 0.1), info = paste("mean error / sd:", paste(round(z, 3), collapse = " ")))
+    expect_true(all(abs(r - 1) < 0.1), info = paste("sd ratio:", paste(round(r, 3), collapse = " ")))
+  }
+  fit <- run(sghmc(control_variate = TRUE))
+  check(fit)
+  info <- sg_info(fit)
+  expect_true(all(info$epochs_mode >= 1))
+  expect_identical(info$epochs_mode[1], info$epochs_mode[2])
+  # chains start at the mode: both at the same point
+  expect_equal(fit$inits[[1]], fit$inits[[2]])
+  expect_true(max(abs(fit$inits[[1]][1:4] - stats::coef(ls)) / exact_sd[1:4]) < 1e-3)
+  out <- capture.output(print(fit))
+  expect_true(any(grepl("SGHMC-CV", out)))
+  expect_true(any(grepl("Control variate: \\+ .* epochs once per fit", out)))
+  # the CV updates cost 2B rows: sampling epochs = 2 x updates x B / N
+  expect_equal(info$epochs_sampling, 2 * 5000 * info$steps * info$batch_size / info$n_obs)
+  check(run(sgld(control_variate = TRUE)))
+  # a user init is kept
+  fit <- run(sghmc(control_variate = TRUE),
+             init = c(`(Intercept)` = 0, x1 = 0, x2 = 0, x3 = 0, sigma = 1))
+  expect_equal(unname(fit$inits[[1]]), c(0, 0, 0, 0, 1))
 })

@@ -9,6 +9,9 @@
 // s_j = 1 / sqrt(H_jj) (inverse metric s^2), so that step sizes are in natural units. Counts: minibatch gradients and per-observation gradient
 // evaluations (epochs = evaluations / N), curvature estimation included. A non-finite
 // state ends the chain with an error suggesting a smaller step size; no NaN draw is saved.
+// With a control variate (SGLD-CV, SGHMC-CV) every update uses g_cv (2B per-observation
+// gradients), and the defaults use its measured noise (cv_noise) instead of the plain
+// estimator's model, which lets the step size grow to the discretisation limit near the mode.
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -38,7 +41,7 @@ struct SgChainOutput {
 
 template <class P, class S>
 SgChainOutput run_sg_chain(P& pot, S& s, long batch_size, const ChainConfig& cfg, const Vec& init,
-                           Callbacks& cb) {
+                           Callbacks& cb, const ControlVariate* cv = nullptr) {
   const int d = static_cast<int>(init.size());
   const int n_save = saved_count(cfg);
   SgChainOutput res;
@@ -64,9 +67,14 @@ SgChainOutput run_sg_chain(P& pot, S& s, long batch_size, const ChainConfig& cfg
     BatchSchedule batches(pot.n_obs(), batch_size, s.fresh_batches());
     auto grad = [&](const Vec& th, Vec& g, Vec* noise_var) {
       const int* idx = batches.next(rng);
-      pot.minibatch_grad(th, idx, batch_size, g, noise_var);
+      if (cv) {
+        (*cv)(pot, th, idx, batch_size, g, noise_var);
+        n_obs_grad += 2 * batch_size;
+      } else {
+        pot.minibatch_grad(th, idx, batch_size, g, noise_var);
+        n_obs_grad += batch_size;
+      }
       ++n_grad;
-      n_obs_grad += batch_size;
     };
     const double b_over_n = static_cast<double>(batch_size) / static_cast<double>(pot.n_obs());
     const Eigen::Index m_est = std::min<Eigen::Index>(pot.n_obs(), std::max<Eigen::Index>(batch_size, 500));
@@ -78,7 +86,17 @@ SgChainOutput run_sg_chain(P& pot, S& s, long batch_size, const ChainConfig& cfg
             "could not estimate the curvature of the log density at the current values (a gradient "
             "is not finite or zero); give step_size (and friction, steps) explicitly");
       rep.curvature = lambda;
-      s.set_scale(lambda, b_over_n, scale);
+      double noise_b_over_n = b_over_n;
+      if (cv) {
+        // The samplers' defaults assume noise variance lambda N / B (in the metric's
+        // coordinates); pass the ratio that makes that model match the measured CV noise.
+        const Vec probe = s.diag_metric() ? scale : Vec::Constant(d, 1.0 / std::sqrt(lambda));
+        const double v = cv_noise(pot, *cv, scale, probe, m_est, batch_size, rng, &n_obs_grad);
+        if (!std::isfinite(v))
+          throw std::runtime_error("the control-variate gradient is not finite near the posterior mode");
+        noise_b_over_n = v > 0 ? std::min(1e300, lambda / v) : 1e300;
+      }
+      s.set_scale(lambda, noise_b_over_n, scale);
     };
     if (!theta.allFinite()) throw std::runtime_error("the initial values are not finite");
     const bool auto_scale = s.needs_scale();

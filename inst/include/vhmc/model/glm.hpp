@@ -216,84 +216,32 @@ class GlmPotential {
   // coordinate (sample variance over the batch; SPEC A5's estimate behind B_hat), 0 if m < 2.
   void minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g,
                       Vec* noise_var = nullptr) {
-    const GlmData& d = *data_;
-    const Eigen::Index k = d.k(), off = intercept_ ? 1 : 0;
-    const bool hw = d.has_weights();
-    if (g.size() != dim()) g.resize(dim());
-    if (Xb_.rows() != m || Xb_.cols() != k) {
-      Xb_.resize(m, k);
-      eb_.resize(m);
-      rb_.resize(m);
-      yb_.resize(m);
-      zb_.resize(m);
-    }
-    if (d.has_scale()) {
-      beta_ = theta.segment(off, k).cwiseQuotient(d.scale);
-    } else {
-      beta_ = theta.segment(off, k);
-    }
-    for (Eigen::Index j = 0; j < k; ++j) {
-      const double* col = d.X.data() + j * d.n();
-      double* out = Xb_.data() + j * m;
-      for (Eigen::Index i = 0; i < m; ++i) out[i] = col[idx[i]];
-    }
-    eb_.noalias() = Xb_ * beta_;
-    if (intercept_) eb_.array() += theta[0] - (d.has_center() ? d.center.dot(beta_) : 0.0);
-    if (d.has_offset())
-      for (Eigen::Index i = 0; i < m; ++i) eb_[i] += d.offset[idx[i]];
-
-    double dtau = 0.0;  // gaussian: sum_i d(-log lik_i)/d log sigma
-    switch (family_) {
-      case GlmFamily::GaussianIdentity: {
-        // -log lik_i = w e^2 / (2 sigma^2) + w log sigma; d/d eta = -w e / sigma^2.
-        const double inv_s2 = inv_sigma2(theta);
-        for (Eigen::Index i = 0; i < m; ++i) {
-          const double w = hw ? d.weights[idx[i]] : 1.0;
-          const double e = d.y[idx[i]] - eb_[i];
-          rb_[i] = w * e * inv_s2;
-          zb_[i] = w - w * e * e * inv_s2;  // per-row d(-log lik)/d log sigma
-          dtau += zb_[i];
-        }
-        break;
-      }
-      case GlmFamily::BinomialLogit: {
-        // As logit_loglik(): z = exp(-|eta|), inv_logit = (eta >= 0 ? 1 : z) / (1 + z),
-        // vectorised by Eigen.
-        for (Eigen::Index i = 0; i < m; ++i) yb_[i] = d.y[idx[i]];
-        const auto e = eb_.array();
-        zb_.array() = (-e.abs()).exp();
-        rb_.array() = yb_.array() - (e >= 0.0).select(1.0, zb_.array()) / (1.0 + zb_.array());
-        if (hw)
-          for (Eigen::Index i = 0; i < m; ++i) rb_[i] *= d.weights[idx[i]];
-        break;
-      }
-      case GlmFamily::BinomialProbit:
-        for (Eigen::Index i = 0; i < m; ++i) {
-          const double w = hw ? d.weights[idx[i]] : 1.0;
-          const double y = d.y[idx[i]], e = eb_[i];
-          double ri = 0.0;
-          if (y != 0.0) ri += y * inv_mills(e);
-          if (y != 1.0) ri -= (1.0 - y) * inv_mills(-e);
-          rb_[i] = w * ri;
-        }
-        break;
-      case GlmFamily::PoissonLog:
-        for (Eigen::Index i = 0; i < m; ++i) yb_[i] = d.y[idx[i]];
-        rb_.array() = yb_.array() - eb_.array().exp();
-        if (hw)
-          for (Eigen::Index i = 0; i < m; ++i) rb_[i] *= d.weights[idx[i]];
-        break;
-    }
-    const double f = static_cast<double>(d.n()) / static_cast<double>(m);
-    auto gb = g.segment(off, k);
-    gb.noalias() = Xb_.transpose() * rb_;
-    gb *= -f;
-    if (intercept_) {
-      g[0] = -f * rb_.sum();
-      if (d.has_center()) gb -= g[0] * d.center;
-    }
-    if (has_aux()) g[dim() - 1] = f * dtau;
+    gather(idx, m);
+    row_terms(theta, idx, m, rb_, zb_);
+    batch_grad(m, g);
     prior_terms(theta, &g);
+    if (noise_var) row_gradient_variance(m, *noise_var);
+  }
+
+  // The control-variate part of SGLD-CV / SGHMC-CV (SPEC A5) into g:
+  //   -(N/m) sum_{i in idx} [grad log p(y_i | theta) - grad log p(y_i | theta_hat)]
+  //   - grad log p0(theta) + grad log p0(theta_hat),
+  // so that g(theta_hat) + g is g_cv(theta). Both rows' terms come from the same gathered
+  // rows (one gather, two m x k products for eta, one for the gradient). With noise_var, V_hat
+  // of the differences (the noise of g_cv), as in minibatch_grad().
+  void minibatch_grad_diff(const Vec& theta, const Vec& theta_hat, const int* idx,
+                           Eigen::Index m, Vec& g, Vec* noise_var = nullptr) {
+    gather(idx, m);
+    prior_hat_.setZero(dim());
+    set_beta(theta_hat);
+    prior_terms(theta_hat, &prior_hat_);
+    row_terms(theta_hat, idx, m, rh_, zh_);
+    row_terms(theta, idx, m, rb_, zb_);  // last: leaves beta_ at theta for prior_terms
+    rb_ -= rh_;
+    if (has_aux()) zb_ -= zh_;
+    batch_grad(m, g);
+    prior_terms(theta, &g);
+    g -= prior_hat_;
     if (noise_var) row_gradient_variance(m, *noise_var);
   }
 
@@ -307,11 +255,106 @@ class GlmPotential {
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, exp(-|eta|))
   Vec beta_;     // slopes on the data's scale
   Mat Xb_;       // minibatch rows of X (m x k), gathered per minibatch gradient
-  Vec eb_, rb_, yb_, zb_;  // minibatch eta, d loglik / d eta, y, exp(-|eta|)
+  // Minibatch eta, d loglik / d eta, y, gaussian d(-loglik)/d log sigma, exp(-|eta|); the
+  // row terms at theta_hat (control variates) and the prior gradient there.
+  Vec eb_, rb_, yb_, zb_, tb_, rh_, zh_, prior_hat_;
   // Gaussian sufficient statistics: b = (alpha, beta) of the model; SSE(b) = ssr_ + q'Gq, q = b - b_hat.
   Mat G_;
   Vec b_hat_, q_, Gq_;
   double ssr_ = 0.0;
+
+  void set_beta(const Vec& theta) {
+    const GlmData& d = *data_;
+    const Eigen::Index off = intercept_ ? 1 : 0;
+    if (d.has_scale()) {
+      beta_ = theta.segment(off, d.k()).cwiseQuotient(d.scale);
+    } else {
+      beta_ = theta.segment(off, d.k());
+    }
+  }
+
+  // Rows idx of X into Xb_ (m x k), y into yb_; buffers resized only when m changes.
+  void gather(const int* idx, Eigen::Index m) {
+    const GlmData& d = *data_;
+    const Eigen::Index k = d.k();
+    if (Xb_.rows() != m || Xb_.cols() != k) {
+      Xb_.resize(m, k);
+      for (Vec* v : {&eb_, &rb_, &yb_, &zb_, &tb_, &rh_, &zh_}) v->resize(m);
+    }
+    for (Eigen::Index j = 0; j < k; ++j) {
+      const double* col = d.X.data() + j * d.n();
+      double* out = Xb_.data() + j * m;
+      for (Eigen::Index i = 0; i < m; ++i) out[i] = col[idx[i]];
+    }
+    for (Eigen::Index i = 0; i < m; ++i) yb_[i] = d.y[idx[i]];
+  }
+
+  // Per gathered row at theta: r = d loglik_i / d eta and, gaussian only, z = d(-loglik_i) /
+  // d log sigma. Sets beta_ to theta's slopes.
+  void row_terms(const Vec& theta, const int* idx, Eigen::Index m, Vec& r, Vec& z) {
+    const GlmData& d = *data_;
+    const bool hw = d.has_weights();
+    set_beta(theta);
+    eb_.noalias() = Xb_ * beta_;
+    if (intercept_) eb_.array() += theta[0] - (d.has_center() ? d.center.dot(beta_) : 0.0);
+    if (d.has_offset())
+      for (Eigen::Index i = 0; i < m; ++i) eb_[i] += d.offset[idx[i]];
+    switch (family_) {
+      case GlmFamily::GaussianIdentity: {
+        // -log lik_i = w e^2 / (2 sigma^2) + w log sigma; d/d eta = -w e / sigma^2.
+        const double inv_s2 = inv_sigma2(theta);
+        for (Eigen::Index i = 0; i < m; ++i) {
+          const double w = hw ? d.weights[idx[i]] : 1.0;
+          const double e = yb_[i] - eb_[i];
+          r[i] = w * e * inv_s2;
+          z[i] = w - w * e * e * inv_s2;
+        }
+        break;
+      }
+      case GlmFamily::BinomialLogit: {
+        // As logit_loglik(): t = exp(-|eta|), inv_logit = (eta >= 0 ? 1 : t) / (1 + t),
+        // vectorised by Eigen.
+        const auto e = eb_.array();
+        tb_.array() = (-e.abs()).exp();
+        r.array() = yb_.array() - (e >= 0.0).select(1.0, tb_.array()) / (1.0 + tb_.array());
+        if (hw)
+          for (Eigen::Index i = 0; i < m; ++i) r[i] *= d.weights[idx[i]];
+        break;
+      }
+      case GlmFamily::BinomialProbit:
+        for (Eigen::Index i = 0; i < m; ++i) {
+          const double w = hw ? d.weights[idx[i]] : 1.0;
+          const double y = yb_[i], e = eb_[i];
+          double ri = 0.0;
+          if (y != 0.0) ri += y * inv_mills(e);
+          if (y != 1.0) ri -= (1.0 - y) * inv_mills(-e);
+          r[i] = w * ri;
+        }
+        break;
+      case GlmFamily::PoissonLog:
+        r.array() = yb_.array() - eb_.array().exp();
+        if (hw)
+          for (Eigen::Index i = 0; i < m; ++i) r[i] *= d.weights[idx[i]];
+        break;
+    }
+  }
+
+  // g = -(N/m) times the sum over the gathered rows of the log-likelihood gradient from the
+  // row terms in rb_ (and zb_), slopes as d/d beta (prior_terms() rescales them).
+  void batch_grad(Eigen::Index m, Vec& g) {
+    const GlmData& d = *data_;
+    const Eigen::Index k = d.k(), off = intercept_ ? 1 : 0;
+    if (g.size() != dim()) g.resize(dim());
+    const double f = static_cast<double>(d.n()) / static_cast<double>(m);
+    auto gb = g.segment(off, k);
+    gb.noalias() = Xb_.transpose() * rb_;
+    gb *= -f;
+    if (intercept_) {
+      g[0] = -f * rb_.sum();
+      if (d.has_center()) gb -= g[0] * d.center;
+    }
+    if (has_aux()) g[dim() - 1] = f * zb_.sum();
+  }
 
   // (N^2/m) times the sample variance over the minibatch rows of each coordinate of the
   // per-row log-likelihood gradient (rows in Xb_, d loglik/d eta in rb_, gaussian
@@ -405,16 +448,6 @@ class GlmPotential {
       rhs->resize(p);
       if (intercept_) (*rhs)[0] = sWv;
       rhs->segment(off, k) = XtWv;
-    }
-  }
-
-  void set_beta(const Vec& theta) {
-    const GlmData& d = *data_;
-    const Eigen::Index off = intercept_ ? 1 : 0;
-    if (d.has_scale()) {
-      beta_ = theta.segment(off, d.k()).cwiseQuotient(d.scale);
-    } else {
-      beta_ = theta.segment(off, d.k());
     }
   }
 
