@@ -31,7 +31,8 @@
 #    targets a posterior tempered by the step size (SPEC A5); shown for the discussion only.
 #  * nuts: vhmc's NUTS, 2000 iterations (1000 warmup, the first half).
 #  * sghmc_defaults, sgld_defaults: vhmc's SG samplers with all settings at their defaults
-#    (not the slides' protocol; the package's own use), 10000 iterations, first half burn-in.
+#    (not the slides' protocol; the package's own use: the control variate is on), 10000
+#    iterations, first half burn-in.
 #  * rwm: random-walk Metropolis implemented below in R on the closed-form U(w) of SPEC A6,
 #    Gaussian proposal with covariance 2.38^2 / d times the posterior covariance estimated in
 #    a pilot run (the pilot: 5000 iterations with a scalar proposal sd tuned towards 25%
@@ -272,7 +273,7 @@ for (scale in names(datasets_by_scale)) {
     g <- cases$step[k]; n_iter <- cases$iter[k]; keep <- (n_iter / 2 + 1):n_iter
     # vhmc SGHMC (Chen et al.)
     tt <- time_it(fit_ardl(sghmc(batch_size = B, step_size = g, friction = 1, steps = 1,
-                                 metric = "unit"), n_iter, n_iter / 2, 10 + k))
+                                 metric = "unit", control_variate = FALSE), n_iter, n_iter / 2, 10 + k))
     if (inherits(tt$value, "error")) {
       record(scale, "sghmc", k, g, n_iter, NULL, ep, NA, tt$seconds, Z_all, y_all,
              status = "diverged", batch = B, note = gsub("\\s+", " ", conditionMessage(tt$value)))
