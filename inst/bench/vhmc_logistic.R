@@ -29,15 +29,16 @@
 #     step sizes are Welling and Teh's eps in {2e-3, ..., 1e-5}; vhmc's h = eps / 2 (SPEC A5).
 #     Here the largest curvature of U is about 1.8e4, so h must stay below 2 / 1.8e4 = 1.1e-4
 #     for stability: eps in {1e-4, 5e-5, 1e-5}, i.e. h in {5e-5, 2.5e-5, 5e-6}; 10 updates per
-#     saved draw; 1000 saved draws (10000 updates) of burn-in.
+#     saved draw; 1000 saved draws (10000 updates) of burn-in, then 12000 draws.
 #
-# Time axis. vhmc reports each chain's warmup and sampling wall time (steady clock). The
-# wall time of the whole vhmc_glm() call minus those two (the Laplace mode search of
-# variational_hmc, initial values, and the fit's post-processing) is counted as spent before
-# warmup, which penalises every method by its own overhead. Draw k of the sampling phase is
-# stamped overhead + warmup + sampling x (work up to k) / (total work), with work = leapfrog
-# steps for NUTS and variational_hmc (true resp. surrogate gradients: the cost of an
-# iteration is proportional to them) and 1 per draw for SGLD (fixed updates per draw).
+# Time axis (inst/bench/timed_draws.R). vhmc reports each chain's warmup and sampling wall
+# time (steady clock). The wall time of the whole vhmc_glm() call minus those two (the Laplace
+# mode search of variational_hmc, initial values, and the fit's post-processing) is counted
+# as spent before warmup, which penalises every method by its own overhead. Draw k of the
+# sampling phase is stamped overhead + warmup + sampling x (work up to k) / (total work),
+# with work = leapfrog steps for NUTS and variational_hmc (true resp. surrogate gradients:
+# the cost of an iteration is proportional to them) and 1 per draw for SGLD (fixed updates
+# per draw).
 # REM_t and REC_t use the draws after warmup stamped at or before t (no draws: NA). The
 # covariance is normalised by 1/t. Budgets 30, 60 and 120 s; ended_s says when a run stopped
 # (a run that ended before a budget is scored with all its draws). Elapsed times depend on
@@ -50,22 +51,22 @@ suppressPackageStartupMessages(library(vhmc))
 bench_dir <- if (file.exists(file.path("inst", "bench", "census_like.R"))) file.path("inst", "bench") else
   system.file("bench", package = "vhmc")
 source(file.path(bench_dir, "census_like.R"))
+source(file.path(bench_dir, "timed_draws.R"))
 res_dir <- Sys.getenv("VHMC_BENCH_OUT_DIR", file.path("inst", "bench", "results"))
 truth_file <- file.path(res_dir, "vhmc_logistic_truth.csv")
 phase <- Sys.getenv("VHMC_LOGISTIC_PHASE", "all")
+# VHMC_BENCH_SCALE < 1 shortens the timed runs, for development only.
+sc <- function(iter) max(100L, as.integer(round(iter * as.numeric(Sys.getenv("VHMC_BENCH_SCALE", "1")))))
 budgets <- c(30, 60, 120)
 
 cl <- census_like()
 pri <- normal(0, 10, autoscale = FALSE)
 fit_glm <- function(sampler, iter, warmup, chains = 1, cores = 1) {
-  t0 <- proc.time()
-  fit <- suppressWarnings(vhmc_glm(y ~ ., data = cl$data, family = stats::binomial(), prior = pri,
-                                   prior_intercept = pri, sampler = sampler, chains = chains,
-                                   cores = cores, iter = iter, warmup = warmup, seed = 11,
-                                   progress = FALSE))
-  el <- proc.time() - t0
-  list(fit = fit, wall = el[["elapsed"]],
-       cpu = sum(el[c("user.self", "sys.self", "user.child", "sys.child")], na.rm = TRUE))
+  r <- timed(suppressWarnings(vhmc_glm(y ~ ., data = cl$data, family = stats::binomial(),
+                                       prior = pri, prior_intercept = pri, sampler = sampler,
+                                       chains = chains, cores = cores, iter = iter,
+                                       warmup = warmup, seed = 11, progress = FALSE)))
+  list(fit = r$value, wall = r$wall, cpu = r$cpu)
 }
 rem <- function(m, ref) sum(abs(m - ref$mean)) / sum(abs(ref$mean))
 rec <- function(C, ref) sum(abs(C - ref$cov)) / sum(abs(ref$cov))
@@ -98,11 +99,11 @@ ref <- list(mean = truth$mean, cov = as.matrix(truth[, truth$parameter]))
 score_run <- function(run, method, setting, work_column) {
   fit <- run$fit
   dr <- as.matrix(fit)
+  st <- draw_stamps(fit, run$wall, work_column)
+  stamp <- st$stamp
+  start <- st$start
+  overhead <- st$overhead
   tm <- fit$timing
-  overhead <- run$wall - tm$warmup_seconds - tm$sampling_seconds
-  work <- if (is.null(work_column)) rep(1, nrow(dr)) else fit$diagnostics[[1]][[work_column]]
-  stamp <- overhead + tm$warmup_seconds + tm$sampling_seconds * cumsum(work) / sum(work)
-  start <- overhead + tm$warmup_seconds
   grid <- sort(unique(c(budgets, exp(seq(log(max(start, 1)), log(run$wall), length.out = 40)))))
   curve <- do.call(rbind, lapply(grid, function(t) {
     k <- sum(stamp <= t)
@@ -113,9 +114,9 @@ score_run <- function(run, method, setting, work_column) {
   ess <- apply(dr, 2, posterior::ess_bulk)
   info <- list(method = method, setting = setting, overhead_s = overhead,
                warmup_s = tm$warmup_seconds, sampling_s = tm$sampling_seconds, ended_s = run$wall,
-               cpu_seconds = run$cpu, draws = nrow(dr), mean_ess = mean(ess),
+               cpu_seconds = run$cpu, total_draws = nrow(dr), mean_ess = mean(ess),
                mean_ess_per_s = mean(ess) / tm$sampling_seconds,
-               accept = mean(fit$diagnostics[[1]]$accept_stat__),
+               accept = if (is.numeric(a <- fit$diagnostics[[1]][["accept_stat__"]])) mean(a) else NA,
                true_gradients = sum(fit$counts$n_grad))
   message(sprintf("  %-16s %-40s %6.1f s (overhead %.1f, warmup %.1f); final REM %.4f REC %.4f",
                   method, setting, run$wall, overhead, tm$warmup_seconds,
@@ -134,22 +135,22 @@ set_extra <- function(x) {
   runs[[length(runs)]]$info <<- c(runs[[length(runs)]]$info, x)
 }
 message("timed runs")
-r <- fit_glm(variational_hmc(hidden = 2000, schedule = 500, train_until = 2500),
-             iter = 2500 + 20000, warmup = 2500)
+r <- fit_glm(variational_hmc(hidden = 2000, schedule = 500, train_until = sc(2500)),
+             iter = sc(2500) + sc(20000), warmup = sc(2500))
 add(r, "variational_hmc", "paper: s = 2000, schedule 500, train 2500", "n_leapfrog__")
 set_extra(vhmc_extra(r$fit))
-r <- fit_glm(variational_hmc(), iter = 1000 + 20000, warmup = 1000)
+r <- fit_glm(variational_hmc(), iter = sc(1000) + sc(20000), warmup = sc(1000))
 add(r, "variational_hmc", "defaults: s = 2000, schedule 100, train 1000", "n_leapfrog__")
 set_extra(vhmc_extra(r$fit))
-r <- fit_glm(variational_hmc(hidden = 500, schedule = 500, train_until = 2500),
-             iter = 2500 + 20000, warmup = 2500)
+r <- fit_glm(variational_hmc(hidden = 500, schedule = 500, train_until = sc(2500)),
+             iter = sc(2500) + sc(20000), warmup = sc(2500))
 add(r, "variational_hmc", "s = 500, schedule 500, train 2500", "n_leapfrog__")
 set_extra(vhmc_extra(r$fit))
-r <- fit_glm(nuts(), iter = 1000 + 4000, warmup = 1000)
+r <- fit_glm(nuts(), iter = sc(1000) + sc(4000), warmup = sc(1000))
 add(r, "NUTS", "defaults, 1000 warmup", "n_leapfrog__")
 for (eps in c(1e-4, 5e-5, 1e-5)) {
   r <- fit_glm(sgld(batch_size = 500, step_size = eps / 2, steps = 10, metric = "unit"),
-               iter = 1000 + 30000, warmup = 1000)
+               iter = sc(1000) + sc(12000), warmup = sc(1000))
   add(r, "SGLD", sprintf("batch 500, eps %g (h %g)", eps, eps / 2), NULL)
 }
 
