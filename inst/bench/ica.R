@@ -20,19 +20,30 @@ ica_names <- function(n) sprintf("W[%d,%d]", rep(seq_len(n), n), rep(seq_len(n),
 # log(4 cosh(y / 2)) without overflow.
 log4cosh <- function(y) abs(y) / 2 + log1p(exp(-abs(y))) + log(2)
 
+# vhmc_sample() asks for the log density and the gradient separately, mostly at the same
+# point: Y = W X, the costly part, is kept for the last W.
 ica_potential <- function(X) {
   n <- nrow(X)
   N <- ncol(X)
+  last <- NULL
+  Y <- NULL
+  unmix <- function(theta) {
+    if (!identical(theta, last)) {
+      last <<- theta
+      Y <<- matrix(theta, n, n) %*% X
+    }
+    Y
+  }
   list(
     log_density = function(theta) {
       W <- matrix(theta, n, n)
       ld <- determinant(W, logarithm = TRUE)$modulus
-      -(-N * ld + sum(log4cosh(W %*% X)) + sum(W^2) / 200)
+      -(-N * ld + sum(log4cosh(unmix(theta))) + sum(W^2) / 200)
     },
     gradient = function(theta) {
       W <- matrix(theta, n, n)
       Wi <- tryCatch(solve(W), error = function(e) matrix(NaN, n, n))
-      -as.vector(-N * t(Wi) + tcrossprod(tanh((W %*% X) / 2), X) / 2 + W / 100)
+      -as.vector(-N * t(Wi) + tcrossprod(tanh(unmix(theta) / 2), X) / 2 + W / 100)
     })
 }
 

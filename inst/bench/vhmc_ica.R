@@ -10,7 +10,7 @@
 #
 # References: (a) the known A^{-1} (the data-generating W: its distance to the posterior mean
 # is the estimation error, which no sampler can go below); (b) the mean of a long vhmc NUTS
-# run (dense metric, 4 chains x 2000 draws after 1000 warmup, VHMC_ICA_PHASE=truth, not
+# run (dense metric, 4 chains x 1000 draws after 500 warmup, VHMC_ICA_PHASE=truth, not
 # timed; results/vhmc_ica_truth.csv), the stand-in for the paper's 100K-sample HMC mean.
 #
 # Symmetry. The posterior is invariant (up to the prior, which is symmetric too) under row
@@ -61,8 +61,8 @@ run_sample <- function(sampler, iter, warmup, chains = 1, cores = 1) {
 }
 
 if (phase %in% c("truth", "all") && (phase == "truth" || !file.exists(truth_file))) {
-  message("reference: NUTS, dense metric, 4 chains x 2000 draws")
-  tr <- run_sample(nuts(metric = "dense"), iter = 3000, warmup = 1000, chains = 4, cores = 2)
+  message("reference: NUTS, dense metric, 4 chains x 1000 draws")
+  tr <- run_sample(nuts(metric = "dense"), iter = 1500, warmup = 500, chains = 4, cores = 2)
   dr <- as.matrix(tr$value)
   ess <- apply(dr, 2, function(x) posterior::ess_bulk(matrix(x, ncol = 4)))
   half <- rep(1:2, each = nrow(dr) / 2)

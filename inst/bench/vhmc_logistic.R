@@ -109,7 +109,8 @@ score_run <- function(run, method, setting, work_column) {
     k <- sum(stamp <= t)
     data.frame(method = method, setting = setting, seconds = t, draws = k,
                rem = if (k >= 1) rem(colMeans(dr[seq_len(k), , drop = FALSE]), ref) else NA,
-               rec = if (k >= 2) rec(cov1(dr[seq_len(k), , drop = FALSE]), ref) else NA)
+               rec = if (k >= 2) rec(cov1(dr[seq_len(k), , drop = FALSE]), ref) else NA,
+               ended_s = run$wall)
   }))
   ess <- apply(dr, 2, posterior::ess_bulk)
   info <- list(method = method, setting = setting, overhead_s = overhead,
