@@ -22,8 +22,8 @@
 #     warmup = 1000 if the schedule were 500), eps by dual averaging toward 0.7 acceptance;
 #   * variational_hmc with the package defaults (hidden = min(2000, 40 d) = 2000,
 #     train_until = warmup = 1000, schedule = 100);
-#   * variational_hmc with hidden = 500 (schedule 500, train_until 2500): the cheap variant,
-#     since the online score-matching update costs O(s^2 d) per training gradient;
+#   * variational_hmc with hidden = 500 and 1000 (schedule 500, train_until 2500): cheaper
+#     variants, since the online score-matching update costs O(s^2 d) per training gradient;
 #   * NUTS with vhmc's defaults (diag metric, adapt_delta 0.8), 1000 warmup;
 #   * SGLD (Welling and Teh 2011), batch 500, constant steps, unit metric. The paper's
 #     step sizes are Welling and Teh's eps in {2e-3, ..., 1e-5}; vhmc's h = eps / 2 (SPEC A5).
@@ -40,7 +40,7 @@
 # the cost of an iteration is proportional to them) and 1 per draw for SGLD (fixed updates
 # per draw).
 # REM_t and REC_t use the draws after warmup stamped at or before t (no draws: NA). The
-# covariance is normalised by 1/t. Budgets 30, 60 and 120 s; ended_s says when a run stopped
+# covariance is normalised by 1/t. Budgets 10, 30, 60 and 120 s; ended_s says when a run stopped
 # (a run that ended before a budget is scored with all its draws). Elapsed times depend on
 # the machine's load: cpu_seconds of each call is reported next to the wall time.
 #
@@ -57,7 +57,7 @@ truth_file <- file.path(res_dir, "vhmc_logistic_truth.csv")
 phase <- Sys.getenv("VHMC_LOGISTIC_PHASE", "all")
 # VHMC_BENCH_SCALE < 1 shortens the timed runs, for development only.
 sc <- function(iter) max(100L, as.integer(round(iter * as.numeric(Sys.getenv("VHMC_BENCH_SCALE", "1")))))
-budgets <- c(30, 60, 120)
+budgets <- c(10, 30, 60, 120)
 
 cl <- census_like()
 pri <- normal(0, 10, autoscale = FALSE)
@@ -146,6 +146,10 @@ set_extra(vhmc_extra(r$fit))
 r <- fit_glm(variational_hmc(hidden = 500, schedule = 500, train_until = sc(2500)),
              iter = sc(2500) + sc(20000), warmup = sc(2500))
 add(r, "variational_hmc", "s = 500, schedule 500, train 2500", "n_leapfrog__")
+set_extra(vhmc_extra(r$fit))
+r <- fit_glm(variational_hmc(hidden = 1000, schedule = 500, train_until = sc(2500)),
+             iter = sc(2500) + sc(20000), warmup = sc(2500))
+add(r, "variational_hmc", "s = 1000, schedule 500, train 2500", "n_leapfrog__")
 set_extra(vhmc_extra(r$fit))
 r <- fit_glm(nuts(), iter = sc(1000) + sc(4000), warmup = sc(1000))
 add(r, "NUTS", "defaults, 1000 warmup", "n_leapfrog__")
