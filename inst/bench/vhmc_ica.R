@@ -103,6 +103,7 @@ score_fit <- function(r, method, setting) {
   cv$cpu_seconds <- r$cpu
   cv$accept <- mean(r$value$diagnostics[[1]]$accept_stat__)
   cv$epochs <- sum(r$value$counts$n_grad)   # full gradients (Laplace search excluded)
+  cv$grad_rel_error <- if (is.null(r$value$variational)) NA else variational_info(r$value)$grad_rel_error
   curves[[length(curves) + 1L]] <<- cv
   message(sprintf("  %-16s %-45s %6.1f s (overhead %.1f, warmup %.1f); final Amari to W0 %.4f, to ref %.4f",
                   method, setting, r$wall, st$overhead, st$warmup, utils::tail(cv$amari_W0, 1),
@@ -130,6 +131,7 @@ cv$warmup_s <- 0
 cv$cpu_seconds <- NA
 cv$accept <- NA
 cv$epochs <- sg$epochs   # per-observation gradients / N
+cv$grad_rel_error <- NA
 curves[[length(curves) + 1L]] <- cv
 message(sprintf("  SGLD: %d iterations (%.0f epochs) in %.0f s; final Amari to W0 %.4f, to ref %.4f",
                 sg$iterations, sg$epochs, wall, utils::tail(cv$amari_W0, 1), utils::tail(cv$amari_ref, 1)))
