@@ -28,7 +28,8 @@
 #     warmup iterations;
 #   * natural-gradient SGLD written in R (vhmc's sgld() handles vhmc_glm() models only):
 #     batch 500, eps_t = 5e-3 (1e4 + t)^(-1/2) (SPEC: b = 1e4, not the printed 1e-4), every
-#     10th state stored with its own wall-clock stamp, stopped after 150 s; no burn-in is
+#     10th state stored with its own wall-clock stamp, stopped after 150 s or 1e6 iterations
+#     (1e5 stored states), whichever comes first; no burn-in is
 #     discarded (it starts at the same point as the others).
 # Time axis for the vhmc fits: inst/bench/timed_draws.R (the overhead of the call counted
 # first, sampling time spread in proportion to leapfrog steps); the running mean uses the
