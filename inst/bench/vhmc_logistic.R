@@ -23,7 +23,10 @@
 #   * variational_hmc with the package defaults (hidden = min(2000, 40 d) = 2000,
 #     train_until = warmup = 1000, schedule = 100);
 #   * variational_hmc with hidden = 500 and 1000 (schedule 500, train_until 2500): cheaper
-#     variants, since the online score-matching update costs O(s^2 d) per training gradient;
+#     variants (the score-matching fit costs O(s^2) per training gradient plus a re-solve
+#     every ceiling(s / d) gradients);
+#   (every variational_hmc run in vhmc's form: the Laplace quadratic as the surrogate's base,
+#   chains started from a Laplace draw; see ?variational_hmc)
 #   * NUTS with vhmc's defaults (diag metric, adapt_delta 0.8), 1000 warmup;
 #   * SGLD (Welling and Teh 2011), batch 500, constant steps, unit metric. The paper's
 #     step sizes are Welling and Teh's eps in {2e-3, ..., 1e-5}; vhmc's h = eps / 2 (SPEC A5).
@@ -154,10 +157,14 @@ set_extra(vhmc_extra(r$fit))
 r <- fit_glm(nuts(), iter = sc(1000) + sc(4000), warmup = sc(1000))
 add(r, "NUTS", "defaults, 1000 warmup", "n_leapfrog__")
 for (eps in c(1e-4, 5e-5, 1e-5)) {
-  r <- fit_glm(sgld(batch_size = 500, step_size = eps / 2, steps = 10, metric = "unit"),
+  r <- fit_glm(sgld(batch_size = 500, step_size = eps / 2, steps = 10, metric = "unit",
+                    control_variate = FALSE),
                iter = sc(1000) + sc(12000), warmup = sc(1000))
   add(r, "SGLD", sprintf("batch 500, eps %g (h %g)", eps, eps / 2), NULL)
 }
+# Not in the paper: vhmc's SGLD with its defaults (control variate around the mode).
+r <- fit_glm(sgld(), iter = sc(1000) + sc(12000), warmup = sc(1000))
+add(r, "SGLD", "vhmc defaults (SGLD-CV)", NULL)
 
 curves <- do.call(rbind, lapply(runs, `[[`, "curve"))
 infos <- lapply(runs, `[[`, "info")
