@@ -58,6 +58,14 @@ SgProblem sg_problem(GlmFamily f, int n, int k, std::uint64_t seed) {
   return p;
 }
 
+// The three data variants of the epoch-average tests: 0 plain (no intercept); 1 weights and
+// offset (with an intercept); 2 also centring and scaling.
+GlmData variant_data(const SgProblem& p, int variant) {
+  return GlmData(p.X.data(), p.n, p.k, p.y.data(), variant > 0 ? p.w.data() : nullptr,
+                 variant > 0 ? p.o.data() : nullptr, variant > 1 ? p.c.data() : nullptr,
+                 variant > 1 ? p.s.data() : nullptr);
+}
+
 const GlmFamily kSgFamilies[] = {GlmFamily::GaussianIdentity, GlmFamily::BinomialLogit,
                                  GlmFamily::BinomialProbit, GlmFamily::PoissonLog};
 
@@ -74,9 +82,7 @@ TEST_CASE("minibatch gradients average to the full gradient over one epoch", "[s
       // 0: plain, no intercept; 1: intercept, weights, offset; 2: + centring and scaling
       SgProblem p = sg_problem(f, n, k, 11 + variant);
       const bool icpt = variant > 0;
-      GlmData data(p.X.data(), n, k, p.y.data(), variant > 0 ? p.w.data() : nullptr,
-                   variant > 0 ? p.o.data() : nullptr, variant > 1 ? p.c.data() : nullptr,
-                   variant > 1 ? p.s.data() : nullptr);
+      const GlmData data = variant_data(p, variant);
       GlmPotential pot(data, f, icpt, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0),
                        Prior::exponential(1.0));
       INFO("family " << static_cast<int>(f) << " variant " << variant);
@@ -421,9 +427,7 @@ TEST_CASE("control-variate gradient is unbiased: one epoch averages to the full 
     for (int variant = 0; variant < 3; ++variant) {
       SgProblem p = sg_problem(f, n, k, 31 + variant);
       const bool icpt = variant > 0;
-      GlmData data(p.X.data(), n, k, p.y.data(), variant > 0 ? p.w.data() : nullptr,
-                   variant > 0 ? p.o.data() : nullptr, variant > 1 ? p.c.data() : nullptr,
-                   variant > 1 ? p.s.data() : nullptr);
+      const GlmData data = variant_data(p, variant);
       GlmPotential pot(data, f, icpt, Prior::normal(0.0, 5.0), Prior::student_t(3.0, 0.0, 2.0),
                        Prior::exponential(1.0));
       INFO("family " << static_cast<int>(f) << " variant " << variant);
