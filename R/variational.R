@@ -268,7 +268,10 @@ importance_diagnostics <- function(U, V) {
 #' `score_distance`, half the mean squared error there (the empirical score-matching
 #' distance). `n_outside` counts the draws beyond the region the training states covered
 #' (standardised radius above 1.5 times theirs plus 3), where the network was never fitted:
-#' many of them mean that `q` extrapolates, and may even be improper. `laplace_evals` counts the evaluations of the potential and its gradient
+#' many of them mean that `q` extrapolates, and may even be improper. `train_radius` is that
+#' largest radius of the training states (in Laplace standard deviations; a Gaussian
+#' posterior's typical radius is about `sqrt(d)`, so a much larger one means the training
+#' states themselves wandered off). `laplace_evals` counts the evaluations of the potential and its gradient
 #' that the mode search and the Hessian took (once, before the chains). With
 #' `importance = TRUE`, also the Pareto k of the importance weights
 #' posterior / q at the draws (below 0.7: q is usable as a proposal for the posterior;
@@ -302,7 +305,7 @@ variational_info <- function(fit) {
     accept = vapply(fit$diagnostics, function(d) mean(d$accept_stat__), numeric(1)),
     n_grad = fit$counts$n_grad, n_surrogate_grad = num("n_surrogate_grad"),
     laplace_evals = fit$sampler$laplace$evaluations %||% NA_real_,
-    n_outside = num("n_outside")
+    n_outside = num("n_outside"), train_radius = num("train_radius")
   )
   if (!is.null(v[[1]]$importance)) {
     out$pareto_k <- vapply(v, function(x) x$importance$pareto_k, numeric(1))

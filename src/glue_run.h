@@ -102,7 +102,7 @@ inline Rcpp::List variational_to_r(const vhmc::VariationalReport& r) {
       _["mu_final"] = r.mu_final, _["schedule"] = r.schedule, _["steps"] = r.steps,
       _["train_until"] = r.train_until,
       _["n_surrogate_grad"] = static_cast<double>(r.n_surrogate_grad),
-      _["n_outside"] = static_cast<double>(r.n_outside),
+      _["n_outside"] = static_cast<double>(r.n_outside), _["train_radius"] = r.train_radius,
       _["draw_potential"] = Rcpp::NumericVector(r.draw_potential.data(),
                                                 r.draw_potential.data() + r.draw_potential.size()),
       _["network"] = Rcpp::List::create(_["w_hat"] = r.w_hat, _["d_hat"] = r.d_hat,

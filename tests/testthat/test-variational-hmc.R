@@ -37,6 +37,8 @@ test_that("on a correlated Gaussian the variational potential is exact and the m
   info <- variational_info(fit)
   expect_true(all(info$grad_rel_error < 0.02))
   expect_true(all(info$mu_final > 0.999))
+  # Training states of a d-dimensional Gaussian lie within a few sd of sqrt(d) of the mode.
+  expect_true(all(info$train_radius > 1 & info$train_radius < sqrt(d) + 5))
   expect_moments(fit, mu, sds)
   # Training is the only data access: one true gradient per accepted training proposal.
   expect_true(all(fit$counts$n_grad_sampling == 0))
