@@ -68,3 +68,13 @@ with_local_seed <- function(seed, expr) {
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
+
+# `...` of the model functions only catches misspelt argument names: anything there is an
+# error naming what was passed.
+check_no_dots <- function(dots, fun) {
+  if (length(dots) == 0L) return(invisible())
+  nm <- names(dots)
+  stop_arg("...", sprintf("must be empty, but has %s", if (is.null(nm) || !all(nzchar(nm)))
+    "unnamed arguments" else paste0("`", nm, "`", collapse = ", ")),
+    sprintf("Check the argument names against ?%s.", fun))
+}

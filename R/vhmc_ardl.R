@@ -119,12 +119,7 @@ vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision 
                       thin = 1, seed = NULL, cores = getOption("mc.cores", 1L), init = NULL,
                       progress = interactive(), ...) {
   call <- match.call()
-  if (...length() > 0L) {
-    dots <- names(list(...))
-    stop_arg("...", sprintf("must be empty, but has %s", if (is.null(dots) || !all(nzchar(dots)))
-      "unnamed arguments" else paste0("`", dots, "`", collapse = ", ")),
-      "Check the argument names against ?vhmc_ardl.")
-  }
+  check_no_dots(list(...), "vhmc_ardl")
   if (!inherits(formula, "formula") || length(formula) != 3L) {
     stop_arg("formula", sprintf("must be a two-sided formula such as y ~ x (or y ~ 1 for an AR model), not %s",
                                 if (inherits(formula, "formula")) deparse1(formula) else describe(formula)))

@@ -81,12 +81,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
                      progress = interactive(), subset, weights, offset, na.action,
                      contrasts = NULL, ...) {
   call <- match.call()
-  if (...length() > 0L) {
-    dots <- names(list(...))
-    stop_arg("...", sprintf("must be empty, but has %s", if (is.null(dots) || !all(nzchar(dots)))
-      "unnamed arguments" else paste0("`", dots, "`", collapse = ", ")),
-      "Check the argument names against ?vhmc_glm.")
-  }
+  check_no_dots(list(...), "vhmc_glm")
   if (!inherits(formula, "formula")) {
     stop_arg("formula", sprintf("must be a formula such as y ~ x, not %s", describe(formula)))
   }
