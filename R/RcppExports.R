@@ -13,6 +13,10 @@ vhmc_glm_potential <- function(spec, theta) {
     .Call(`_vhmc_vhmc_glm_potential`, spec, theta)
 }
 
+vhmc_glm_gram <- function(spec) {
+    .Call(`_vhmc_vhmc_glm_gram`, spec)
+}
+
 vhmc_glm_mode <- function(spec, init) {
     .Call(`_vhmc_vhmc_glm_mode`, spec, init)
 }

@@ -152,7 +152,7 @@ chain_table_value <- function(tab, column, ch) {
 
 # R-hat, bulk-ESS and tail-ESS per variable as a plain data.frame.
 convergence_table <- function(draws) {
-  s <- posterior::summarise_draws(
+  s <- summarise_quietly(
     draws,
     rhat = posterior::rhat,
     ess_bulk = posterior::ess_bulk,
@@ -165,6 +165,30 @@ convergence_table <- function(draws) {
     ess_tail = as.numeric(s$ess_tail),
     stringsAsFactors = FALSE
   )
+}
+
+# posterior::summarise_draws() without its per-variable "The ESS has been capped" warning:
+# draws can have an ESS above their number when they are antithetic (NUTS and surrogate
+# HMC on near-Gaussian targets do that by design), which asks no action of the user.
+summarise_quietly <- function(...) {
+  withCallingHandlers(posterior::summarise_draws(...), warning = function(w) {
+    if (grepl("ESS has been capped", conditionMessage(w), fixed = TRUE)) invokeRestart("muffleWarning")
+  })
+}
+
+# Why R-hat or ESS are NA for some variables, and the fix.
+na_diagnostics_message <- function(fit, vars) {
+  n <- fit_niterations(fit)
+  why <- if (n < 4L) {
+    c(sprintf("there %s only %d draw%s per chain", if (n == 1L) "is" else "are", n, if (n == 1L) "" else "s"),
+      "run more post-warmup iterations (iter - warmup, at least a few hundred)")
+  } else {
+    c("their draws do not change: the chains did not move (every proposal rejected, or a step size far too small)",
+      "leave `step_size` to the warmup adaptation, check the model at the initial values, and run a longer warmup")
+  }
+  paste0("R-hat and ESS could not be computed for ", length(vars), " variable(s): ",
+         format_names(vars), ", because ", why[1], ". The draws cannot be trusted. To fix: ",
+         why[2], ".")
 }
 
 # "a, b, c and 4 more" style listing.
@@ -189,8 +213,10 @@ format_names <- function(x, max = 8L) {
 #' * transitions that saturated the maximum tree depth (NUTS);
 #' * E-BFMI below `ebfmi_threshold` in any chain.
 #'
-#' Checks whose statistic the sampler does not report are skipped, and so are
-#' variables whose R-hat or ESS is `NA` (e.g. constant draws).
+#' * R-hat or ESS that cannot be computed (`NA`: too few draws, or draws that
+#'   never change), which means the chains cannot be judged at all.
+#'
+#' Checks whose statistic the sampler does not report are skipped.
 #'
 #' @param fit A `vhmc_fit` object.
 #' @param rhat_threshold,ess_threshold,ebfmi_threshold Thresholds (SPEC A7).
@@ -201,7 +227,7 @@ format_names <- function(x, max = 8L) {
 #'   (total, `NA` if not reported), `ebfmi` (named numeric: E-BFMI of the
 #'   flagged chains, names are chain ids) and `flagged`, a character vector
 #'   naming the checks that fired (a subset of `"rhat"`, `"ess_bulk"`,
-#'   `"ess_tail"`, `"divergences"`, `"treedepth"`, `"ebfmi"`; empty when the
+#'   `"ess_tail"`, `"divergences"`, `"treedepth"`, `"ebfmi"`, `"na"`; empty when the
 #'   fit is clean).
 #' @keywords internal
 #' @noRd
@@ -266,6 +292,11 @@ check_fit <- function(fit, rhat_threshold = 1.01, ess_threshold = 400,
 
   # --- R-hat and ESS ---------------------------------------------------------
   conv <- convergence_table(fit_draws(fit))
+  na_conv <- is.na(conv$rhat) | is.na(conv$ess_bulk) | is.na(conv$ess_tail)
+  if (any(na_conv)) {
+    flagged <- c(flagged, "na")
+    messages <- c(messages, na_diagnostics_message(fit, conv$variable[na_conv]))
+  }
   bad_rhat <- !is.na(conv$rhat) & conv$rhat >= rhat_threshold
   rhat_flag <- stats::setNames(conv$rhat[bad_rhat], conv$variable[bad_rhat])
   if (any(bad_rhat)) {

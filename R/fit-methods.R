@@ -110,7 +110,7 @@ print.vhmc_fit <- function(x, digits = 3, max_vars = 20, ...) {
   if (length(shown)) {
     draws <- posterior::subset_draws(fit_draws(x), variable = shown)
     q <- function(x) posterior::quantile2(x, probs = c(0.05, 0.5, 0.95))
-    tab <- posterior::summarise_draws(
+    tab <- summarise_quietly(
       draws,
       mean = base::mean,
       sd = stats::sd,
@@ -182,7 +182,7 @@ summary.vhmc_fit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
                 posterior::default_mcse_measures())
   funs <- lapply(measures, summary_measure_function, probs = probs)
   names(funs) <- measures
-  vars <- posterior::summarise_draws(draws, funs)
+  vars <- summarise_quietly(draws, funs)
   for (col in names(vars)) {
     if (is.numeric(vars[[col]])) vars[[col]] <- as.numeric(vars[[col]])
   }

@@ -36,8 +36,11 @@ glm_design <- function(object, newdata = NULL, need_response = FALSE) {
                                                                   conditionMessage(e))))
   x <- stats::model.matrix(tt, mf, contrasts.arg = model$contrasts)
   if (anyNA(x)) {
-    bad <- colnames(x)[colSums(is.na(x)) > 0]
-    stop_arg("newdata", sprintf("has missing values in %s", paste0("`", bad, "`", collapse = ", ")))
+    # Name the variables, not the model-matrix columns (a logical x gives column "xTRUE").
+    terms_of <- attr(stats::terms(tt), "term.labels")[attr(x, "assign")[colSums(is.na(x)) > 0]]
+    bad <- unique(unlist(lapply(terms_of, function(t) all.vars(str2lang(t)))))
+    stop_arg("newdata", sprintf("has missing values in %s", paste0("`", bad, "`", collapse = ", ")),
+             "Predictions need every predictor; remove or impute those rows.")
   }
   offset <- stats::model.offset(mf)
   call_offset <- object$call$offset
@@ -226,9 +229,11 @@ predict.vhmc_glm <- function(object, newdata = NULL, type = c("link", "response"
   check_flag(se.fit, "se.fit")
   draws <- posterior_linpred(object, transform = type == "response", newdata = newdata)
   rn <- if (is.null(newdata)) rownames(object$model$x) else rownames(as.data.frame(newdata))
-  fit <- stats::setNames(colMeans(draws), rn)
+  # For the fitted data, rows dropped by na.action = na.exclude come back as NA (as glm()).
+  pad <- function(v) if (is.null(newdata)) stats::napredict(object$model$na.action, v) else v
+  fit <- pad(stats::setNames(colMeans(draws), rn))
   if (!se.fit) return(fit)
-  list(fit = fit, se.fit = stats::setNames(apply(draws, 2L, stats::sd), rn))
+  list(fit = fit, se.fit = pad(stats::setNames(apply(draws, 2L, stats::sd), rn)))
 }
 
 #' Point summaries of a GLM fit
@@ -241,7 +246,8 @@ predict.vhmc_glm <- function(object, newdata = NULL, type = c("link", "response"
 #' @param object A fit from [vhmc_glm()].
 #' @param ... Unused.
 #' @return `coef`: a named vector; `vcov`: a matrix; `fitted`, `residuals`: vectors with
-#'   one value per observation; `nobs`: the number of observations with non-zero weight;
+#'   one value per observation (with `na.action = na.exclude`, `NA` for the rows dropped
+#'   for missing values, as [stats::glm()] does); `nobs`: the number of observations with non-zero weight;
 #'   `formula`: the model formula.
 #' @examples
 #' \donttest{
@@ -270,7 +276,8 @@ fitted.vhmc_glm <- function(object, ...) predict(object, type = "response")
 #' @rdname coef.vhmc_glm
 #' @export
 residuals.vhmc_glm <- function(object, ...) {
-  stats::setNames(object$model$y, rownames(object$model$x)) - fitted(object)
+  mu <- colMeans(posterior_linpred(object, transform = TRUE))
+  stats::naresid(object$model$na.action, stats::setNames(object$model$y - mu, rownames(object$model$x)))
 }
 
 #' @rdname coef.vhmc_glm

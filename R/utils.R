@@ -7,13 +7,18 @@ stop_arg <- function(arg, problem, fix = NULL) {
   stop(msg, call. = FALSE)
 }
 
+# A whole number in [min, .Machine$integer.max] (counts become C++ ints).
 is_count <- function(x, min = 1) {
-  is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x) && x == round(x) && x >= min
+  is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x) && x == round(x) && x >= min &&
+    x <= .Machine$integer.max
 }
 
 check_count <- function(x, arg, min = 1) {
   if (!is_count(x, min)) {
-    stop_arg(arg, sprintf("must be a single whole number >= %s, not %s", min, describe(x)))
+    too_big <- is.numeric(x) && length(x) == 1L && isTRUE(x > .Machine$integer.max)
+    stop_arg(arg, sprintf("must be a single whole number %s, not %s",
+                          if (too_big) sprintf("between %s and %d", min, .Machine$integer.max)
+                          else sprintf(">= %s", min), describe(x)))
   }
   as.integer(x)
 }
@@ -41,6 +46,7 @@ check_flag <- function(x, arg) {
 describe <- function(x) {
   if (is.null(x)) return("NULL")
   if (is.function(x)) return("a function")
+  if (is.character(x) && length(x) == 1L && !is.na(x)) return(sprintf("\"%s\" (a character string)", x))
   if (length(x) == 1L && is.atomic(x)) return(format(x))
   sprintf("a %s of length %d", class(x)[1], length(x))
 }

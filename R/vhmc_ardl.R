@@ -335,6 +335,7 @@ ardl_series <- function(formula, data, time, env) {
     o <- order(tv)
     data <- data[o, , drop = FALSE]
     time_index <- tv[o]
+    check_time_spacing(time_index, time)
     time_name <- time
     if (time %in% all.vars(formula)) {
       stop_arg("formula", sprintf("uses the time column `%s`", time),
@@ -381,6 +382,26 @@ ardl_series <- function(formula, data, time, env) {
   if (is.null(time_index)) time_index <- seq_along(y)
   list(y = as.numeric(y), x = x, yname = yname, intercept = attr(tt, "intercept") == 1L,
        time = time_index, time_name = time_name, tsp = tsp)
+}
+
+# Lags count rows, so the rows must be equally spaced in time: constant numeric steps, or for
+# dates a constant number of days or of calendar months (monthly, quarterly, yearly data).
+check_time_spacing <- function(tv, name) {
+  if (length(tv) < 3L) return(invisible())
+  step <- diff(as.numeric(tv))
+  if (all(abs(step - step[1L]) <= 1e-8 * abs(step[1L]))) return(invisible())
+  if (inherits(tv, c("Date", "POSIXt"))) {
+    lt <- as.POSIXlt(tv)
+    months <- diff(lt$year * 12 + lt$mon)
+    if (all(months == months[1L]) && months[1L] > 0 && length(unique(lt$mday)) == 1L) return(invisible())
+    step <- months
+  }
+  gap <- which.max(abs(step - stats::median(step)))
+  stop_arg("time", sprintf(paste("column \"%s\" is not equally spaced: the step from %s to %s is %s,",
+                                 "where the typical step is %s; lags need equally spaced observations"),
+                           name, format(tv[gap]), format(tv[gap + 1L]), format(step[gap]),
+                           format(stats::median(step))),
+           "Fill the missing periods (e.g. by imputation) or fit a complete stretch of rows.")
 }
 
 check_series <- function(v, name, what) {

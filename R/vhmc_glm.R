@@ -109,9 +109,9 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   model <- glm_model(mf, family, contrasts)
 
   priors <- glm_priors(model, family, prior, prior_intercept, if (family$has_aux) prior_aux)
-  check_identified(model, family, priors)
-  seed <- resolve_seed(seed)
   spec <- glm_spec(model, family, priors)
+  check_identified(model, family, priors, spec)
+  seed <- resolve_seed(seed)
   model$priors <- priors
   model$label <- sprintf("%s(%s) GLM, %s, %d observations", family$family, family$link,
                          deparse1(formula(model$terms)), model$nobs)
@@ -211,6 +211,7 @@ glm_model <- function(mf, family, contrasts) {
       stop_arg("offset", sprintf("must be %d finite numbers (one per observation)", nrow(X)))
     }
   }
+  check_weight_support(prior_weights, nrow(X), family)
   resp <- glm_response(stats::model.response(mf), family, prior_weights,
                        deparse1(mt[[2L]]))
   list(type = "glm", family = family, terms = mt, frame = mf, x = X, y = resp$y,
@@ -219,6 +220,23 @@ glm_model <- function(mf, family, contrasts) {
        coef_names = colnames(X), xlevels = stats::.getXlevels(mt, mf),
        contrasts = attr(X, "contrasts"), na.action = attr(mf, "na.action"),
        nobs = if (is.null(resp$weights)) nrow(X) else sum(resp$weights != 0))
+}
+
+# Enough observations with positive weight to identify the model: one for any family, two
+# for the gaussian family, whose sigma needs a spread.
+check_weight_support <- function(w, n, family) {
+  n_pos <- if (is.null(w)) n else sum(w > 0)
+  if (n_pos == 0L) {
+    stop_arg("weights", "are all zero, so no observation enters the likelihood",
+             "Give positive weights to the observations the model should fit.")
+  }
+  if (family$family == "gaussian" && n_pos < 2L) {
+    what <- if (is.null(w)) "`data` has" else "`weights` leave"
+    stop(sprintf(paste("%s only one observation; a gaussian model needs at least two with",
+                       "positive weight, since one observation cannot separate the mean from the",
+                       "noise sd sigma. Add observations."), what), call. = FALSE)
+  }
+  invisible()
 }
 
 check_finite_columns <- function(X, what) {
@@ -236,6 +254,12 @@ glm_response <- function(y, family, prior_weights, name) {
   bad_y <- function(problem, fix = NULL) stop_arg("data", sprintf("response `%s` %s", name, problem), fix)
   trials <- NULL
   is_matrix <- FALSE
+  if (is.matrix(y) && ncol(y) == 1L) y <- y[, 1L]
+  if (is.matrix(y) && family$family != "binomial") {
+    bad_y(sprintf("has %d columns, but the %s family takes one response per observation",
+                  ncol(y), family$family),
+          "Only binomial() takes a two-column response, cbind(successes, failures); fit one model per column.")
+  }
   if (family$family == "binomial") {
     if (is.factor(y)) {
       y <- as.numeric(y != levels(y)[1L])
@@ -322,17 +346,21 @@ glm_priors <- function(model, family, prior, prior_intercept, prior_aux) {
   out
 }
 
+# Frequency-weighted sd (n - 1 denominator as sd(); the plain weighted mean square when the
+# weights sum to at most 1, where that denominator is not positive).
 weighted_sd <- function(x, w) {
   if (is.null(w)) return(stats::sd(x))
-  if (sum(w) <= 1) return(NA_real_)
   m <- sum(w * x) / sum(w)
-  sqrt(sum(w * (x - m)^2) / (sum(w) - 1))
+  sqrt(sum(w * (x - m)^2) / (if (sum(w) > 1) sum(w) - 1 else sum(w)))
 }
 
 # Identifiability: all-zero or aliased columns, and a constant binomial/poisson response.
 # Under a flat prior these make the posterior improper (an error); otherwise the prior
-# identifies the coefficients and a warning says so.
-check_identified <- function(model, family, priors) {
+# identifies the coefficients and a warning says so. Aliasing is judged on the design in the
+# sampler's coordinates (centred, scaled columns; the Gram matrix comes from C++, so no copy
+# of the design is made): on the raw design, a predictor shifted by 1e8 looks collinear
+# with the intercept, and one of scale 1e-9 looks like zero.
+check_identified <- function(model, family, priors, spec) {
   X <- model$x
   flat_coef <- is.null(priors$prior) || priors$prior$adjusted$dist == "flat"
   flat_any <- flat_coef || (!is.null(priors$prior_intercept) &&
@@ -344,51 +372,126 @@ check_identified <- function(model, family, priors) {
     }
     warning(problem, "; only the prior identifies the coefficients involved.", call. = FALSE)
   }
-  zero <- which(colSums(X != 0) == 0)
+  zero <- which(vapply(seq_len(ncol(X)), function(j) all(X[, j] == 0), logical(1)))
+  aliased <- aliased_columns(vhmc_glm_gram(spec))
   if (length(zero)) {
     report(sprintf("gives model matrix column%s %s that %s all zero", if (length(zero) > 1) "s" else "",
                    paste0("`", colnames(X)[zero], "`", collapse = ", "),
                    if (length(zero) > 1) "are" else "is"), flat_coef)
-  } else {
-    q <- qr(X)
-    if (q$rank < ncol(X)) {
-      aliased <- colnames(X)[q$pivot[seq.int(q$rank + 1L, ncol(X))]]
-      report(sprintf("gives a rank-deficient model matrix: %s %s linear combinations of other columns",
-                     paste0("`", aliased, "`", collapse = ", "),
-                     if (length(aliased) > 1) "are" else "is a"), flat_any)
-    }
+  } else if (length(aliased)) {
+    report(sprintf("gives a rank-deficient model matrix: %s %s",
+                   paste0("`", colnames(X)[aliased], "`", collapse = ", "),
+                   if (length(aliased) > 1) "are linear combinations of other columns"
+                   else "is a linear combination of other columns"), flat_any)
   }
-  if (family$family != "gaussian") {
-    y <- if (is.null(model$weights)) model$y else model$y[model$weights > 0]
-    if (all(y == 0) || (family$family == "binomial" && all(y == 1))) {
-      problem <- sprintf("has a response that is always %s", format(y[1]))
-      if (flat_any) {
-        stop_arg("data", paste(problem, "and a flat prior, so the posterior is improper"),
-                 "Use proper priors or check the response.")
-      }
-      warning("the response is always ", format(y[1]),
-              ": the posterior of the coefficients is driven by the priors.", call. = FALSE)
+  check_constant_response(model, family, flat_any)
+  if (flat_coef && family$family != "gaussian") check_separation(spec, model)
+}
+
+# Separation (binomial) and its poisson analogue (a group whose counts are all zero): the
+# likelihood then keeps increasing as some coefficients go to infinity, so under a flat prior
+# on the slopes the posterior is improper. Found from the Newton mode: Newton stops where the
+# remaining gain became too small to see (|eta| about 30), with the separating direction the
+# Hessian's flattest one; a proper mode rises along every direction, a separated one is flat
+# or falls along that one, 10 units either way (the sampler's coordinates have data scale 1).
+check_separation <- function(spec, model) {
+  d <- length(user_names(spec, model))
+  m <- vhmc_glm_mode(spec, rep(0, d))
+  if (!is.finite(m$value) || !all(is.finite(m$hessian))) return(invisible())
+  e <- eigen(m$hessian, symmetric = TRUE)
+  u <- e$vectors[, d]
+  U <- vhmc_glm_potential(spec, rbind(m$mode + 10 * u, m$mode - 10 * u))$value
+  if (min(U) - m$value > 1e-6 * (1 + abs(m$value))) return(invisible())
+  involved <- user_names(spec, model)[abs(u) > 0.3 * max(abs(u))]
+  stop_arg("data", sprintf(paste("are separated: a combination of the predictors involving %s predicts",
+                                 "the response perfectly (or a group has only zero counts), so the",
+                                 "likelihood keeps increasing as those coefficients go to infinity and",
+                                 "under a flat prior the posterior is improper"),
+                           paste0("`", involved, "`", collapse = ", ")),
+           "Use a proper prior, e.g. prior = normal(0, 2.5, autoscale = TRUE) (the default), or drop the separating terms.")
+}
+
+# Columns of a Gram matrix that are (numerically) linear combinations of earlier ones: a
+# pivoted Cholesky factorisation of its correlation form stops when the remaining squared
+# distance of a column from the span of the others is below 1e-12, i.e. a column of the
+# design within a relative 1e-6 of that span (the Gram squares the design's condition).
+aliased_columns <- function(G) {
+  d <- diag(G)
+  dead <- which(!(d > 0))
+  live <- setdiff(seq_along(d), dead)
+  if (length(live) == 0L) return(dead)
+  S <- G[live, live, drop = FALSE] / sqrt(outer(d[live], d[live]))
+  ch <- suppressWarnings(chol(S, pivot = TRUE, tol = 1e-12))
+  rank <- attr(ch, "rank")
+  out <- c(dead, if (rank < length(live)) live[attr(ch, "pivot")[seq.int(rank + 1L, length(live))]])
+  sort(out)
+}
+
+# A binomial/poisson response that is always 0 (or always 1) identifies nothing.
+check_constant_response <- function(model, family, flat_any) {
+  if (family$family == "gaussian") return(invisible())
+  y <- if (is.null(model$weights)) model$y else model$y[model$weights > 0]
+  if (all(y == 0) || (family$family == "binomial" && all(y == 1))) {
+    problem <- sprintf("has a response that is always %s", format(y[1]))
+    if (flat_any) {
+      stop_arg("data", paste(problem, "and a flat prior, so the posterior is improper"),
+               "Use proper priors or check the response.")
     }
+    warning("the response is always ", format(y[1]),
+            ": the posterior of the coefficients is driven by the priors.", call. = FALSE)
   }
+  invisible()
 }
 
 # The plain list the C++ core reads (src/glue_glm.cpp): it views X and the vectors in place.
+# The sampler's coordinates make every posterior scale comparable whatever the data's units
+# (glm.hpp): slopes times sd(x), and for the gaussian family a standardised response
+# y' = (y - m) / s, so that coefficients, intercept and sigma are in units of s. Without
+# that, a response of size 1e-6 puts the posterior far below the metric's 1e-3
+# regularisation and the warmup's uniform(-2, 2) inits (measured: R-hat 3). The priors are
+# carried into those units (location-scale families are closed under affine maps).
 glm_spec <- function(model, family, priors) {
   X <- model$x
   skip <- if (model$intercept) 1L else 0L
   slopes <- setdiff(seq_len(ncol(X)), seq_len(skip))
   center <- if (model$intercept && length(slopes)) as.numeric(colMeans(X)[slopes])
-  # The sampler's slope coordinates are beta * sd(x) (glm.hpp): comparable posterior scales.
   scale <- if (length(slopes)) vapply(slopes, function(j) stats::sd(X[, j]), numeric(1))
   if (length(scale)) scale[!is.finite(scale) | scale <= 0] <- 1
+  ys <- response_standardisation(model, family)
   flat <- flat()
-  list(X = X, skip = skip, y = model$y, weights = model$weights, offset = model$offset,
+  core_prior <- function(p, shift = 0) prior_for_core(prior_to_units(p %||% flat, shift, ys$scale))
+  list(X = X, skip = skip, y = (model$y - ys$center) / ys$scale, weights = model$weights,
+       offset = if (!is.null(model$offset)) model$offset / ys$scale,
        center = center, scale = scale, slopes = slopes, family = family$code,
-       intercept = model$intercept,
-       prior_intercept = prior_for_core(priors$prior_intercept$adjusted %||% flat),
-       prior = prior_for_core(priors$prior$adjusted %||% flat),
-       prior_aux = prior_for_core(priors$prior_aux$adjusted %||% flat),
+       intercept = model$intercept, y_center = ys$center, y_scale = ys$scale,
+       prior_intercept = core_prior(priors$prior_intercept$adjusted, ys$center),
+       prior = core_prior(priors$prior$adjusted),
+       prior_aux = core_prior(priors$prior_aux$adjusted),
        has_aux = family$has_aux, noise_precision = 0)
+}
+
+# Location m and scale s of the gaussian response (weighted, after the offset); m = 0
+# without an intercept, which is the only coefficient that can absorb it. Other families: 0, 1.
+response_standardisation <- function(model, family) {
+  if (family$family != "gaussian") return(list(center = 0, scale = 1))
+  r <- model$y - (model$offset %||% 0)
+  w <- model$weights %||% rep(1, length(r))
+  m <- sum(w * r) / sum(w)
+  s <- sqrt(sum(w * (r - m)^2) / sum(w))
+  if (!is.finite(s) || s <= 0) s <- max(abs(r), 1)
+  list(center = if (model$intercept) m else 0, scale = s)
+}
+
+# A prior on a parameter p carried to p' = (p - shift) / s.
+prior_to_units <- function(prior, shift, s) {
+  if (prior$dist == "flat") return(prior)
+  if (prior$dist == "exponential") {
+    prior$rate <- prior$rate * s
+    return(prior)
+  }
+  prior$location <- (prior$location - shift) / s
+  prior$scale <- prior$scale / s
+  prior
 }
 
 user_names <- function(spec, model) c(model$coef_names, if (spec$has_aux) "sigma")
@@ -409,11 +512,17 @@ glm_to_user <- function(theta, spec) {
   if (length(sl) && !is.null(spec$scale)) theta[, sl] <- sweep(theta[, sl, drop = FALSE], 2L, spec$scale, `/`)
   if (!is.null(spec$center)) theta[, 1L] <- theta[, 1L] - theta[, sl, drop = FALSE] %*% spec$center
   if (spec$has_aux) theta[, ncol(theta)] <- exp(theta[, ncol(theta)])
+  s <- spec$y_scale %||% 1
+  if (s != 1) theta <- theta * s
+  if (spec$intercept) theta[, 1L] <- theta[, 1L] + (spec$y_center %||% 0)
   theta
 }
 
 glm_to_internal <- function(theta, spec) {
   sl <- spec$slopes
+  if (spec$intercept) theta[, 1L] <- theta[, 1L] - (spec$y_center %||% 0)
+  s <- spec$y_scale %||% 1
+  if (s != 1) theta <- theta / s
   if (!is.null(spec$center)) theta[, 1L] <- theta[, 1L] + theta[, sl, drop = FALSE] %*% spec$center
   if (length(sl) && !is.null(spec$scale)) theta[, sl] <- sweep(theta[, sl, drop = FALSE], 2L, spec$scale, `*`)
   if (spec$has_aux) theta[, ncol(theta)] <- log(theta[, ncol(theta)])

@@ -5,9 +5,13 @@
 #'
 #' The log density is evaluated on the unconstrained scale: transform bounded parameters
 #' yourself (e.g. sample `log_sigma`) and add the log-Jacobian. Additive constants may be
-#' dropped. If the log density errors or returns a non-finite value during sampling, the
-#' point is treated as having zero density (the trajectory is rejected and counted as
-#' divergent); the number of such evaluations is reported in `fit$counts$target_errors`.
+#' dropped. If the log density or the gradient returns a non-finite value (`NA`, `NaN`,
+#' `-Inf`) or raises an R error during sampling, the point is treated as having zero density
+#' (the trajectory is rejected and counted as divergent); the number of such evaluations is
+#' reported in `fit$counts$target_errors`, and an R error also gives a warning with its
+#' message. A value of the wrong shape (not numeric, or of the wrong length, such as
+#' `numeric(0)`) is a programming error: sampling stops with an error naming the function,
+#' what it returned and where.
 #'
 #' @param log_density A function of a named numeric vector returning the log density (a
 #'   single number).
@@ -97,11 +101,11 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
     run <- list(iter = args$iter, warmup = args$warmup, thin = args$thin, seed = seed,
                 chain = chain, refresh = refresh)
     res <- vhmc_chain_r_target(potential, unname(inits[[chain]]), sampler, run)
-    res$target_errors <- environment(potential)$n_errors
-    res
+    target_error_report(res, environment(potential))
   }
   results <- run_chains(chain_fun, args$chains, args$cores)
   stop_on_chain_failure(results)
+  warn_target_errors(results)
   parts <- collect_chains(results, par_names)
   fit <- new_vhmc_fit(
     draws = parts$draws, diagnostics = parts$diagnostics, adaptation = parts$adaptation,
@@ -179,6 +183,13 @@ normalize_init <- function(x, chain, par_names, first_names) {
   }
   x <- unlist(x)
   d <- length(x)
+  nm <- names(x)
+  if (!is.null(nm) && (anyNA(nm) || any(!nzchar(nm)) || anyDuplicated(nm))) {
+    bad <- if (anyNA(nm) || any(!nzchar(nm))) "empty names" else
+      sprintf("duplicated names (%s)", paste0("`", unique(nm[duplicated(nm)]), "`", collapse = ", "))
+    stop_arg("init", sprintf("for chain %d has %s; every parameter needs its own name", chain, bad),
+             "Name each value once, e.g. c(a = 0, b = 1), or give `parameters`.")
+  }
   if (is.null(par_names)) par_names <- first_names %||% sprintf("theta[%d]", seq_len(d))
   if (length(par_names) != d) {
     stop_arg("init", sprintf("has length %d for chain %d, but %d parameters are expected (%s)",
@@ -229,24 +240,74 @@ check_target_at <- function(log_density, gradient, theta) {
 }
 
 # The potential the core evaluates: U = -log_density and grad U, returned together as
-# c(U, grad U). R errors and malformed or non-finite results become NaN, which the core
-# treats as a divergence, and are counted in n_errors.
+# c(U, grad U). A value of the right shape that is not finite (NA, NaN, Inf) is a point of
+# zero density, as is an R error in the user's function: the core rejects or marks the
+# trajectory divergent, and both are counted (n_errors) and, for errors, the first message
+# kept. A value of the wrong shape (numeric(0), a string, a vector of the wrong length) is a
+# programming error, not a region of zero density: it comes back as a message (a character
+# string), which the core (src/glue_sample.cpp) turns into an error that stops the chain.
 r_potential <- function(log_density, gradient, par_names) {
   n_errors <- 0
+  first_error <- NULL
   d <- length(par_names)
-  grad_fun <- gradient %||% function(theta) fd_gradient(log_density, theta)
+  ld <- checked_call(log_density, "log_density", 1L, par_names)
+  grad_fun <- if (is.null(gradient)) function(theta) fd_gradient(ld, theta) else
+    checked_call(gradient, "gradient", d, par_names)
   function(theta, need_grad) {
     names(theta) <- par_names
     out <- tryCatch({
-      lp <- log_density(theta)
+      lp <- ld(theta)
       if (need_grad) c(-lp, -grad_fun(theta)) else -lp
-    }, error = function(e) NaN)
-    ok <- is.numeric(out) && length(out) == (if (need_grad) d + 1L else 1L) && all(is.finite(out))
-    if (!ok) {
+    }, vhmc_malformed = function(e) conditionMessage(e), error = function(e) {
+      if (is.null(first_error)) first_error <<- conditionMessage(e)
+      NaN
+    })
+    if (is.character(out)) return(out)
+    if (!all(is.finite(out))) {
       n_errors <<- n_errors + 1
       return(NaN)
     }
     as.numeric(out)
+  }
+}
+
+# The chain's count of non-finite evaluations and, when the user's function raised R errors,
+# the first message: appended to the chain's own error so that it is never hidden.
+target_error_report <- function(res, env) {
+  res$target_errors <- env$n_errors
+  res$first_target_error <- env$first_error
+  if (nzchar(res$error) && !is.null(env$first_error)) {
+    res$error <- sprintf("%s (`log_density` or `gradient` raised an R error during sampling; the first: %s)",
+                         res$error, env$first_error)
+  }
+  res
+}
+
+# R errors inside the user's functions are points of zero density, but say so.
+warn_target_errors <- function(results) {
+  first <- unlist(lapply(results, `[[`, "first_target_error"))
+  if (!length(first)) return(invisible())
+  warning(sprintf(paste("`log_density` or `gradient` raised an R error during sampling (the first:",
+                        "%s); those points were treated as having zero density. If that was not",
+                        "intended, fix the function."), first[1]), call. = FALSE)
+}
+
+# f(theta), checked to be numeric of length `len` (NA/NaN/Inf allowed); anything else
+# signals a "vhmc_malformed" condition naming the function, what it returned and where.
+checked_call <- function(f, what, len, par_names) {
+  function(theta) {
+    v <- f(theta)
+    if (!is.numeric(v) || length(v) != len) {
+      at <- paste(sprintf("%s = %s", par_names, format(signif(theta, 4), trim = TRUE)), collapse = ", ")
+      msg <- sprintf(paste("`%s` returned %s at (%s) during sampling, where it must return %s.",
+                           "A malformed value is a programming error, not a point of zero density;",
+                           "fix the function (return NA or -Inf for zero density)"),
+                     what, describe(v), at,
+                     if (len == 1L) "a single number" else sprintf("a numeric vector of length %d", len))
+      stop(structure(class = c("vhmc_malformed", "error", "condition"),
+                     list(message = msg, call = NULL)))
+    }
+    as.numeric(v)
   }
 }
 

@@ -52,6 +52,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// vhmc_glm_gram
+Rcpp::NumericMatrix vhmc_glm_gram(Rcpp::List spec);
+RcppExport SEXP _vhmc_vhmc_glm_gram(SEXP specSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_glm_gram(spec));
+    return rcpp_result_gen;
+END_RCPP
+}
 // vhmc_glm_mode
 Rcpp::List vhmc_glm_mode(Rcpp::List spec, Rcpp::NumericVector init);
 RcppExport SEXP _vhmc_vhmc_glm_mode(SEXP specSEXP, SEXP initSEXP) {
@@ -83,6 +94,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_chain_gaussian", (DL_FUNC) &_vhmc_vhmc_chain_gaussian, 5},
     {"_vhmc_vhmc_chain_glm", (DL_FUNC) &_vhmc_vhmc_chain_glm, 4},
     {"_vhmc_vhmc_glm_potential", (DL_FUNC) &_vhmc_vhmc_glm_potential, 2},
+    {"_vhmc_vhmc_glm_gram", (DL_FUNC) &_vhmc_vhmc_glm_gram, 1},
     {"_vhmc_vhmc_glm_mode", (DL_FUNC) &_vhmc_vhmc_glm_mode, 2},
     {"_vhmc_vhmc_chain_r_target", (DL_FUNC) &_vhmc_vhmc_chain_r_target, 4},
     {NULL, NULL, 0}

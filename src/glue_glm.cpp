@@ -94,6 +94,16 @@ Rcpp::List vhmc_glm_potential(Rcpp::List spec, Rcpp::NumericMatrix theta) {
   return Rcpp::List::create(Rcpp::_["value"] = value, Rcpp::_["gradient"] = grad);
 }
 
+// Weighted Gram matrix of the design in the sampler's coordinates (centred, scaled columns),
+// for the identifiability check in R (no copy of the design is made there).
+// [[Rcpp::export]]
+Rcpp::NumericMatrix vhmc_glm_gram(Rcpp::List spec) {
+  GlmModel model(spec);
+  vhmc::Mat G;
+  model.potential.design_gram(G);
+  return Rcpp::wrap(G);
+}
+
 // Posterior mode and the analytic Hessian there by damped Newton (the Laplace anchor of
 // variational_hmc() and the MAP of control variates); internal parameterisation.
 // [[Rcpp::export]]

@@ -1,6 +1,7 @@
 // Targets written as R functions (vhmc_sample). R/vhmc_sample.R wraps the user's functions
 // into one closure f(theta, need_grad) returning U or c(U, grad U), already negated, with
-// errors and non-finite values turned into NaN there, so no R error unwinds through C++.
+// errors and non-finite values turned into NaN there, so no R error unwinds through C++;
+// a malformed value comes back as a message that ends the chain.
 #include "glue_run.h"
 
 namespace {
@@ -25,9 +26,13 @@ class RPotential {
   }
 
  private:
+  // The closure returns a message (a string) when the user's function returned a malformed
+  // value: that ends the chain with the message as its error.
   SEXP call(const vhmc::Vec& theta, const Rcpp::LogicalVector& need_grad) {
     Rcpp::NumericVector th(theta.data(), theta.data() + theta.size());
-    return f_(th, need_grad);
+    Rcpp::RObject r = f_(th, need_grad);
+    if (TYPEOF(r) == STRSXP) throw std::runtime_error(Rcpp::as<std::string>(r));
+    return r;
   }
 
   Rcpp::Function f_;

@@ -97,6 +97,15 @@ test_that("bad inputs give errors naming the argument, before any sampling", {
   expect_error(vhmc_ardl(y ~ x1 * x2, d), "`formula` has interaction terms")
   expect_error(vhmc_ardl(~ x1, d), "`formula` must be a two-sided formula")
   expect_error(vhmc_ardl(y ~ x1, d, time = "when"), "`time` is \"when\", which is not a column")
+  gap <- d
+  gap$t <- c(seq_len(nrow(d) / 2), seq_len(nrow(d) / 2) + nrow(d) / 2 + 20)
+  expect_error(vhmc_ardl(y ~ x1, gap, time = "t"),
+               "`time` column \"t\" is not equally spaced: the step from 15 to 36 is 21, where the typical step is 1; lags need equally spaced")
+  monthly <- d
+  monthly$t <- seq(as.Date("2001-01-01"), by = "month", length.out = nrow(d))
+  expect_s3_class(build(y ~ x1, monthly, 1, 1, "t")$time, "Date")
+  monthly$t[10:nrow(d)] <- monthly$t[10:nrow(d)] + 31
+  expect_error(vhmc_ardl(y ~ x1, monthly, time = "t"), "not equally spaced")
   expect_error(vhmc_ardl(y ~ x1, d, prior_precision = 1), "`prior_precision` applies only with a fixed `noise_precision`")
   expect_error(vhmc_ardl(y ~ x1, d, noise_precision = -1), "`noise_precision` must lie in")
   expect_error(vhmc_ardl(y ~ x1, d, noise_precision = 1, prior = normal(0, 1)), "`prior` is for the model with sigma estimated")

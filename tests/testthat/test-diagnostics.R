@@ -197,3 +197,26 @@ test_that("check_fit() lists at most a few variable names", {
   expect_identical(vhmc:::format_names(letters[1:10], max = 2),
                    "a, b and 8 more")
 })
+
+test_that("R-hat and ESS that cannot be computed are a warning, with the reason", {
+  stuck <- make_clean_fit()
+  arr <- unclass(stuck$draws)
+  arr[, , 1] <- 0.25
+  stuck$draws <- posterior::as_draws_array(arr)
+  expect_warning(res <- vhmc:::check_fit(stuck), "R-hat and ESS could not be computed for 1 variable\\(s\\): a, because their draws do not change")
+  expect_true("na" %in% res$flagged)
+  tg <- gaussian_target(0, 1)
+  expect_warning(vhmc_sample(tg$log_density, tg$gradient, init = c(mu = 0), chains = 2, iter = 2,
+                             warmup = 1, seed = 1, progress = FALSE),
+                 "there is only 1 draw per chain") |> suppressWarnings()
+})
+
+test_that("antithetic draws do not print posterior's capped-ESS warning", {
+  fit <- make_clean_fit()
+  arr <- unclass(fit$draws)
+  n <- dim(arr)[1]
+  arr[, , ] <- rep(c(1, -1), length.out = n) * seq_len(n) / n  # negatively autocorrelated
+  fit$draws <- posterior::as_draws_array(arr)
+  expect_no_warning(vhmc:::convergence_table(fit$draws))
+  expect_no_warning(capture.output(print(fit)))
+})

@@ -96,3 +96,67 @@ test_that("initial values are checked", {
                   iter = 100, seed = 1, progress = FALSE)
   expect_equal(fit$inits[[1]], c(`(Intercept)` = 0, x = 1, sigma = 0.5))
 })
+
+test_that("responses, weights and rows that cannot identify the model are errors in R", {
+  dp <- data.frame(y1 = c(3, 1, 4, 1, 5, 9), y2 = c(2, 6, 5, 3, 5, 8), x = 1:6)
+  expect_error(vhmc_glm(cbind(y1, y2) ~ x, data = dp, family = poisson()),
+               "response `cbind\\(y1, y2\\)` has 2 columns, but the poisson family takes one response")
+  expect_error(vhmc_glm(cbind(y1, y2) ~ x, data = dp),
+               "2 columns, but the gaussian family.*Only binomial\\(\\) takes a two-column response")
+  expect_error(vhmc_glm(y ~ x, data = d[1, ]), "`data` has only one observation; a gaussian model needs at least two")
+  expect_error(vhmc_glm(y ~ x, data = d, weights = c(0, 0, 0, 1, 0, 0)),
+               "`weights` leave only one observation")
+  expect_error(vhmc_glm(y ~ x, data = d, weights = rep(0, 6)), "`weights` are all zero")
+  expect_error(vhmc_glm(b ~ x, data = d, family = binomial(), weights = rep(0, 6)), "`weights` are all zero")
+  expect_error(vhmc_glm(k ~ x, data = d, family = poisson(), weights = rep(0, 6)), "`weights` are all zero")
+  # weights summing to less than 1 are fine (no Rcpp message about prior scales)
+  fit <- suppressWarnings(vhmc_glm(y ~ x, data = d, weights = rep(0.1, 6), chains = 1, iter = 200,
+                                   seed = 1, progress = FALSE))
+  expect_s3_class(fit, "vhmc_glm")
+})
+
+test_that("separation under flat priors is called improper, not sampled", {
+  sep <- data.frame(y = c(0, 0, 0, 1, 1, 1), x = c(-3, -2, -1, 1, 2, 3), z = c(1, -1, 2, 0, 1, -2))
+  expect_error(vhmc_glm(y ~ x + z, data = sep, family = binomial(), prior = flat()),
+               "`data` are separated: a combination of the predictors involving `x`.*improper.*proper prior")
+  zero_group <- data.frame(k = c(0, 0, 0, 3, 5, 2), g = factor(c("a", "a", "a", "b", "b", "b")))
+  expect_error(vhmc_glm(k ~ g, data = zero_group, family = poisson(), prior = flat(),
+                        prior_intercept = flat()),
+               "separated")
+  # the default priors make it proper: no error
+  expect_s3_class(suppressWarnings(vhmc_glm(y ~ x + z, data = sep, family = binomial(), chains = 1,
+                                            iter = 200, seed = 1, progress = FALSE)), "vhmc_glm")
+  # overlapping classes are not called separated
+  ov <- data.frame(y = c(0, 1, 0, 1, 0, 1, 1, 0), x = c(-3, -2, -1, 0, 0.5, 1, 2, 3))
+  expect_s3_class(suppressWarnings(vhmc_glm(y ~ x, data = ov, family = binomial(), prior = flat(),
+                                            chains = 1, iter = 200, seed = 1, progress = FALSE)),
+                  "vhmc_glm")
+})
+
+test_that("arguments given as strings or out of range are named as such", {
+  expect_error(vhmc_glm(y ~ x, data = d, chains = "4"), "`chains` must be a single whole number >= 1, not \"4\" \\(a character string\\)")
+  expect_error(vhmc_glm(y ~ x, data = d, chains = 1e10), "`chains` must be a single whole number between 1 and 2147483647")
+  expect_error(vhmc_glm(y ~ x, data = d, iter = 2^31), "`iter` must be a single whole number between 1 and 2147483647")
+})
+
+test_that("missing values in newdata name the variable, not the model-matrix column", {
+  dl <- data.frame(y = d$y, x1 = c(TRUE, FALSE, TRUE, FALSE, FALSE, TRUE))
+  fit <- suppressWarnings(vhmc_glm(y ~ x1, data = dl, chains = 1, iter = 200, seed = 1, progress = FALSE))
+  expect_error(predict(fit, newdata = data.frame(x1 = c(TRUE, NA))), "`newdata` has missing values in `x1`\\.")
+})
+
+test_that("na.exclude pads fitted, predict and residuals with NA as glm() does", {
+  dn <- d
+  dn$x[2] <- NA
+  fit <- suppressWarnings(vhmc_glm(y ~ x, data = dn, na.action = na.exclude, chains = 1, iter = 200,
+                                   seed = 1, progress = FALSE))
+  ref <- glm(y ~ x, data = dn, na.action = na.exclude)
+  for (f in list(fitted, residuals, predict)) {
+    expect_length(f(fit), nrow(dn))
+    expect_identical(which(is.na(f(fit))), which(is.na(f(ref))))
+  }
+  expect_length(predict(fit, se.fit = TRUE)$se.fit, nrow(dn))
+  omit <- suppressWarnings(vhmc_glm(y ~ x, data = dn, na.action = na.omit, chains = 1, iter = 200,
+                                    seed = 1, progress = FALSE))
+  expect_length(fitted(omit), nrow(dn) - 1L)
+})

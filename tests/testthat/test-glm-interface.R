@@ -76,17 +76,23 @@ test_that("the potential is the negative log posterior, priors and Jacobian incl
       dcauchy(sigma, 0, 2.5, log = TRUE) + th[4]
   }
   th <- rbind(c(0.3, 1.5, -0.7, log(0.6)), c(1.2, 2.2, -1.1, log(0.4)))
-  # the sampler's slope coordinates are the slopes times their predictor's sd
-  s <- c(1, spec$scale, 1)
+  # The sampler's coordinates standardise the response, y' = (y - m) / s_y, and multiply
+  # the slopes by their predictor's sd: intercept' = (intercept - m) / s_y, slope' =
+  # slope sd(x) / s_y, log sigma' = log sigma - log s_y.
+  m <- spec$y_center
+  sy <- spec$y_scale
   expect_equal(spec$scale, c(sd(small$x), sd(small$z)))
-  u <- vhmc:::vhmc_glm_potential(spec, sweep(th, 2, s, `*`))
+  expect_equal(c(m, sy), c(mean(small$yg), sqrt(mean((small$yg - mean(small$yg))^2))))
+  fac <- c(sy, sy / spec$scale, 1)  # d(reported) / d(sampler's coordinate)
+  internal <- cbind((th[, 1] - m) / sy, sweep(th[, 2:3], 2, fac[2:3], `/`), th[, 4] - log(sy))
+  u <- vhmc:::vhmc_glm_potential(spec, internal)
   # constants are dropped, so compare differences
   expect_equal(u$value[1] - u$value[2], -(log_post(th[1, ]) - log_post(th[2, ])), tolerance = 1e-10)
   fd <- vapply(1:4, function(j) {
     e <- replace(numeric(4), j, 1e-6)
     -(log_post(th[1, ] + e) - log_post(th[1, ] - e)) / 2e-6
   }, numeric(1))
-  expect_equal(u$gradient[1, ] * s, fd, tolerance = 1e-6)
+  expect_equal(u$gradient[1, ] / fac, fd, tolerance = 1e-6)
 })
 
 test_that("autoscaled default priors follow the data's scale", {

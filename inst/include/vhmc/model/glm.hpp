@@ -16,9 +16,14 @@
 // adds a fixed 1e-3-sized variance) from penalising small-scale coefficients. Priors still
 // apply to beta.
 // Gaussian family: the log likelihood depends on the data only through the weighted Gram
-// matrix G of Z = [1, X - 1c'] and the least-squares fit (b_hat, SSR), computed once; then
+// matrix G of the design in the sampler's coordinates, Z = [1, (X - 1c') S^-1] (S the
+// predictor scales), and the least-squares fit (b_hat, SSR), computed once; then
 // SSE(b) = SSR + (b - b_hat)' G (b - b_hat) costs O(p^2) per gradient instead of O(n p), and
-// the residual form has no cancellation (rstanarm does the same).
+// the residual form has no cancellation (rstanarm does the same). G is formed from rows
+// that are centred and scaled before they are multiplied: built from raw cross-products, a
+// predictor shifted by 1e8 loses every digit of its variance to cancellation, and one whose
+// scale is 1e-9 of another's falls below the rank threshold of the least-squares solve and
+// is silently dropped (b_hat then is not the minimiser, and SSE(b) above is wrong).
 // Weights multiply each observation's log likelihood (frequency weights, as rstanarm): weight 2
 // equals a duplicated row for every family. Binomial: y is the proportion of successes and the
 // weight the number of trials, log lik_i = w_i (y_i log p_i + (1 - y_i) log(1 - p_i)).
@@ -162,16 +167,15 @@ class GlmPotential {
   // Analytic Hessian of U at theta into H (dim() x dim()), for the Newton mode search behind
   // the Laplace anchor (never called inside a chain). Non-gaussian families: Z' diag(h) Z
   // with h_i = -w_i d^2 log lik_i / d eta^2, one pass over X by blocks of rows; gaussian:
-  // from the sufficient statistics, with the log sigma row. Then the diagonal prior Hessian
-  // and the slopes' scaling (coordinates beta_j s_j).
+  // from the sufficient statistics, with the log sigma row; both in the sampler's
+  // coordinates. Then the diagonal prior Hessian.
   void hessian(const Vec& theta, Mat& H) {
     const GlmData& d = *data_;
     const Eigen::Index k = d.k(), off = intercept_ ? 1 : 0, p = off + k, D = dim();
     H.setZero(D, D);
     set_beta(theta);
     if (family_ == GlmFamily::GaussianIdentity) {
-      if (intercept_) q_[0] = theta[0] - b_hat_[0];
-      q_.segment(off, k) = beta_ - b_hat_.segment(off, k);
+      q_ = theta.head(p) - b_hat_;
       Gq_.noalias() = G_ * q_;
       const double sse = ssr_ + std::max(0.0, q_.dot(Gq_));
       const double inv_s2 = inv_sigma2(theta);
@@ -188,18 +192,18 @@ class GlmPotential {
       weighted_gram<Vec>(z_, nullptr, Z, nullptr);
       H.topLeftCorner(p, p) = Z;
     }
+    // Priors act on beta = theta / S: their diagonal Hessian picks up 1 / s_j^2.
     Vec hd = Vec::Zero(D);
     if (intercept_) prior_add_hessian_diag(prior_intercept_, theta.segment(0, 1), hd.segment(0, 1));
     prior_add_hessian_diag(prior_, beta_, hd.segment(off, k));
+    if (d.has_scale()) hd.segment(off, k).array() /= d.scale.array().square();
     H.diagonal() += hd;
-    if (d.has_scale()) {
-      for (Eigen::Index j = 0; j < k; ++j) {
-        H.row(off + j) /= d.scale[j];
-        H.col(off + j) /= d.scale[j];
-      }
-    }
     if (has_aux()) H(D - 1, D - 1) += aux_prior_hessian(prior_aux_, theta[D - 1]);
   }
+
+  // Z' W Z of the design in the sampler's coordinates (see weighted_gram), for the
+  // identifiability check: its rank is the design's, with every column on one scale.
+  void design_gram(Mat& G) const { weighted_gram<Vec>(data_->weights, nullptr, G, nullptr); }
 
   // Number of observations (rows of X) in the likelihood: N of SPEC A5.
   Eigen::Index n_obs() const { return data_->n(); }
@@ -254,6 +258,7 @@ class GlmPotential {
   double sum_w_ = 0.0;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, exp(-|eta|))
   Vec beta_;     // slopes on the data's scale
+  Vec prior_grad_;  // d U_prior / d beta, before the chain rule to the sampler's coordinates
   Mat Xb_;       // minibatch rows of X (m x k), gathered per minibatch gradient
   // Minibatch eta, d loglik / d eta, y, gaussian d(-loglik)/d log sigma, exp(-|eta|); the
   // row terms at theta_hat (control variates) and the prior gradient there.
@@ -340,7 +345,7 @@ class GlmPotential {
   }
 
   // g = -(N/m) times the sum over the gathered rows of the log-likelihood gradient from the
-  // row terms in rb_ (and zb_), slopes as d/d beta (prior_terms() rescales them).
+  // row terms in rb_ (and zb_), in the sampler's coordinates.
   void batch_grad(Eigen::Index m, Vec& g) {
     const GlmData& d = *data_;
     const Eigen::Index k = d.k(), off = intercept_ ? 1 : 0;
@@ -353,6 +358,7 @@ class GlmPotential {
       g[0] = -f * rb_.sum();
       if (d.has_center()) gb -= g[0] * d.center;
     }
+    if (d.has_scale()) gb.array() /= d.scale.array();
     if (has_aux()) g[dim() - 1] = f * zb_.sum();
   }
 
@@ -389,10 +395,12 @@ class GlmPotential {
     } else {
       weighted_gram(d.weights, &d.y, G_, &rhs);
     }
-    // Least squares (minimum norm if the design is rank deficient).
+    // Least squares (minimum norm if the design is rank deficient). In the sampler's
+    // coordinates every column of Z has spread ~1, so the rank threshold only drops
+    // directions that are collinear, never small-scale predictors.
     b_hat_ = Eigen::CompleteOrthogonalDecomposition<Mat>(G_).solve(rhs);
     // SSR by one pass over the data, in the residual form.
-    beta_ = b_hat_.segment(off, k);
+    set_beta(b_hat_);
     eta_.noalias() = d.X * beta_;
     if (intercept_) eta_.array() += b_hat_[0] - (d.has_center() ? d.center.dot(beta_) : 0.0);
     if (d.has_offset()) eta_ += d.offset;
@@ -405,50 +413,53 @@ class GlmPotential {
     Gq_.resize(off + k);
   }
 
-  // G = Z' diag(w) Z for Z = [1, X - 1c'] (the 1 column only with an intercept), and with v
-  // also rhs = Z' diag(w) v; w of size 0 means unit weights. By blocks of rows, so no n x k
-  // temporary; the centring is applied to the uncentred sums afterwards.
+  // G = Z' diag(w) Z for the sampler's coordinates Z = [1, (X - 1c') S^-1] (the 1 column
+  // only with an intercept), and with v also rhs = Z' diag(w) v; w of size 0 means unit
+  // weights. By blocks of rows, each centred and scaled before the products (see the
+  // header: no cancellation, no lost small-scale columns), so the temporaries are B x k.
   template <class V>
   void weighted_gram(const Eigen::Ref<const Vec>& w_all, const V* v, Mat& G, Vec* rhs) const {
     const GlmData& d = *data_;
     const Eigen::Index n = d.n(), k = d.k(), off = intercept_ ? 1 : 0, p = k + off;
     const bool hw = w_all.size() > 0;
-    Mat XtWX = Mat::Zero(k, k);
-    Vec XtW1 = Vec::Zero(k), XtWv = Vec::Zero(k);
+    Mat ZtWZ = Mat::Zero(k, k);
+    Vec ZtW1 = Vec::Zero(k), ZtWv = Vec::Zero(k);
     double sW = 0.0, sWv = 0.0;
     const Eigen::Index B = 2048;
-    Mat wx;
+    Mat zb, wz;
     for (Eigen::Index r0 = 0; r0 < n; r0 += B) {
       const Eigen::Index m = std::min(B, n - r0);
-      const auto Xb = d.X.middleRows(r0, m);
+      sampler_rows(r0, m, zb);
       const Vec w = hw ? Vec(w_all.segment(r0, m)) : Vec::Ones(m);  // m values only
-      wx = w.asDiagonal() * Xb;
-      XtWX.noalias() += Xb.transpose() * wx;
-      XtW1.noalias() += Xb.transpose() * w;
+      wz = w.asDiagonal() * zb;
+      ZtWZ.noalias() += zb.transpose() * wz;
+      ZtW1 += wz.colwise().sum().transpose();
       sW += w.sum();
       if (v) {
-        XtWv.noalias() += wx.transpose() * v->segment(r0, m);
+        ZtWv.noalias() += wz.transpose() * v->segment(r0, m);
         sWv += w.dot(v->segment(r0, m));
       }
-    }
-    if (d.has_center()) {
-      const Vec& c = d.center;
-      XtWX += -c * XtW1.transpose() - XtW1 * c.transpose() + sW * c * c.transpose();
-      XtWv -= sWv * c;
-      XtW1 -= sW * c;
     }
     G.setZero(p, p);
     if (intercept_) {
       G(0, 0) = sW;
-      G.block(1, 0, k, 1) = XtW1;
-      G.block(0, 1, 1, k) = XtW1.transpose();
+      G.block(1, 0, k, 1) = ZtW1;
+      G.block(0, 1, 1, k) = ZtW1.transpose();
     }
-    G.block(off, off, k, k) = 0.5 * (XtWX + XtWX.transpose());
+    G.block(off, off, k, k) = 0.5 * (ZtWZ + ZtWZ.transpose());
     if (rhs) {
       rhs->resize(p);
       if (intercept_) (*rhs)[0] = sWv;
-      rhs->segment(off, k) = XtWv;
+      rhs->segment(off, k) = ZtWv;
     }
+  }
+
+  // Rows r0..r0+m-1 of (X - 1c') S^-1 into zb (m x k).
+  void sampler_rows(Eigen::Index r0, Eigen::Index m, Mat& zb) const {
+    const GlmData& d = *data_;
+    zb = d.X.middleRows(r0, m);
+    if (d.has_center()) zb.rowwise() -= d.center.transpose();
+    if (d.has_scale()) zb.array().rowwise() /= d.scale.transpose().array();
   }
 
   // eta_ = alpha + (X - 1c') beta + offset, one pass over X; needs beta_ (set_beta).
@@ -562,6 +573,7 @@ class GlmPotential {
       gv[0] = -r_.sum();
       if (d.has_center()) gb -= gv[0] * d.center;  // + c sum(r)
     }
+    if (d.has_scale()) gb.array() /= d.scale.array();
     return u + prior_terms(theta, &gv);
   }
 
@@ -610,22 +622,21 @@ class GlmPotential {
   // Gaussian: U_lik = SSE / (2 sigma^2) + sum(w) log sigma from the sufficient statistics
   // (the log sigma term is a constant, dropped, when the precision is fixed).
   double eval_gaussian(const Vec& theta, Vec* g) {
-    const Eigen::Index k = data_->k(), off = intercept_ ? 1 : 0;
-    if (intercept_) q_[0] = theta[0] - b_hat_[0];
-    q_.segment(off, k) = beta_ - b_hat_.segment(off, k);
+    const Eigen::Index p = q_.size();
+    q_ = theta.head(p) - b_hat_;
     Gq_.noalias() = G_ * q_;
     const double sse = ssr_ + std::max(0.0, q_.dot(Gq_));
     const double inv_s2 = inv_sigma2(theta);
     const double u = 0.5 * sse * inv_s2 + (has_aux() ? sum_w_ * theta[dim() - 1] : 0.0);
     if (!g) return u + prior_terms(theta, nullptr);
     Vec& gv = *g;
-    gv.head(off + k) = inv_s2 * Gq_;
+    gv.head(p) = inv_s2 * Gq_;
     if (has_aux()) gv[dim() - 1] = -sse * inv_s2 + sum_w_;
     return u + prior_terms(theta, &gv);
   }
 
-  // Priors on (alpha, beta, sigma) with their gradients added to *g, whose slope block holds
-  // dU/dbeta on entry; on exit it is dU/dtheta (divided by the predictor scales).
+  // Priors on (alpha, beta, sigma) with their gradients, in the sampler's coordinates
+  // (d/dtheta_j = d/dbeta_j / s_j), added to *g. Needs beta_ (set_beta).
   double prior_terms(const Vec& theta, Vec* g) {
     const GlmData& d = *data_;
     const Eigen::Index k = d.k(), off = intercept_ ? 1 : 0;
@@ -638,8 +649,10 @@ class GlmPotential {
     }
     Vec& gv = *g;
     if (intercept_) u += prior_value_add_grad(prior_intercept_, theta.segment(0, 1), gv.segment(0, 1));
-    u += prior_value_add_grad(prior_, beta_, gv.segment(off, k));
-    if (d.has_scale()) gv.segment(off, k).array() /= d.scale.array();
+    prior_grad_.setZero(k);
+    u += prior_value_add_grad(prior_, beta_, prior_grad_);
+    if (d.has_scale()) prior_grad_.array() /= d.scale.array();
+    gv.segment(off, k) += prior_grad_;
     if (has_aux()) {
       double da = 0.0;
       u += aux_prior_value_grad(prior_aux_, theta[dim() - 1], da);
