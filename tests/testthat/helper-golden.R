@@ -1,0 +1,67 @@
+# Golden draws: fixed-seed fits of every sampler on small models, recorded once
+# (tools/golden-draws.R writes tests/testthat/fixtures/golden.rds) and compared bit for bit
+# by test-golden-draws.R, so that a restructuring proves it changed no draw. A deliberate
+# change of draws re-records the fixture and says so in NEWS.md.
+
+golden_data <- function() {
+  set.seed(20261123)
+  n <- 200
+  x <- matrix(rnorm(n * 3), n, 3, dimnames = list(NULL, c("x1", "x2", "x3")))
+  d <- data.frame(x)
+  d$yb <- rbinom(n, 1, plogis(0.3 + drop(x %*% c(1, -0.5, 0.25))))
+  d$yg <- 1 + drop(x %*% c(0.5, -1, 2)) + rnorm(n, sd = 0.7)
+  ts_d <- data.frame(y = as.numeric(arima.sim(list(ar = 0.6), 80)), x = rnorm(80))
+  list(glm = d, ardl = ts_d)
+}
+
+golden_samplers <- function() {
+  list(nuts = nuts(), nuts_dense = nuts(metric = "dense"), hmc = hmc(),
+       surrogate = surrogate_hmc(), surrogate_adaptive = surrogate_hmc(adaptive = TRUE),
+       variational = variational_hmc(), sghmc = sghmc(), sgld = sgld())
+}
+
+# The parts of a fit that the sampler determines (not its timing).
+golden_parts <- function(fit) {
+  report <- if (!is.null(fit$surrogate)) surrogate_info(fit) else
+    if (!is.null(fit$variational)) variational_info(fit) else if (!is.null(fit$sg)) sg_info(fit)
+  timing <- c("train_seconds", "update_seconds", "mode_seconds")
+  list(draws = unclass(fit$draws), diagnostics = fit$diagnostics,
+       step_size = vapply(fit$adaptation, function(a) a$step_size %||% NA_real_, numeric(1)),
+       counts = fit$counts[setdiff(names(fit$counts), "chain")], inits = fit$inits,
+       report = if (!is.null(report)) report[setdiff(names(report), timing)])
+}
+
+golden_fits <- function() {
+  dat <- golden_data()
+  run <- function(expr) suppressWarnings(suppressMessages(golden_parts(expr)))
+  glm_fit <- function(formula, family, sampler) {
+    vhmc_glm(formula, data = dat$glm, family = family, sampler = sampler, chains = 2, iter = 300,
+             warmup = 150, seed = 11, progress = FALSE)
+  }
+  out <- list()
+  for (nm in names(golden_samplers())) {
+    s <- golden_samplers()[[nm]]
+    out[[paste0("logistic_", nm)]] <- run(glm_fit(yb ~ x1 + x2 + x3, binomial(), s))
+    out[[paste0("gaussian_", nm)]] <- run(glm_fit(yg ~ x1 + x2 + x3, gaussian(), s))
+  }
+  out$ardl_nuts <- run(vhmc_ardl(y ~ x, data = dat$ardl, p = 2, q = 1, chains = 2, iter = 300,
+                                 seed = 12, progress = FALSE))
+  out$ardl_fixed_sgld <- run(vhmc_ardl(y ~ x, data = dat$ardl, p = 1, q = 0, noise_precision = 1,
+                                       sampler = sgld(), chains = 2, iter = 300, seed = 13,
+                                       progress = FALSE))
+  P <- solve(matrix(c(1, 0.8, 0.8, 1), 2))
+  ld <- function(th) -0.5 * sum(th * (P %*% th))
+  gr <- function(th) -as.vector(P %*% th)
+  extra <- list(hmc_fixed = hmc(steps = 5, step_size = 0.3, metric = "unit"),
+                surrogate_paper = surrogate_hmc(steps = 6, step_size = 0.25, metric = "unit"))
+  samplers <- c(golden_samplers()[c("nuts", "hmc", "surrogate", "variational")], extra)
+  for (nm in names(samplers)) {
+    out[[paste0("target_", nm)]] <- run(vhmc_sample(ld, gr, init = c(a = 0.5, b = -0.5),
+                                                    sampler = samplers[[nm]], chains = 2,
+                                                    iter = 300, seed = 14, progress = FALSE))
+  }
+  out$target_nuts_thin <- run(vhmc_sample(ld, gr, init = c(a = 0.5, b = -0.5), chains = 2,
+                                          iter = 400, warmup = 100, thin = 3, seed = 15,
+                                          progress = FALSE))
+  out
+}
