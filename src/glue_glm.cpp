@@ -88,7 +88,7 @@ Rcpp::List vhmc_glm_potential(Rcpp::List spec, Rcpp::NumericMatrix theta) {
   vhmc::Vec th(d), g(d);
   for (int s = 0; s < theta.nrow(); ++s) {
     for (int j = 0; j < d; ++j) th[j] = theta(s, j);
-    value[s] = model.potential.value_grad(th, g);
+    value[s] = model.potential.U_grad(th, g);
     for (int j = 0; j < d; ++j) grad(s, j) = g[j];
   }
   return Rcpp::List::create(Rcpp::_["value"] = value, Rcpp::_["gradient"] = grad);

@@ -14,11 +14,11 @@ class RPotential {
       : f_(f), d_(d), no_grad_(Rcpp::LogicalVector::create(false)),
         with_grad_(Rcpp::LogicalVector::create(true)) {}
   int dim() const { return d_; }
-  double value(const vhmc::Vec& theta) {
+  double U(const vhmc::Vec& theta) {
     Rcpp::NumericVector r = call(theta, no_grad_);
     return r.size() >= 1 ? r[0] : NAN;
   }
-  double value_grad(const vhmc::Vec& theta, vhmc::Vec& g) {
+  double U_grad(const vhmc::Vec& theta, vhmc::Vec& g) {
     Rcpp::NumericVector r = call(theta, with_grad_);
     if (r.size() != d_ + 1) return NAN;
     for (int i = 0; i < d_; ++i) g[i] = r[i + 1];

@@ -1,5 +1,5 @@
 #pragma once
-// Shared vocabulary of the core: Eigen vector/matrix aliases, host callbacks, small math.
+// Shared vocabulary of the core: Eigen vector/matrix aliases, host callbacks, log-sum-exp.
 #include <Eigen/Dense>
 #include <cmath>
 #include <functional>
@@ -26,7 +26,5 @@ inline double log_sum_exp(double a, double b) {
   if (b == -kInf) return a;
   return a > b ? a + std::log1p(std::exp(b - a)) : b + std::log1p(std::exp(a - b));
 }
-
-inline bool all_finite(const Vec& v) { return v.allFinite(); }
 
 }  // namespace vhmc

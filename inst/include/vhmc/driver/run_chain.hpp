@@ -1,171 +1,143 @@
 #pragma once
-// One chain: warmup (with adaptation) then sampling, thinning, periodic interrupt checks,
-// progress messages, evaluation counters and wall time. Errors inside the chain (an improper
-// posterior found by the step-size search, a failed metric estimate) end the chain with a
-// message instead of an exception, so the host can report them.
+// The one loop of every chain, for every sampler (as Stan's generate_transitions is for
+// its samplers): seeding, interrupts, timing, thinning, saving, progress, counters and
+// error capture live here and nowhere else. A sampler hands it a Chain (its kernel and
+// state) and a Schedule (its warmup phases and the phase watching sampling); see phase.hpp.
+// A Chain provides
+//   int dim() const;
+//   void start(Rng&);                      // initial state; throws if it cannot be evaluated
+//   TransitionInfo transition(Rng&);       // one transition of the current kernel
+//   const Vec& position() const;           // the state's parameters, as saved
+//   EvalCounts counts() const;             // evaluations so far
+//   unsigned columns() const;              // the diagnostic columns its transitions fill
+//   void adaptation(Report&) const;        // final step size and inverse metric
+// Errors inside the chain end it with a message instead of an exception, so that the host
+// can report them; an IterationError's message gets the iteration where it happened.
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
+#include <string>
 
-#include "../adapt/adapter.hpp"
-#include "../metric/metrics.hpp"
-#include "../sampler/transition.hpp"
+#include "chain_output.hpp"
+#include "phase.hpp"
 
 namespace vhmc {
 
-struct ChainConfig {
-  int iter = 2000;
-  int warmup = 1000;
-  int thin = 1;
-  std::uint64_t seed = 1;
-  int chain = 1;
-  int refresh = 0;          // progress message every `refresh` iterations; 0 = silent
-  int interrupt_every = 10;  // iterations between interrupt polls
-  double step_size = 1.0;   // initial (user) step size
-  AdaptConfig adapt{};
-};
-
-struct ChainOutput {
-  Mat draws;  // saved iterations x d
-  Vec accept_stat, step_size, energy;
-  Eigen::VectorXi n_leapfrog, treedepth, divergent;
-  double final_step_size = 0.0;
-  Vec inv_metric_diag;   // unit / diag metrics
-  Mat inv_metric_dense;  // dense metric
-  long n_grad_warmup = 0, n_grad_sampling = 0, n_potential = 0;
-  double warmup_seconds = 0.0, sampling_seconds = 0.0;
-  int iterations_done = 0;
-  bool interrupted = false;
-  std::string error;
-};
-
-inline void report_metric(const UnitMetric& m, ChainOutput& out) { out.inv_metric_diag = m.inv_metric_diag(); }
-inline void report_metric(const DiagMetric& m, ChainOutput& out) { out.inv_metric_diag = m.w(); }
-inline void report_metric(const DenseMetric& m, ChainOutput& out) { out.inv_metric_dense = m.W(); }
-
-inline int saved_count(const ChainConfig& cfg) {
-  const int n = cfg.iter - cfg.warmup;
-  return n <= 0 ? 0 : (n + cfg.thin - 1) / cfg.thin;
-}
-
-// An interrupted or failed chain keeps only the iterations it saved.
-inline void shrink(ChainOutput& out, int n) {
-  out.draws.conservativeResize(n, Eigen::NoChange);
-  out.accept_stat.conservativeResize(n);
-  out.step_size.conservativeResize(n);
-  out.energy.conservativeResize(n);
-  out.n_leapfrog.conservativeResize(n);
-  out.treedepth.conservativeResize(n);
-  out.divergent.conservativeResize(n);
-}
-
-// Splits a chain's wall time into warmup and sampling (steady clock). close_warmup() is
-// idempotent and returns true only the first time, when a driver snapshots its own counters.
-class ChainClock {
+// An error of one transition; "{where}" in its message becomes "at iteration i (phase)".
+class IterationError : public std::runtime_error {
  public:
-  using clock = std::chrono::steady_clock;
-  ChainClock() : start_(clock::now()), warm_end_(start_) {}
-  bool close_warmup() {
-    if (closed_) return false;
-    closed_ = true;
-    warm_end_ = clock::now();
-    return true;
-  }
-  // Closes warmup if still open and writes both durations into out.
-  void finish(ChainOutput& out) {
-    close_warmup();
-    const auto end = clock::now();
-    out.warmup_seconds = std::chrono::duration<double>(warm_end_ - start_).count();
-    out.sampling_seconds = std::chrono::duration<double>(end - warm_end_).count();
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+
+struct Interrupted {};
+
+// Polls the host for Ctrl-C at most every 50 ms of wall time (and at the first
+// iteration), so that an expensive iteration is never waited for more than once and a
+// cheap one costs no more than a clock read.
+class InterruptPoll {
+ public:
+  explicit InterruptPoll(Callbacks& cb) : cb_(cb) {}
+  void check() {
+    const auto now = std::chrono::steady_clock::now();
+    if (polled_ && now - last_ < std::chrono::milliseconds(50)) return;
+    polled_ = true;
+    last_ = now;
+    if (cb_.interrupted()) throw Interrupted{};
   }
 
  private:
-  clock::time_point start_, warm_end_;
-  bool closed_ = false;
+  Callbacks& cb_;
+  bool polled_ = false;
+  std::chrono::steady_clock::time_point last_;
 };
 
-// "Chain c: iteration i / n [p%] (phase)" every cfg.refresh iterations and at the end.
-inline void log_progress(const ChainConfig& cfg, int i, const char* phase, Callbacks& cb) {
+// "Chain c: iteration i / n [p%] (label)" every cfg.refresh iterations and at the end.
+inline void log_progress(const ChainConfig& cfg, int i, const char* label, Callbacks& cb) {
   if (cfg.refresh <= 0 || ((i + 1) % cfg.refresh != 0 && i + 1 != cfg.iter)) return;
   char buf[160];
   std::snprintf(buf, sizeof(buf), "Chain %d: iteration %*d / %d [%3d%%] (%s)\n", cfg.chain,
                 static_cast<int>(std::to_string(cfg.iter).size()), i + 1, cfg.iter,
-                static_cast<int>(100.0 * (i + 1) / cfg.iter), phase);
+                static_cast<int>(100.0 * (i + 1) / cfg.iter), label);
   cb.log(buf);
 }
 
-inline void save_transition(ChainOutput& out, int row, const Vec& theta, const TransitionInfo& info) {
-  out.draws.row(row) = theta.transpose();
-  out.accept_stat[row] = info.accept_stat;
-  out.step_size[row] = info.step_size;
-  out.energy[row] = info.energy;
-  out.n_leapfrog[row] = info.n_leapfrog;
-  out.treedepth[row] = info.treedepth;
-  out.divergent[row] = info.divergent ? 1 : 0;
+inline std::string where_message(const std::string& what, int i, const char* label) {
+  const std::string where = "at iteration " + std::to_string(i + 1) + " (" + label + ")";
+  const auto pos = what.find("{where}");
+  return pos == std::string::npos ? what + " " + where : what.substr(0, pos) + where + what.substr(pos + 7);
 }
 
-inline ChainOutput allocate_output(const ChainConfig& cfg, int d) {
-  const int n_save = saved_count(cfg);
-  ChainOutput out;
-  out.draws.resize(n_save, d);
-  out.accept_stat.resize(n_save);
-  out.step_size.resize(n_save);
-  out.energy.resize(n_save);
-  out.n_leapfrog.resize(n_save);
-  out.treedepth.resize(n_save);
-  out.divergent.resize(n_save);
-  return out;
-}
+// The iterations of one phase; sampling phases save every thin-th draw into out.
+struct PhaseRunner {
+  const ChainConfig& cfg;
+  Callbacks& cb;
+  InterruptPoll& poll;
+  ChainOutput& out;
+  int i = 0;      // iterations done so far in the chain
+  int saved = 0;  // draws saved so far
 
-template <class Sampler, class M>
-ChainOutput run_chain(Sampler& s, const Vec& init, const ChainConfig& cfg, Callbacks& cb) {
-  auto& ham = s.hamiltonian();
-  const int d = ham.dim();
-  const int n_save = saved_count(cfg);
-  ChainOutput out = allocate_output(cfg, d);
-
-  Rng rng(cfg.seed, static_cast<std::uint64_t>(cfg.chain));
-  PhasePoint z(d);
-  z.theta = init;
-  s.step_size() = cfg.step_size;
-  ChainClock timer;
-  long grad_at_warm_end = 0;
-  auto close_warmup = [&]() {
-    if (timer.close_warmup()) grad_at_warm_end = ham.target().counts().grad;
-  };
-
-  int saved = 0;
-  try {
-    if (!ham.init_point(z))
-      throw std::runtime_error("the log density or its gradient is not finite at the initial values");
-    Adapter<Sampler, M> adapter(cfg.warmup, d, cfg.adapt);
-    adapter.start(s, z, rng);
-    for (int i = 0; i < cfg.iter; ++i) {
-      if (cfg.interrupt_every > 0 && i % cfg.interrupt_every == 0 && cb.interrupted()) {
-        out.interrupted = true;
-        break;
+  template <class Chain>
+  void run(Chain& chain, Phase& phase, int iterations, bool sampling, Rng& rng) {
+    phase.start(rng);
+    for (int t = 0; t < iterations; ++t) {
+      poll.check();
+      phase.before(t, rng);
+      TransitionInfo info;
+      try {
+        info = chain.transition(rng);
+      } catch (const IterationError& e) {
+        throw std::runtime_error(where_message(e.what(), i, phase.label()));
       }
-      if (i == cfg.warmup) close_warmup();
-      const TransitionInfo info = s.transition(z, rng);
-      if (i < cfg.warmup) {
-        adapter.learn(i, info.accept_stat, z, s, rng);
-      } else if ((i - cfg.warmup) % cfg.thin == 0) {
-        save_transition(out, saved++, z.theta, info);
+      phase.observe(t, info, rng);
+      if (sampling && t % cfg.thin == 0) {
+        save_transition(out, saved, chain.position(), info);
+        phase.saved(saved++);
       }
-      out.iterations_done = i + 1;
-      log_progress(cfg, i, i < cfg.warmup ? "warmup" : "sampling", cb);
+      out.iterations_done = ++i;
+      log_progress(cfg, i - 1, phase.label(), cb);
     }
+    phase.finish(rng);
+  }
+};
+
+}  // namespace detail
+
+template <class Chain>
+ChainOutput run_chain(Chain& chain, const Schedule& schedule, const ChainConfig& cfg, Callbacks& cb) {
+  ChainOutput out = allocate_output(cfg, chain.dim());
+  out.columns = chain.columns();
+  Rng rng(cfg.seed, static_cast<std::uint64_t>(cfg.chain));
+  ChainClock clock;
+  detail::InterruptPoll poll(cb);
+  detail::PhaseRunner runner{cfg, cb, poll, out};
+  SamplingPhase plain;
+  Phase& sampling = schedule.sampling ? *schedule.sampling : plain;
+  bool warm = false;
+  try {
+    chain.start(rng);
+    for (const PhasePlan& p : schedule.warmup) runner.run(chain, *p.phase, p.iterations, false, rng);
+    out.counts_warmup = chain.counts();
+    clock.close_warmup();
+    warm = true;
+    runner.run(chain, sampling, cfg.iter - cfg.warmup, true, rng);
+  } catch (const detail::Interrupted&) {
+    out.interrupted = true;
   } catch (const std::exception& e) {
     out.error = e.what();
   }
-  if (saved < n_save) shrink(out, saved);
-  close_warmup();
-  timer.finish(out);
-  out.n_grad_warmup = grad_at_warm_end;
-  out.n_grad_sampling = ham.target().counts().grad - grad_at_warm_end;
-  out.n_potential = ham.target().counts().potential;
-  out.final_step_size = s.step_size();
-  report_metric(ham.metric(), out);
+  if (!warm) {
+    out.counts_warmup = chain.counts();
+    clock.close_warmup();
+  }
+  if (runner.saved < saved_count(cfg)) shrink(out, runner.saved);
+  clock.finish(out);
+  out.counts_total = chain.counts();
+  chain.adaptation(out.adaptation);
+  for (const PhasePlan& p : schedule.warmup) p.phase->report(out.report);
+  sampling.report(out.report);
   return out;
 }
 

@@ -17,12 +17,12 @@ class GaussianPotential {
 
   int dim() const { return static_cast<int>(mean_.size()); }
 
-  double value(const Vec& theta) {
+  double U(const Vec& theta) {
     r_ = theta - mean_;
     return dense_ ? 0.5 * r_.dot(prec_ * r_) : 0.5 * r_.dot(prec_diag_.cwiseProduct(r_));
   }
 
-  double value_grad(const Vec& theta, Vec& g) {
+  double U_grad(const Vec& theta, Vec& g) {
     r_ = theta - mean_;
     if (dense_) g.noalias() = prec_ * r_;
     else g = prec_diag_.cwiseProduct(r_);

@@ -50,11 +50,6 @@ enum class GlmFamily { GaussianIdentity, BinomialLogit, BinomialProbit, PoissonL
 // ---------------------------------------------------------------------------------------
 // Stable scalar helpers
 
-// log(1 + exp(x)) without overflow or loss of precision for large |x|.
-inline double log1pexp(double x) { return (x > 0 ? x : 0.0) + std::log1p(std::exp(-std::fabs(x))); }
-
-// 1 / (1 + exp(-x)).
-inline double inv_logit(double x) { return detail::logistic(x); }
 
 namespace detail {
 constexpr double kSqrt1_2 = 0.70710678118654752440;     // 1 / sqrt(2)
@@ -156,10 +151,10 @@ class GlmPotential {
   const GlmData& data() const { return *data_; }
 
   // U(theta) only (no r, no X' r).
-  double value(const Vec& theta) { return eval(theta, nullptr); }
+  double U(const Vec& theta) { return eval(theta, nullptr); }
 
   // U(theta); writes grad U into g (resized to dim() if needed).
-  double value_grad(const Vec& theta, Vec& g) {
+  double U_grad(const Vec& theta, Vec& g) {
     if (g.size() != dim()) g.resize(dim());
     return eval(theta, &g);
   }
@@ -482,7 +477,7 @@ class GlmPotential {
         break;
       case GlmFamily::BinomialLogit:
         for (Eigen::Index i = 0; i < n; ++i) {
-          const double pr = inv_logit(eta_[i]);
+          const double pr = logistic(eta_[i]);
           z_[i] = pr * (1.0 - pr);
         }
         break;

@@ -1,6 +1,6 @@
 #pragma once
 // Posterior mode by damped Newton with an analytic Hessian (SPEC B4's Laplace anchor; the
-// MAP behind control variates). For any potential with value(), value_grad() and hessian().
+// MAP behind control variates). For any potential with U(), U_grad() and hessian().
 // Far from the mode a GLM with a log-sigma coordinate can have an indefinite Hessian, so the
 // Newton system is shifted (H + tau I, Levenberg style) until its Cholesky factor exists, and
 // every step is backtracked until U decreases (Armijo). Convergence is judged on the Newton
@@ -39,7 +39,7 @@ ModeResult newton_mode(Potential& pot, Vec theta, const ModeOptions& opt = ModeO
   const Eigen::Index d = theta.size();
   Vec g(d), g_new(d), step(d), trial(d);
   Mat H(d, d);
-  double u = pot.value_grad(theta, g);
+  double u = pot.U_grad(theta, g);
   ++r.n_gradient;
   if (!std::isfinite(u) || !g.allFinite()) {
     r.message = "the potential or its gradient is not finite at the initial values";
@@ -77,7 +77,7 @@ ModeResult newton_mode(Potential& pot, Vec theta, const ModeOptions& opt = ModeO
     bool accepted = false;
     for (int k = 0; k < 50; ++k) {
       trial = theta + t * step;
-      u_new = pot.value(trial);
+      u_new = pot.U(trial);
       ++r.n_value;
       if (std::isfinite(u_new) && u_new <= u + 1e-4 * t * slope) {
         accepted = true;
@@ -93,7 +93,7 @@ ModeResult newton_mode(Potential& pot, Vec theta, const ModeOptions& opt = ModeO
       break;
     }
     theta = trial;
-    u = pot.value_grad(theta, g_new);
+    u = pot.U_grad(theta, g_new);
     ++r.n_gradient;
     g.swap(g_new);
   }

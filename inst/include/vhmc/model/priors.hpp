@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "../base/math.hpp"
 #include "../base/types.hpp"
 
 namespace vhmc {
@@ -87,14 +88,6 @@ inline double recycled(const Vec& v, Eigen::Index j) { return v.size() == 1 ? v[
 
 inline bool length_ok(const Vec& v, Eigen::Index k) { return v.size() == 1 || v.size() == k; }
 
-// softplus(a) = log(1 + exp(a)) without overflow.
-inline double softplus(double a) { return (a > 0 ? a : 0.0) + std::log1p(std::exp(-std::fabs(a))); }
-// logistic(a) = 1 / (1 + exp(-a)) without overflow.
-inline double logistic(double a) {
-  if (a >= 0) return 1.0 / (1.0 + std::exp(-a));
-  const double e = std::exp(a);
-  return e / (1.0 + e);
-}
 }  // namespace detail
 
 // Checks a coefficient prior for k coefficients (called at construction, never in a chain).
@@ -206,8 +199,8 @@ inline double aux_prior_eval(const Prior& p, double t, double* dU) {
     case PriorKind::Cauchy: {  // half-t: (nu + 1)/2 log(1 + sigma^2 / (nu s^2))
       const double nu = p.kind == PriorKind::Cauchy ? 1.0 : p.df[0];
       const double a = 2.0 * (t - std::log(p.scale[0])) - std::log(nu);  // log(z^2 / nu)
-      u = 0.5 * (nu + 1.0) * detail::softplus(a);
-      d = (nu + 1.0) * detail::logistic(a);
+      u = 0.5 * (nu + 1.0) * softplus(a);
+      d = (nu + 1.0) * logistic(a);
       break;
     }
     case PriorKind::Laplace: {  // half-Laplace: sigma / s
@@ -266,7 +259,7 @@ inline double aux_prior_hessian(const Prior& p, double t) {
     case PriorKind::StudentT:
     case PriorKind::Cauchy: {
       const double nu = p.kind == PriorKind::Cauchy ? 1.0 : p.df[0];
-      const double l = detail::logistic(2.0 * (t - std::log(p.scale[0])) - std::log(nu));
+      const double l = logistic(2.0 * (t - std::log(p.scale[0])) - std::log(nu));
       return 2.0 * (nu + 1.0) * l * (1.0 - l);
     }
     case PriorKind::Laplace:

@@ -20,6 +20,8 @@ struct NutsConfig {
 template <class T, class M>
 class Nuts {
  public:
+  using Metric = M;
+  static constexpr unsigned kColumns = kHmcColumns | kTreedepth;
   Nuts(Hamiltonian<T, M>& ham, const NutsConfig& cfg) : ham_(ham), cfg_(cfg) {
     const int d = ham.dim();
     ws_.resize(cfg.max_depth + 1, Level(d));

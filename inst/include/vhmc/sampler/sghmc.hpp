@@ -12,6 +12,7 @@
 // s_j = 1 / sqrt(H_jj) from the driver's curvature estimate.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "../base/rng.hpp"
@@ -19,32 +20,32 @@
 
 namespace vhmc {
 
-// Mirrors the R constructor sghmc(). Values <= 0 mean "choose from the curvature" (driver).
+// Mirrors the R constructor sghmc(). Settings left empty are chosen from the curvature
+// (sg_sampler.hpp).
 struct SghmcConfig {
-  int batch_size = 1;
-  double step_size = 0.0;       // eps
-  double friction = 0.0;        // c of C = c I; default sqrt(lambda_max)
-  double noise_estimate = 0.0;  // b of B_hat = b I
-  bool estimate_noise = false;  // B_hat = (eps/2) V_hat per step from the batch (SPEC A5)
-  int steps = 0;                // updates per saved iteration
-  int resample = 0;             // redraw r ~ N(0, I) every `resample` updates; 0 = never
-  double noise_ratio = 0.1;     // target eps V / (2 C) in natural units for the default eps
-  double time_per_iteration = 0.5;  // natural time per saved iteration for the default steps
-  bool diag_metric = true;      // precondition by the Hessian diagonal (driver estimate)
-  bool fresh_batches = false;   // independent batches instead of epochs (model/minibatch.hpp)
+  std::optional<double> step_size;  // eps
+  std::optional<double> friction;   // c of C = c I; default sqrt(lambda_max)
+  double noise_estimate = 0.0;      // b of B_hat = b I
+  bool estimate_noise = false;      // B_hat = (eps/2) V_hat per step from the batch (Chen et al. 2014)
+  std::optional<int> updates;       // updates per saved iteration
+  int resample = 0;                 // redraw r ~ N(0, I) every `resample` updates; 0 = never
+  double noise_ratio = 0.1;         // target eps V / (2 C) in natural units for the default eps
+  double time_per_iteration = 0.5;  // natural time per saved iteration for the default updates
+  bool diag_metric = true;          // precondition by the Hessian diagonal (driver estimate)
+  bool fresh_batches = false;       // independent batches instead of epochs (model/minibatch.hpp)
 };
 
 class Sghmc {
  public:
   Sghmc(const SghmcConfig& cfg, int d) : cfg_(cfg), r_(d), g_(d), s_(Vec::Ones(d)), v_(d) {
-    eps_ = cfg.step_size;
-    c_ = cfg.friction;
-    steps_ = cfg.steps;
+    eps_ = cfg.step_size.value_or(0.0);
+    c_ = cfg.friction.value_or(0.0);
+    updates_ = cfg.updates.value_or(0);
   }
 
   // True when a default has to come from the curvature.
   bool needs_scale() const {
-    return cfg_.diag_metric || cfg_.step_size <= 0 || cfg_.friction <= 0 || cfg_.steps <= 0;
+    return cfg_.diag_metric || !cfg_.step_size || !cfg_.friction || !cfg_.updates;
   }
   bool diag_metric() const { return cfg_.diag_metric; }
   bool fresh_batches() const { return cfg_.fresh_batches; }
@@ -54,25 +55,25 @@ class Sghmc {
   // gradient noise has variance about N/B per unit curvature, so the noise that B_hat = 0
   // leaves unaccounted for, eps V / 2, relative to C is eps_u (N/B) / (2 C_u); eps is chosen
   // to make it `noise_ratio` (0.1: posterior variances about 10% too large), and at most
-  // 0.1 / sqrt(lambda) for the discretisation. steps covers `time_per_iteration`.
+  // 0.1 / sqrt(lambda) for the discretisation. The updates cover `time_per_iteration`.
   // lambda: largest eigenvalue of the Hessian in the u coordinates; scale: s.
   void set_scale(double lambda, double b_over_n, const Vec& scale) {
     s_ = scale;
     const double s = std::sqrt(lambda);
-    if (cfg_.friction <= 0) c_ = s;
-    if (cfg_.step_size <= 0) {
+    if (!cfg_.friction) c_ = s;
+    if (!cfg_.step_size) {
       const double c_u = c_ / s;
       eps_ = std::min(0.1, 2.0 * cfg_.noise_ratio * b_over_n * c_u) / s;
     }
-    if (cfg_.steps <= 0) {
+    if (!cfg_.updates) {
       const double n = std::ceil(cfg_.time_per_iteration / (eps_ * s));
-      steps_ = static_cast<int>(std::min(10000.0, std::max(1.0, n)));
+      updates_ = static_cast<int>(std::min(10000.0, std::max(1.0, n)));
     }
   }
 
   void start(Rng& rng) {
-    if (eps_ <= 0 || c_ <= 0 || steps_ <= 0)
-      throw std::logic_error("SGHMC: step size, friction and steps must be set before sampling");
+    if (eps_ <= 0 || c_ <= 0 || updates_ <= 0)
+      throw std::logic_error("SGHMC: step size, friction and updates must be set before sampling");
     for (Eigen::Index j = 0; j < r_.size(); ++j) r_[j] = rng.normal();
     t_ = 0;
   }
@@ -113,7 +114,7 @@ class Sghmc {
 
   double step_size() const { return eps_; }
   double friction() const { return c_; }
-  int steps() const { return steps_; }
+  int updates() const { return updates_; }
   const Vec& scale() const { return s_; }
   long n_clamped() const { return n_clamped_; }
 
@@ -122,7 +123,7 @@ class Sghmc {
   Vec r_, g_, s_, v_;
   long n_clamped_ = 0;
   double eps_ = 0.0, c_ = 0.0;
-  int steps_ = 0;
+  int updates_ = 0;
   long t_ = 0;
 };
 

@@ -8,6 +8,7 @@
 // with the unit metric, s_j = 1 / sqrt(H_jj) from the driver's estimate with the diag metric.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "../base/rng.hpp"
@@ -15,14 +16,14 @@
 
 namespace vhmc {
 
-// Mirrors the R constructor sgld(). Values <= 0 mean "choose from the curvature" (driver).
+// Mirrors the R constructor sgld(). Settings left empty are chosen from the curvature
+// (sg_sampler.hpp).
 struct SgldConfig {
-  int batch_size = 1;
-  double step_size = 0.0;     // a
-  double decay = 0.0;         // delta
-  double decay_offset = 1.0;  // b
-  int steps = 0;              // updates per saved iteration
-  double noise_ratio = 0.1;   // target h V / 2 in natural units for the default a
+  std::optional<double> step_size;  // a
+  double decay = 0.0;               // delta
+  double decay_offset = 1.0;        // b
+  std::optional<int> updates;       // updates per saved iteration
+  double noise_ratio = 0.1;         // target h V / 2 in natural units for the default a
   double time_per_iteration = 0.5;
   bool diag_metric = true;
   bool fresh_batches = false;  // independent batches instead of epochs (model/minibatch.hpp)
@@ -31,11 +32,11 @@ struct SgldConfig {
 class Sgld {
  public:
   Sgld(const SgldConfig& cfg, int d) : cfg_(cfg), g_(d), s_(Vec::Ones(d)) {
-    a_ = cfg.step_size;
-    steps_ = cfg.steps;
+    a_ = cfg.step_size.value_or(0.0);
+    updates_ = cfg.updates.value_or(0);
   }
 
-  bool needs_scale() const { return cfg_.diag_metric || cfg_.step_size <= 0 || cfg_.steps <= 0; }
+  bool needs_scale() const { return cfg_.diag_metric || !cfg_.step_size || !cfg_.updates; }
   bool diag_metric() const { return cfg_.diag_metric; }
   bool fresh_batches() const { return cfg_.fresh_batches; }
 
@@ -44,16 +45,16 @@ class Sgld {
   // times the posterior's, so h_u = min(0.1, 2 noise_ratio B / N).
   void set_scale(double lambda, double b_over_n, const Vec& scale) {
     s_ = scale;
-    if (cfg_.step_size <= 0) a_ = std::min(0.1, 2.0 * cfg_.noise_ratio * b_over_n) / lambda;
-    if (cfg_.steps <= 0) {
+    if (!cfg_.step_size) a_ = std::min(0.1, 2.0 * cfg_.noise_ratio * b_over_n) / lambda;
+    if (!cfg_.updates) {
       const double n = std::ceil(cfg_.time_per_iteration / (a_ * lambda));
-      steps_ = static_cast<int>(std::min(10000.0, std::max(1.0, n)));
+      updates_ = static_cast<int>(std::min(10000.0, std::max(1.0, n)));
     }
   }
 
   void start(Rng&) {
-    if (a_ <= 0 || steps_ <= 0)
-      throw std::logic_error("SGLD: step size and steps must be set before sampling");
+    if (a_ <= 0 || updates_ <= 0)
+      throw std::logic_error("SGLD: step size and updates must be set before sampling");
     t_ = 0;
   }
 
@@ -74,7 +75,7 @@ class Sgld {
 
   double step_size() const { return h_ > 0 ? h_ : current_step(); }
   double friction() const { return 0.0; }
-  int steps() const { return steps_; }
+  int updates() const { return updates_; }
   const Vec& scale() const { return s_; }
   long n_clamped() const { return 0; }
 
@@ -82,7 +83,7 @@ class Sgld {
   SgldConfig cfg_;
   Vec g_, s_;
   double a_ = 0.0, h_ = 0.0;
-  int steps_ = 0;
+  int updates_ = 0;
   long t_ = 0;
 };
 

@@ -20,6 +20,8 @@ struct StaticHmcConfig {
 template <class T, class M>
 class StaticHmc {
  public:
+  using Metric = M;
+  static constexpr unsigned kColumns = kHmcColumns;
   StaticHmc(Hamiltonian<T, M>& ham, const StaticHmcConfig& cfg)
       : ham_(ham), cfg_(cfg), prop_(ham.dim()) {}
 

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "../base/math.hpp"
+
 namespace vhmc {
 
 enum class Activation { Softplus, Sigmoid, Tanh, Rbf };
@@ -38,27 +40,6 @@ inline bool is_additive(Activation a) { return a != Activation::Rbf; }
 
 namespace act {
 
-// Logistic l(x) = 1/(1 + e^{-x}) and its complement lc = 1 - l(x) = l(-x), from one exp.
-inline void logistic_pair(double x, double& l, double& lc) {
-  const double e = std::exp(-std::fabs(x));  // in (0, 1]
-  const double r = 1.0 / (1.0 + e);
-  if (x >= 0) {
-    l = r;
-    lc = e * r;
-  } else {
-    l = e * r;
-    lc = r;
-  }
-}
-
-inline double logistic(double x) {
-  double l, lc;
-  logistic_pair(x, l, lc);
-  return l;
-}
-
-inline double softplus(double x) { return std::fmax(x, 0.0) + std::log1p(std::exp(-std::fabs(x))); }
-
 // sech^2(x) = 1 - tanh^2(x) without cancellation.
 inline double sech2(double x) {
   const double e = std::exp(-2.0 * std::fabs(x));
@@ -68,9 +49,10 @@ inline double sech2(double x) {
 
 // sigma(x) of an additive activation.
 inline double value(Activation a, double x) {
+  double l, lc;
   switch (a) {
     case Activation::Softplus: return softplus(x);
-    case Activation::Sigmoid: return logistic(x);
+    case Activation::Sigmoid: logistic_pair(x, l, lc); return l;
     case Activation::Tanh: return std::tanh(x);
     case Activation::Rbf: break;
   }
@@ -81,7 +63,7 @@ inline double value(Activation a, double x) {
 inline double d1(Activation a, double x) {
   double l, lc;
   switch (a) {
-    case Activation::Softplus: return logistic(x);
+    case Activation::Softplus: logistic_pair(x, l, lc); return l;
     case Activation::Sigmoid: logistic_pair(x, l, lc); return l * lc;
     case Activation::Tanh: return sech2(x);
     case Activation::Rbf: break;

@@ -59,9 +59,9 @@ class RecordingPotential {
  public:
   RecordingPotential(P& p, TrainingSet& set) : p_(p), set_(set) {}
   int dim() const { return p_.dim(); }
-  double value(const Vec& theta) { return p_.value(theta); }
-  double value_grad(const Vec& theta, Vec& g) {
-    const double u = p_.value_grad(theta, g);
+  double U(const Vec& theta) { return p_.U(theta); }
+  double U_grad(const Vec& theta, Vec& g) {
+    const double u = p_.U_grad(theta, g);
     if (recording_) set_.add(theta, u, g);
     return u;
   }

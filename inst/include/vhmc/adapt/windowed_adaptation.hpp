@@ -1,0 +1,74 @@
+#pragma once
+// Stan's warmup for Euclidean HMC (Hoffman & Gelman 2014, Algorithm 5; Stan Reference
+// Manual, "HMC algorithm parameters"), as a warmup phase: dual averaging of the step size on
+// every warmup iteration, and windowed estimation of the metric; at each window end the
+// metric is replaced, the step-size heuristic is rerun and dual averaging restarts around
+// it. The phase observes transitions; it never changes how a transition is made.
+#include "../base/rng.hpp"
+#include "../driver/phase.hpp"
+#include "../integrator/phase_point.hpp"
+#include "dual_averaging.hpp"
+#include "windows.hpp"
+
+namespace vhmc {
+
+struct AdaptConfig {
+  bool step_size = true;  // adapt the step size (false: the user fixed it)
+  bool metric = true;     // adapt the metric (false: unit metric, or no warmup)
+  double init_accept = 0.8;
+  DualAveragingConfig dual{};
+  WindowConfig windows{};
+};
+
+// Kernel: a kernel with step_size() and hamiltonian() (NUTS, static HMC); z: the chain's
+// state, which the phase reads (and the step-size heuristic starts from).
+template <class Kernel>
+class WindowedAdaptation : public Phase {
+  using M = typename Kernel::Metric;
+
+ public:
+  WindowedAdaptation(Kernel& kernel, const PhasePoint& z, int num_warmup, const AdaptConfig& cfg,
+                     const char* label = "warmup")
+      : kernel_(kernel), z_(z), cfg_(cfg), num_warmup_(num_warmup), da_(cfg.dual),
+        windows_(num_warmup, cfg.windows), est_(kernel.hamiltonian().dim()), label_(label) {}
+
+  const char* label() const override { return label_; }
+
+  // Before the first warmup iteration: mu = log(10 eps_user), then Stan's heuristic.
+  void start(Rng& rng) override {
+    if (!cfg_.step_size || num_warmup_ == 0) return;
+    da_.restart(kernel_.step_size());
+    kernel_.step_size() = kernel_.hamiltonian().find_initial_step_size(z_, kernel_.step_size(), rng,
+                                                                      cfg_.init_accept);
+  }
+
+  // After warmup iteration t (0-based) moved the state to z.
+  void observe(int t, const TransitionInfo& info, Rng& rng) override {
+    if (cfg_.step_size) kernel_.step_size() = da_.learn(info.accept_stat);
+    if (cfg_.metric && M::adapts) {
+      if (windows_.in_window(t)) est_.add(z_.theta);
+      if (windows_.end_of_window(t)) {
+        kernel_.hamiltonian().metric().set(est_);
+        est_.reset();
+        if (cfg_.step_size) {
+          kernel_.step_size() = kernel_.hamiltonian().find_initial_step_size(
+              z_, kernel_.step_size(), rng, cfg_.init_accept);
+          da_.restart(kernel_.step_size());
+        }
+      }
+    }
+    if (cfg_.step_size && t == num_warmup_ - 1) kernel_.step_size() = da_.final_step_size();
+  }
+
+ private:
+  Kernel& kernel_;
+  const PhasePoint& z_;
+  AdaptConfig cfg_;
+  int num_warmup_;
+  DualAveraging da_;
+  WindowSchedule windows_;
+  typename M::Estimator est_;
+  const char* label_;
+};
+
+}  // namespace vhmc

@@ -1,0 +1,95 @@
+#pragma once
+// What one chain is asked to do (ChainConfig: the run's settings, shared by every sampler)
+// and what it gives back (ChainOutput: saved draws with their transition statistics,
+// evaluation counts at the end of warmup and in total, wall time, the sampler's reports).
+// Iterations 0..warmup-1 are warmup; iterations warmup, warmup + thin, ... are saved.
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "../base/report.hpp"
+#include "../base/types.hpp"
+#include "../model/target.hpp"
+#include "../sampler/transition.hpp"
+
+namespace vhmc {
+
+struct ChainConfig {
+  int iter = 2000;
+  int warmup = 1000;
+  int thin = 1;
+  std::uint64_t seed = 1;
+  int chain = 1;
+  int refresh = 0;  // progress message every `refresh` iterations; 0 = silent
+};
+
+struct ChainOutput {
+  Mat draws;  // saved iterations x d
+  Vec accept_stat, step_size, energy;
+  Eigen::VectorXi n_leapfrog, treedepth, divergent;
+  unsigned columns = kHmcColumns;
+  EvalCounts counts_warmup, counts_total;
+  double warmup_seconds = 0.0, sampling_seconds = 0.0;
+  int iterations_done = 0;
+  bool interrupted = false;
+  std::string error;
+  Report adaptation;  // final step size and inverse metric
+  Report report;      // what the sampler's phases measured and chose
+};
+
+inline int saved_count(const ChainConfig& cfg) {
+  const int n = cfg.iter - cfg.warmup;
+  return n <= 0 ? 0 : (n + cfg.thin - 1) / cfg.thin;
+}
+
+inline ChainOutput allocate_output(const ChainConfig& cfg, int d) {
+  const int n = saved_count(cfg);
+  ChainOutput out;
+  out.draws.resize(n, d);
+  out.accept_stat.resize(n);
+  out.step_size.resize(n);
+  out.energy.resize(n);
+  out.n_leapfrog.resize(n);
+  out.treedepth.resize(n);
+  out.divergent.resize(n);
+  return out;
+}
+
+// An interrupted or failed chain keeps only the iterations it saved.
+inline void shrink(ChainOutput& out, int n) {
+  out.draws.conservativeResize(n, Eigen::NoChange);
+  out.accept_stat.conservativeResize(n);
+  out.step_size.conservativeResize(n);
+  out.energy.conservativeResize(n);
+  out.n_leapfrog.conservativeResize(n);
+  out.treedepth.conservativeResize(n);
+  out.divergent.conservativeResize(n);
+}
+
+inline void save_transition(ChainOutput& out, int row, const Vec& theta, const TransitionInfo& info) {
+  out.draws.row(row) = theta.transpose();
+  out.accept_stat[row] = info.accept_stat;
+  out.step_size[row] = info.step_size;
+  out.energy[row] = info.energy;
+  out.n_leapfrog[row] = info.n_leapfrog;
+  out.treedepth[row] = info.treedepth;
+  out.divergent[row] = info.divergent ? 1 : 0;
+}
+
+// Splits a chain's wall time into warmup and sampling (steady clock).
+class ChainClock {
+ public:
+  using clock = std::chrono::steady_clock;
+  ChainClock() : start_(clock::now()), warm_end_(start_) {}
+  void close_warmup() { warm_end_ = clock::now(); }
+  void finish(ChainOutput& out) const {
+    const auto end = clock::now();
+    out.warmup_seconds = std::chrono::duration<double>(warm_end_ - start_).count();
+    out.sampling_seconds = std::chrono::duration<double>(end - warm_end_).count();
+  }
+
+ private:
+  clock::time_point start_, warm_end_;
+};
+
+}  // namespace vhmc

@@ -1,0 +1,51 @@
+#pragma once
+// A phase of a chain: a stretch of iterations during which something watches the
+// transitions and may change the kernel between them (adapt its step size and metric,
+// collect training points, tune a trajectory length, update a surrogate). A sampler is a
+// kernel plus the sequence of its warmup phases; the loop (run_chain.hpp) drives them all
+// the same way:
+//   start()      before the phase's first iteration (even when it has none),
+//   before(t)    before the transition of its t-th iteration,
+//   observe(t)   after that transition, with its statistics,
+//   saved(row)   (sampling) after the draw of this iteration was saved in `row`,
+//   finish()     after its last iteration (even when it had none),
+//   report()     after the chain, the named values the phase measured or chose.
+#include <vector>
+
+#include "../base/report.hpp"
+#include "../base/rng.hpp"
+#include "../sampler/transition.hpp"
+
+namespace vhmc {
+
+class Phase {
+ public:
+  virtual ~Phase() = default;
+  virtual const char* label() const { return "warmup"; }  // for progress messages
+  virtual void start(Rng&) {}
+  virtual void before(int, Rng&) {}
+  virtual void observe(int, const TransitionInfo&, Rng&) {}
+  virtual void saved(int) {}
+  virtual void finish(Rng&) {}
+  virtual void report(Report&) const {}
+};
+
+// The sampling iterations when nothing watches them.
+class SamplingPhase : public Phase {
+ public:
+  const char* label() const override { return "sampling"; }
+};
+
+struct PhasePlan {
+  Phase* phase;
+  int iterations;
+};
+
+// The warmup phases in order (their iterations add up to the run's warmup) and the phase
+// that watches sampling (nullptr: nothing does).
+struct Schedule {
+  std::vector<PhasePlan> warmup;
+  Phase* sampling = nullptr;
+};
+
+}  // namespace vhmc

@@ -1,0 +1,76 @@
+#pragma once
+// NUTS and static HMC as samplers: the kernel on the true potential, started at the
+// initial values, and Stan's windowed adaptation as its one warmup phase.
+#include <optional>
+
+#include "../adapt/windowed_adaptation.hpp"
+#include "../driver/run_chain.hpp"
+#include "../integrator/hamiltonian.hpp"
+#include "../metric/metrics.hpp"
+#include "nuts.hpp"
+#include "static_hmc.hpp"
+
+namespace vhmc {
+
+// The warmup and step size of any kernel of the HMC family (also NUTS's exploration in
+// surrogate_hmc()). step_size: the user's fixed step size; without one the step size
+// starts at 1 and is adapted.
+struct HmcWarmupConfig {
+  std::optional<double> step_size;
+  AdaptConfig adapt{};
+  double initial_step_size() const { return step_size.value_or(1.0); }
+};
+
+// The inverse metric as reported: a vector for unit and diagonal metrics, a matrix for dense.
+inline void report_inverse_metric(const UnitMetric& m, Report& r) { r.add("inv_metric", m.inv_metric_diag()); }
+inline void report_inverse_metric(const DiagMetric& m, Report& r) { r.add("inv_metric", m.w()); }
+inline void report_inverse_metric(const DenseMetric& m, Report& r) { r.add("inv_metric", m.W()); }
+
+// State and kernel of one chain of an HMC-family sampler.
+template <class Kernel>
+class HmcChain {
+ public:
+  HmcChain(Kernel& kernel, const Vec& init, double step_size)
+      : kernel_(kernel), z_(kernel.hamiltonian().dim()), init_(init), step_size_(step_size) {}
+
+  int dim() const { return static_cast<int>(init_.size()); }
+  void start(Rng&) {
+    z_.theta = init_;
+    kernel_.step_size() = step_size_;
+    if (!kernel_.hamiltonian().init_point(z_))
+      throw std::runtime_error("the log density or its gradient is not finite at the initial values");
+  }
+  TransitionInfo transition(Rng& rng) { return kernel_.transition(z_, rng); }
+  const Vec& position() const { return z_.theta; }
+  const PhasePoint& state() const { return z_; }
+  EvalCounts counts() const { return kernel_.hamiltonian().target().counts(); }
+  unsigned columns() const { return Kernel::kColumns; }
+  void adaptation(Report& r) const {
+    r.add("step_size", kernel_.step_size());
+    report_inverse_metric(kernel_.hamiltonian().metric(), r);
+  }
+
+ private:
+  Kernel& kernel_;
+  PhasePoint z_;
+  Vec init_;
+  double step_size_;
+};
+
+// One chain of NUTS or static HMC (Kernel = Nuts<Target<P>, M> or StaticHmc<Target<P>, M>,
+// KernelConfig its config) on the potential P with an initial metric.
+template <template <class, class> class K, class KernelConfig, class P, class M>
+ChainOutput run_hmc_family(P& potential, M metric, const KernelConfig& kc, const HmcWarmupConfig& wc,
+                           const ChainConfig& cfg, const Vec& init, Callbacks& cb) {
+  using T = Target<P>;
+  T target(potential);
+  Hamiltonian<T, M> ham(target, std::move(metric));
+  K<T, M> kernel(ham, kc);
+  HmcChain<K<T, M>> chain(kernel, init, wc.initial_step_size());
+  WindowedAdaptation<K<T, M>> warmup(kernel, chain.state(), cfg.warmup, wc.adapt);
+  Schedule schedule;
+  schedule.warmup.push_back({&warmup, cfg.warmup});
+  return run_chain(chain, schedule, cfg, cb);
+}
+
+}  // namespace vhmc

@@ -1,0 +1,62 @@
+#pragma once
+// The metric, step size and frequencies of the dynamics that a trained surrogate drives
+// (used to tune surrogate HMC's trajectories; see trajectory_length.hpp).
+#include <Eigen/Eigenvalues>
+
+#include "../base/types.hpp"
+#include "../metric/metrics.hpp"
+#include "../surrogate/network.hpp"
+
+namespace vhmc {
+
+// Squared frequencies of the surrogate dynamics at theta: eigenvalues of A H, H the
+// surrogate's Hessian there and A the inverse metric (applied column by column through
+// sharp(), so that every metric works). A H is similar to the symmetric A^1/2 H A^1/2, so its
+// eigenvalues are real; rounding's imaginary parts are dropped.
+template <class M>
+Vec surrogate_frequencies(RandomBasisNetwork& net, const Vec& theta, const M& metric) {
+  const Mat H = net.hessian(theta);
+  const Eigen::Index d = H.rows();
+  Mat AH(d, d);
+  Vec col(d), v(d);
+  for (Eigen::Index j = 0; j < d; ++j) {
+    col = H.col(j);
+    metric.sharp(col, v);
+    AH.col(j) = v;
+  }
+  if (!AH.allFinite()) return Vec();
+  Eigen::EigenSolver<Mat> es(AH, false);
+  if (es.info() != Eigen::Success) return Vec();
+  return es.eigenvalues().real();
+}
+
+// The inverse metric as a matrix (columns sharp(e_j)), for any metric type.
+template <class M>
+Mat inverse_metric_matrix(const M& metric, int d) {
+  Mat A(d, d);
+  Vec e = Vec::Zero(d), v(d);
+  for (int j = 0; j < d; ++j) {
+    e[j] = 1.0;
+    metric.sharp(e, v);
+    A.col(j) = v;
+    e[j] = 0.0;
+  }
+  return 0.5 * (A + A.transpose());
+}
+
+// Inverse of the quadratic base's theta-space Hessian, L Q^{-1} L' (Q in u-space). False when
+// Q is not positive definite (the base is not a Gaussian approximation there).
+inline bool inverse_of_base(const RandomBasisNetwork& net, Mat& A) {
+  const Mat& Q = net.quadratic_Q();
+  Eigen::LLT<Mat> llt(Q);
+  if (llt.info() != Eigen::Success) return false;
+  const Vec ev = Eigen::SelfAdjointEigenSolver<Mat>(Q, Eigen::EigenvaluesOnly).eigenvalues();
+  if (!(ev.minCoeff() > 1e-8 * ev.maxCoeff())) return false;
+  const Mat& L = net.standardizer().L;
+  const Mat L_dense = L.triangularView<Eigen::Lower>();
+  A = L_dense * llt.solve(Mat(L_dense.transpose()));
+  A = 0.5 * (A + A.transpose());
+  return A.allFinite();
+}
+
+}  // namespace vhmc

@@ -1,0 +1,352 @@
+#pragma once
+// Exact surrogate-accelerated HMC (RNS-HMC and ARNS-HMC; Zhang, Shahbaba & Zhao 2017,
+// Algorithms 1-3) as a sampler: its kernel, surrogate_hmc.hpp, drives the leapfrog by a
+// random-basis network and accepts with the true potential. Its warmup phases:
+//   1. exploration: NUTS with Stan's warmup on the true potential; every gradient it
+//      computes after the first 20% is a training point (they are free); then the surrogate
+//      is trained (surrogate/train_surrogate.hpp), standardised by the mean and covariance
+//      of the second half of the exploration, whose highest potential also bounds the points;
+//   2. trajectory tuning: surrogate HMC with a metric, step size and longest trajectory from
+//      the surrogate's frequencies (trajectory_length.hpp), the integration time adapted
+//      below that toward an acceptance rate;
+// and while sampling, with `adaptive` (ARNS-HMC), every new state's potential updates the
+// output weights by exact ridge recursion, the surrogate being refreshed with probability
+// min(1, t^(-1/2)) (diminishing adaptation). eps and L are frozen for sampling and never
+// depend on the state, as exactness requires.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "../adapt/welford.hpp"
+#include "hmc_family.hpp"
+#include "surrogate_dynamics.hpp"
+#include "surrogate_hmc.hpp"
+#include "trajectory_length.hpp"
+#include "../surrogate/train_surrogate.hpp"
+
+namespace vhmc {
+
+struct SurrogateConfig {
+  int explore = 500;              // exploration (NUTS) iterations, part of warmup
+  SurrogateTrainConfig train{};
+  std::optional<int> steps;       // the user's maximal leapfrog steps; nullopt: tuned
+  int max_steps = 1024;
+  // Acceptance the integration time is tuned to. Longer trajectories at a lower acceptance
+  // pay here, because an iteration costs its one true log density, not its surrogate steps.
+  double trajectory_accept = 0.65;
+  bool adaptive = false;          // ARNS-HMC
+  long max_train = 50000;         // training points kept (a uniform sample beyond)
+  NutsConfig nuts{};
+};
+
+namespace detail {
+constexpr std::uint64_t kSurrogateStream = 0x5a17ULL << 32;  // separate stream family
+}
+
+// State and kernels of one surrogate HMC chain: NUTS on the recorded true potential until
+// the surrogate exists, surrogate HMC afterwards.
+template <class P, class M>
+class SurrogateChain {
+ public:
+  using Explore = Target<RecordingPotential<P>>;
+  using Kernel = SurrogateHmc<Target<P>, RandomBasisNetwork, DenseMetric>;
+  using NutsKernel = Nuts<Explore, M>;
+
+  SurrogateChain(P& potential, M metric, const SurrogateConfig& sc, const HmcWarmupConfig& wc,
+                 const ChainConfig& cfg, const Vec& init)
+      : init_(init), step_size_(wc.initial_step_size()), max_delta_H_(sc.nuts.max_delta_H),
+        set_(potential.dim(), sc.max_train,
+             Rng(cfg.seed, detail::kSurrogateStream + 1000003ULL + static_cast<std::uint64_t>(cfg.chain))),
+        recorder_(potential, set_), explore_(recorder_), truth_(potential),
+        ham_(explore_, std::move(metric)), nuts_(ham_, sc.nuts), z_(potential.dim()), field_(net_),
+        srng_(cfg.seed, detail::kSurrogateStream + static_cast<std::uint64_t>(cfg.chain)) {}
+
+  int dim() const { return static_cast<int>(init_.size()); }
+  void start(Rng&) {
+    z_.theta = init_;
+    if (!ham_.init_point(z_))
+      throw std::runtime_error("the log density or its gradient is not finite at the initial values");
+    nuts_.step_size() = step_size_;
+  }
+  TransitionInfo transition(Rng& rng) {
+    return kernel_ ? kernel_->transition(state_, rng) : nuts_.transition(z_, rng);
+  }
+  const Vec& position() const { return kernel_ ? state_.z.theta : z_.theta; }
+  EvalCounts counts() const {
+    EvalCounts c;
+    c.grad = explore_.counts().grad + truth_.counts().grad;
+    c.potential = explore_.counts().potential + truth_.counts().potential;
+    c.surrogate_grad = field_.n_grad();
+    return c;
+  }
+  unsigned columns() const { return kHmcColumns; }
+  void adaptation(Report& r) const {
+    r.add("step_size", kernel_ ? kernel_->step_size() : 0.0);
+    report_inverse_metric(ham_.metric(), r);
+  }
+
+  // The surrogate dynamics with inverse metric A take over from NUTS at its state.
+  Kernel& enter_surrogate(const Mat& A) {
+    sham_.reset(new Hamiltonian<SurrogateField<RandomBasisNetwork>, DenseMetric>(field_, DenseMetric(A)));
+    SurrogateHmcConfig hc;
+    hc.max_delta_H = max_delta_H_;
+    kernel_.reset(new Kernel(truth_, *sham_, hc));
+    state_.z = PhasePoint(dim());
+    state_.z.theta = z_.theta;
+    state_.U_true = z_.U;
+    if (!kernel_->refresh(state_))
+      throw std::runtime_error("the trained surrogate is not finite at the chain's position");
+    return *kernel_;
+  }
+  bool refresh() { return kernel_->refresh(state_); }
+
+  Nuts<Explore, M>& nuts() { return nuts_; }
+  const PhasePoint& explore_state() const { return z_; }
+  const SurrogateState& state() const { return state_; }
+  Hamiltonian<Explore, M>& explore_hamiltonian() { return ham_; }
+  RecordingPotential<P>& recorder() { return recorder_; }
+  TrainingSet& training_set() { return set_; }
+  RandomBasisNetwork& network() { return net_; }
+  Rng& surrogate_rng() { return srng_; }
+
+ private:
+  Vec init_;
+  double step_size_, max_delta_H_;
+  TrainingSet set_;
+  RecordingPotential<P> recorder_;
+  Explore explore_;
+  Target<P> truth_;
+  Hamiltonian<Explore, M> ham_;
+  Nuts<Explore, M> nuts_;
+  PhasePoint z_;
+  RandomBasisNetwork net_;
+  SurrogateField<RandomBasisNetwork> field_;
+  Rng srng_;
+  std::unique_ptr<Hamiltonian<SurrogateField<RandomBasisNetwork>, DenseMetric>> sham_;
+  std::unique_ptr<Kernel> kernel_;
+  SurrogateState state_;
+};
+
+// Phase 1: NUTS with Stan's warmup over `explore` iterations, recording gradients after the
+// first 20% and the moments of the second half; at its end the surrogate is trained. The
+// standardisation and the potential cut come from the second half only: a chain still in
+// its transient at 20% (measured: log sigma of a gaussian GLM at N = 1e5) would otherwise
+// stretch the standardisation and keep the transient's huge gradients in the fit (held-out
+// gradient error 45%, acceptance 0).
+template <class Chain>
+class SurrogateExploration : public Phase {
+ public:
+  SurrogateExploration(Chain& chain, const SurrogateConfig& sc, const AdaptConfig& adapt, int explore,
+                       std::unique_ptr<OnlineRidge>* online)
+      : chain_(chain), sc_(sc), explore_(explore), burn_(explore / 5),
+        adapter_(chain.nuts(), chain.explore_state(), explore, adapt), moments_(chain.dim()), online_(online) {}
+
+  const char* label() const override { return "warmup: exploration"; }
+  void start(Rng& rng) override { adapter_.start(rng); }
+  void before(int t, Rng&) override { chain_.recorder().record(t >= burn_); }
+  void observe(int t, const TransitionInfo& info, Rng& rng) override {
+    adapter_.observe(t, info, rng);
+    if (2 * t >= explore_) {
+      moments_.add(chain_.explore_state().theta);
+      U_state_max_ = std::max(U_state_max_, chain_.explore_state().U);
+      traj_sum_ += info.n_leapfrog * info.step_size;
+      ++traj_n_;
+    }
+  }
+  void finish(Rng&) override {
+    chain_.recorder().record(false);
+    step_size_ = chain_.nuts().step_size();
+    if (chain_.training_set().size() < 10 || moments_.n() < 2)
+      throw std::runtime_error("too few exploration iterations to train a surrogate; increase `explore`");
+    const Standardizer st = Standardizer::from_covariance(moments_.mean(), moments_.regularized());
+    const double U_cut = U_state_max_ + std::max(10.0, static_cast<double>(chain_.dim()));
+    train_surrogate(chain_.network(), chain_.training_set(), st, U_cut, sc_.train, chain_.surrogate_rng(),
+                    train_report_, sc_.adaptive ? online_ : nullptr);
+  }
+  void report(Report& r) const override {
+    r.add("explore", explore_);
+    r.add("explore_step_size", step_size_);
+    r.merge(train_report_);
+  }
+
+  double step_size() const { return step_size_; }
+  const Vec& mean() const { return moments_.mean(); }
+  // 4/3 of the exploration's mean NUTS integration time (second half), 0 without
+  // iterations: the longest surrogate trajectory when the frequencies give none.
+  double trajectory_cap() const { return traj_n_ > 0 ? 4.0 / 3.0 * traj_sum_ / traj_n_ : 0.0; }
+
+ private:
+  Chain& chain_;
+  const SurrogateConfig& sc_;
+  int explore_, burn_;
+  WindowedAdaptation<typename Chain::NutsKernel> adapter_;
+  WelfordDense moments_;
+  double U_state_max_ = -kInf, traj_sum_ = 0.0, step_size_ = 0.0;
+  long traj_n_ = 0;
+  std::unique_ptr<OnlineRidge>* online_;
+  Report train_report_;
+};
+
+// Phase 2: metric, step size and longest trajectory of the surrogate dynamics, then the
+// integration time adapted below it. With automatic trajectories (no `steps`, no
+// `step_size`) and a quadratic base, the metric becomes dense: the inverse of the base's
+// Hessian, the least-squares slope of all the training gradients, far better determined than
+// a covariance of a few hundred draws; on a near-Gaussian posterior it makes every frequency
+// ~1, so that one trajectory length is antithetic in every direction. The step size keeps
+// the exploration's stability margin in the fastest direction (w_max eps), halved: surrogate
+// steps cost a small fraction of the one true evaluation, and a smaller discretisation error
+// raises acceptance. The longest trajectory T_max maximises the predicted effective samples
+// per iteration (trajectory_length.hpp); without usable frequencies it is the exploration's
+// mean NUTS trajectory (at least pi). What the surrogate's error costs grows with the
+// trajectory's length, so T is then adapted toward the acceptance rate trajectory_accept,
+// between one step and T_max (shrinking eps instead would buy acceptance only by hitting
+// max_steps): Robbins-Monro in log T, kept inside [log eps, log T_max] (a target one step
+// cannot reach must not drive it off to -inf), the final value the average over the second
+// half. Steps are drawn uniformly in {ceil(L/2)..L}; with user-fixed steps in {1..L}, with
+// the exploration's metric and step size, as in the papers.
+template <class Chain>
+class TrajectoryTuning : public Phase {
+ public:
+  TrajectoryTuning(Chain& chain, const SurrogateExploration<Chain>& explore, const SurrogateConfig& sc,
+                   bool auto_step_size, int iterations)
+      : chain_(chain), explore_(explore), sc_(sc), auto_eps_(auto_step_size), n_tune_(iterations),
+        tune_(!sc.steps && iterations > 0) {}
+
+  const char* label() const override { return "warmup: surrogate"; }
+  void start(Rng&) override {
+    const Mat A = sampling_metric();
+    kernel_ = &chain_.enter_surrogate(A);
+    const TrajectoryChoice choice = sc_.steps ? TrajectoryChoice{} : choose_trajectory(omega2_, eps_, sc_.max_steps);
+    T_max_ = choice.steps > 0 ? choice.steps * eps_ : std::max(kPi, explore_.trajectory_cap());
+    ess_mean_ = choice.ess_mean;
+    ess_square_ = choice.ess_square;
+    x_lo_ = std::log(eps_);
+    x_hi_ = std::log(std::max(T_max_, eps_));
+    x_ = x_hi_;
+    T_ = T_max_;
+  }
+  void before(int, Rng&) override { set_kernel(); }
+  void observe(int t, const TransitionInfo& info, Rng&) override {
+    if (!tune_) return;
+    const double gain = 2.0 / std::pow(static_cast<double>(t) + 10.0, 0.6);
+    x_ = std::clamp(x_ + gain * (std::min(1.0, info.accept_stat) - sc_.trajectory_accept), x_lo_, x_hi_);
+    T_ = std::exp(x_);
+    if (2 * t >= n_tune_) {
+      x_sum_ += x_;
+      ++x_n_;
+    }
+  }
+  void finish(Rng&) override {
+    if (tune_ && x_n_ > 0) T_ = std::exp(x_sum_ / static_cast<double>(x_n_));
+    set_kernel();
+  }
+  void report(Report& r) const override {
+    r.add("steps", steps_for(T_));
+    r.add("integration_time", steps_for(T_) * eps_);
+    r.add("max_integration_time", T_max_);
+    r.add("predicted_ess_mean", ess_mean_);
+    r.add("predicted_ess_square", ess_square_);
+    r.add("metric_from_base", metric_from_base_);
+  }
+
+ private:
+  // The inverse metric of the surrogate dynamics; sets eps_ and the frequencies omega2_.
+  Mat sampling_metric() {
+    const int d = chain_.dim();
+    RandomBasisNetwork& net = chain_.network();
+    const bool auto_traj = !sc_.steps;
+    const Mat A_explore = inverse_metric_matrix(chain_.explore_hamiltonian().metric(), d);
+    Mat A = A_explore;
+    if (auto_traj && auto_eps_ && net.has_quadratic()) {
+      Mat A_q;
+      if (inverse_of_base(net, A_q)) {
+        A = A_q;
+        metric_from_base_ = true;
+      }
+    }
+    eps_ = explore_.step_size();
+    if (auto_traj) {
+      omega2_ = surrogate_frequencies(net, explore_.mean(), DenseMetric(A));
+      if (auto_eps_) {
+        const Vec w_old = surrogate_frequencies(net, explore_.mean(), DenseMetric(A_explore));
+        const double r_old = w_old.size() ? w_old.maxCoeff() : 0.0;
+        const double r_new = omega2_.size() ? omega2_.maxCoeff() : 0.0;
+        if (r_old > 0 && r_new > 0) eps_ *= std::sqrt(r_old / r_new);
+        eps_ *= 0.5;
+      }
+    }
+    return A;
+  }
+  int steps_for(double T) const {
+    if (sc_.steps) return *sc_.steps;
+    return static_cast<int>(std::clamp(std::ceil(T / eps_ - 1e-9), 1.0, static_cast<double>(sc_.max_steps)));
+  }
+  void set_kernel() {
+    kernel_->step_size() = eps_;
+    kernel_->steps() = steps_for(T_);
+    kernel_->min_steps() = sc_.steps ? 1 : jitter_low(kernel_->steps());
+  }
+
+  Chain& chain_;
+  const SurrogateExploration<Chain>& explore_;
+  const SurrogateConfig& sc_;
+  bool auto_eps_;
+  int n_tune_;
+  bool tune_;
+  typename Chain::Kernel* kernel_ = nullptr;
+  Vec omega2_;
+  double eps_ = 0.0, T_max_ = 0.0, T_ = 0.0, ess_mean_ = 0.0, ess_square_ = 0.0;
+  double x_lo_ = 0.0, x_hi_ = 0.0, x_ = 0.0, x_sum_ = 0.0;
+  long x_n_ = 0;
+  bool metric_from_base_ = false;
+};
+
+// ARNS-HMC while sampling: every new state's true potential (known from the Metropolis
+// step) updates the output weights by exact recursive ridge regression; the surrogate the
+// trajectories use is replaced with probability min(1, t^(-1/2)) at sampling iteration t.
+template <class Chain>
+class OnlineSurrogate : public Phase {
+ public:
+  OnlineSurrogate(Chain& chain, std::unique_ptr<OnlineRidge>& online) : chain_(chain), online_(online) {}
+  const char* label() const override { return "sampling"; }
+  void observe(int, const TransitionInfo&, Rng&) override {
+    if (!online_) return;
+    RandomBasisNetwork& net = chain_.network();
+    const SurrogateState& s = chain_.state();
+    online_->add_value(s.z.theta, s.U_true - net.offset() - net.base_value(s.z.theta));
+    const double a = std::min(1.0, 1.0 / std::sqrt(static_cast<double>(++t_)));
+    if (chain_.surrogate_rng().uniform() < a) {
+      net.weights() = online_->weights();
+      ++n_refresh_;
+      if (!chain_.refresh()) throw std::runtime_error("the refreshed surrogate is not finite at the chain's position");
+    }
+  }
+  void report(Report& r) const override { r.add("n_refresh", n_refresh_); }
+
+ private:
+  Chain& chain_;
+  std::unique_ptr<OnlineRidge>& online_;
+  long t_ = 0, n_refresh_ = 0;
+};
+
+template <class P, class M>
+ChainOutput run_surrogate_hmc(P& potential, M metric, const SurrogateConfig& sc, const HmcWarmupConfig& wc,
+                              const ChainConfig& cfg, const Vec& init, Callbacks& cb) {
+  using Chain = SurrogateChain<P, M>;
+  Chain chain(potential, std::move(metric), sc, wc, cfg, init);
+  const int explore = std::min(sc.explore, cfg.warmup);
+  std::unique_ptr<OnlineRidge> online;
+  SurrogateExploration<Chain> exploration(chain, sc, wc.adapt, explore, &online);
+  TrajectoryTuning<Chain> tuning(chain, exploration, sc, wc.adapt.step_size, cfg.warmup - explore);
+  OnlineSurrogate<Chain> arns(chain, online);
+  Schedule schedule;
+  schedule.warmup = {{&exploration, explore}, {&tuning, cfg.warmup - explore}};
+  schedule.sampling = &arns;
+  ChainOutput out = run_chain(chain, schedule, cfg, cb);
+  out.report.add("activation", activation_name(sc.train.activation));
+  out.report.add("train_on", sc.train.train_on_gradient ? "gradient" : "value");
+  return out;
+}
+
+}  // namespace vhmc
