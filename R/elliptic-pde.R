@@ -15,16 +15,20 @@
 #' samplers that save evaluations, such as [surrogate_hmc()]. It is written in R on the
 #' sparse Cholesky factorisation of the Matrix package and shows how to write such a target.
 #'
-#' **Model.** On the unit square, \eqn{\nabla \cdot (c(x, \theta) \nabla u) = 0} with
-#' \eqn{u = x_1} on \eqn{x_2 = 0}, \eqn{u = 1 - x_1} on \eqn{x_2 = 1} and zero flux
-#' \eqn{\partial u / \partial x_1 = 0} on \eqn{x_1 \in \{0, 1\}}. The log conductivity is
-#' \eqn{\log c(x, \theta) = \sum_{i=1}^{d} \theta_i \sqrt{\lambda_i} v_i(x)}, the first
-#' `n_terms` terms of the Karhunen-Loeve expansion of a zero-mean Gaussian process with
-#' covariance \eqn{\sigma^2 \exp(-|x - x'|^2 / (2 l^2))}. The prior is
-#' \eqn{\theta_i \sim N(0, \mathrm{prior\_sd}^2)} and the data are
-#' \eqn{y_j = u(x_j, \theta) + \epsilon_j}, \eqn{\epsilon_j \sim N(0, \mathrm{noise\_sd}^2)},
-#' at the 121 points of the grid \eqn{\{0, 0.1, \dots, 1\}^2}, ordered with \eqn{x_1}
-#' running fastest (see `obs_points`).
+#' **Model.** On the unit square,
+#' \deqn{\nabla \cdot (c(x, \theta) \nabla u) = 0}{div(c(x, theta) grad u) = 0}
+#' with \eqn{u = x_1}{u = x1} on \eqn{x_2 = 0}{x2 = 0}, \eqn{u = 1 - x_1}{u = 1 - x1} on
+#' \eqn{x_2 = 1}{x2 = 1} and zero flux \eqn{\partial u / \partial x_1 = 0}{du/dx1 = 0} on
+#' \eqn{x_1 = 0}{x1 = 0} and \eqn{x_1 = 1}{x1 = 1}. The log conductivity is
+#' \deqn{\log c(x, \theta) = \sum_{i=1}^{d} \theta_i \sqrt{\lambda_i} v_i(x),}{log c(x,
+#' theta) = sum_i theta_i sqrt(lambda_i) v_i(x),}
+#' the first `n_terms` terms of the Karhunen-Loeve expansion of a zero-mean Gaussian process
+#' with covariance \eqn{\sigma^2 \exp(-|x - x'|^2 / (2 l^2))}{sigma2 exp(-|x - x'|^2 /
+#' (2 length_scale^2))}. The prior is \eqn{\theta_i \sim N(0, s_\theta^2)}{theta_i ~
+#' N(0, prior_sd^2)} and the data are \eqn{y_j = u(x_j, \theta) + \epsilon_j}{y_j =
+#' u(x_j, theta) + e_j}, \eqn{\epsilon_j \sim N(0, s_y^2)}{e_j ~ N(0, noise_sd^2)}, at the
+#' 121 points of the grid \eqn{\{0, 0.1, \dots, 1\}^2}{{0, 0.1, ..., 1}^2}, ordered with
+#' \eqn{x_1}{x1} running fastest (see `obs_points`).
 #'
 #' **Discretisation.** Galerkin finite elements with bilinear (Q1) elements on a uniform
 #' `n_mesh` x `n_mesh` grid of squares. The conductivity is constant on each element, equal
@@ -33,9 +37,10 @@
 #' interpolation, which for `n_mesh` a multiple of 10 reads nodal values. The
 #' eigenpairs \eqn{(\lambda_i, v_i)} are computed by the Nystrom method with the midpoint
 #' rule on the element centres (weights the element areas \eqn{h^2}); because the kernel is
-#' separable they are products of one-dimensional eigenpairs, \eqn{v_i(x) = \phi_a(x_1)
-#' \phi_b(x_2)}, ordered by decreasing eigenvalue (see `kl`). With the defaults the 20
-#' modes carry 97.1% of the prior variance of the field.
+#' separable they are products of one-dimensional eigenpairs,
+#' \eqn{v_i(x) = \phi_a(x_1) \phi_b(x_2)}{v_i(x) = phi_a(x1) phi_b(x2)}, ordered by
+#' decreasing eigenvalue (see `kl`). With the defaults the 20 modes carry 97.1% of the
+#' prior variance of the field.
 #'
 #' **Cost.** The matrix of the discrete system changes with \eqn{\theta} but its sparsity
 #' pattern does not: the fill-reducing ordering and symbolic factorisation are computed once,
@@ -62,12 +67,12 @@
 #' @return An object of class `vhmc_pde_model`, a list with
 #'   * `log_density(theta)`, `gradient(theta)`: the log posterior (up to a constant) and its
 #'     gradient, for [vhmc_sample()].
-#'   * `fisher_metric(theta)`: \eqn{J'J / \mathrm{noise\_sd}^2 + I / \mathrm{prior\_sd}^2},
-#'     with \eqn{J} the Jacobian of the noise-free observations, the metric of
-#'     Riemannian-manifold HMC.
+#'   * `fisher_metric(theta)`: \eqn{J'J / s_y^2 + I / s_\theta^2}{J'J / noise_sd^2 +
+#'     I / prior_sd^2}, with \eqn{J} the Jacobian of the noise-free observations, the
+#'     metric of Riemannian-manifold HMC (Girolami and Calderhead, 2011).
 #'   * `hessian_diagonal(theta)`: the diagonal of the Hessian of the negative log posterior
 #'     (Zhang et al., 2017), which includes the residual term the Fisher metric leaves out.
-#'   * `predict(theta)`: the noise-free observations \eqn{u(x_j, \theta)}.
+#'   * `predict(theta)`: the noise-free observations \eqn{u(x_j, \theta)}{u(x_j, theta)}.
 #'   * `solve_field(theta)`, `conductivity_field(theta)`: the solution at the nodes and the
 #'     conductivity at the element centres, as lists `x`, `y`, `z` for [graphics::image()]
 #'     or [graphics::contour()].
@@ -75,10 +80,11 @@
 #'     at `theta` or at a draw from the prior.
 #'   * `counts(reset = FALSE)`: numeric factorisations, right-hand sides solved
 #'     (`solves`) and calls of each function since the model was returned (or the last
-#'     reset). The single symbolic analysis is done when the model is built.
+#'     reset), in this R process: chains run in parallel worker processes count in the
+#'     workers' copies. The single symbolic analysis is done when the model is built.
 #'   * `init`: zeros named `theta[1]`, ..., the prior mean; `observations`, `obs_points`;
 #'     `theta_true` (the simulated truth, or `NULL`); `kl` (eigenvalues, the indices
-#'     \eqn{(a, b)} of each mode, the fraction of prior variance kept); `settings`.
+#'     (a, b) of each mode, the fraction of prior variance kept); `settings`.
 #' @references
 #' Dashti, M. and Stuart, A. M. (2011). Uncertainty quantification and weak approximation
 #' of an elliptic inverse problem. *SIAM Journal on Numerical Analysis*, 49(6), 2524-2542.
@@ -86,6 +92,9 @@
 #' Conrad, P. R., Marzouk, Y. M., Pillai, N. S. and Smith, A. (2014). Accelerating
 #' asymptotically exact MCMC for computationally intensive models via local approximations.
 #' arXiv:1402.1694.
+#'
+#' Girolami, M. and Calderhead, B. (2011). Riemann manifold Langevin and Hamiltonian Monte
+#' Carlo methods. *Journal of the Royal Statistical Society B*, 73(2), 123-214.
 #'
 #' Zhang, C., Shahbaba, B. and Zhao, H. (2017). Hamiltonian Monte Carlo acceleration using
 #' surrogate functions with random bases. *Statistics and Computing*, 27(6), 1473-1490.
@@ -98,6 +107,8 @@
 #' contour(m$solve_field(m$theta_true), add = TRUE)
 #' m$counts()
 #' \donttest{
+#' # A short run (about 3000 gradients, 10 s; expect warnings about the ESS):
+#' # each log density and the gradient at the same point share one factorisation.
 #' fit <- vhmc_sample(m$log_density, m$gradient, init = m$init, sampler = nuts(),
 #'                    chains = 1, iter = 300, seed = 1, progress = FALSE)
 #' m$counts()

@@ -15,6 +15,7 @@ new_pde_solver <- function(mesh) {
   matrix <- mesh$assembly$pattern
   matrix@x <- as.vector(mesh$assembly$map %*% rep(1, nrow(mesh$elements)))
   factor <- Matrix::Cholesky(matrix, perm = TRUE, LDL = FALSE, super = FALSE)
+  matrix@factors <- list()  # drop the factor Cholesky() cached in the matrix: it goes stale
   counts <- c(factorizations = 0, solves = 0)
   factorize <- function(conductivity) {
     matrix@x <<- as.vector(mesh$assembly$map %*% conductivity)
