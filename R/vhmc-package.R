@@ -6,7 +6,8 @@
 #' surrogate-accelerated (random-basis network) HMC, variational HMC and
 #' stochastic-gradient samplers. Targets are GLMs and ARDL time-series models
 #' given by formulas (`vhmc_glm()`, `vhmc_ardl()`) or any log density written
-#' as an R function ([vhmc_sample()]).
+#' as an R function ([vhmc_sample()]). [elliptic_pde_model()] is such a
+#' function whose every evaluation solves a PDE: an expensive example target.
 #'
 #' Fits are `vhmc_fit` objects. They keep the post-warmup draws as a
 #' [posterior::draws_array], per-transition sampler diagnostics
