@@ -237,8 +237,6 @@ check_fit <- function(fit, rhat_threshold = 1.01, ess_threshold = 400,
   flagged <- character()
   messages <- character()
   total <- fit_ndraws(fit)
-  sampler_name <- if (is.null(fit$sampler$name)) "" else fit$sampler$name
-  has_adapt_delta <- sampler_name %in% c("nuts", "hmc")
 
   # --- divergences (validity) -----------------------------------------------
   chains_tab <- chain_diagnostics(fit)
@@ -246,13 +244,7 @@ check_fit <- function(fit, rhat_threshold = 1.01, ess_threshold = 400,
     sum(chains_tab$divergences, na.rm = TRUE)
   if (!is.na(n_div) && n_div > 0) {
     flagged <- c(flagged, "divergences")
-    fix <- if (has_adapt_delta) {
-      paste0("increase adapt_delta, e.g. ", sampler_name,
-             "(adapt_delta = 0.95), or reparameterise the model ",
-             "(e.g. a non-centred parameterisation)")
-    } else {
-      "use a smaller step size or reparameterise the model (e.g. non-centred)"
-    }
+    fix <- divergence_fix(fit$sampler)
     messages <- c(messages, paste0(
       n_div, " of ", total, " transitions after warmup ended with a ",
       "divergence. The posterior may be biased. To fix: ", fix,

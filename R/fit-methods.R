@@ -20,9 +20,7 @@ fit_header <- function(x) {
   } else if (!is.null(x$model$type) && !identical(x$model$type, "custom")) {
     line1 <- paste0(line1, "\nmodel: ", x$model$type)
   }
-  if (!is.null(x$surrogate)) line1 <- paste0(line1, "\n", surrogate_line(x))
-  if (!is.null(x$variational)) line1 <- paste0(line1, "\n", variational_line(x))
-  if (is_sg_sampler(s)) line1 <- paste(c(line1, sg_lines(x)), collapse = "\n")
+  line1 <- paste(c(line1, header_lines(s, x)), collapse = "\n")
   line2 <- paste0(
     fit_nchains(x), " chain", if (fit_nchains(x) == 1L) "" else "s", " x ",
     fit_niterations(x), " post-warmup draws (thin = ", fit_thin(x),

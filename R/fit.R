@@ -151,9 +151,8 @@ new_vhmc_fit <- function(draws, diagnostics, adaptation, counts, timing,
   )
 
   # --- sampler, model, inits, call -----------------------------------------
-  if (!inherits(sampler, "vhmc_sampler") || !is.character(sampler$name)) {
-    stop("`sampler` must be a vhmc_sampler object with a `name`.",
-         call. = FALSE)
+  if (!inherits(sampler, "vhmc_sampler")) {
+    stop("`sampler` must be a vhmc_sampler object.", call. = FALSE)
   }
   if (!is.list(model) || !is.character(model$type)) {
     stop("`model` must be a list with a character `type`.", call. = FALSE)
@@ -249,25 +248,6 @@ fit_diagnostic <- function(fit, column) {
     return(NULL)
   }
   cols
-}
-
-# Human-readable sampler label, e.g. "NUTS (diag metric)".
-sampler_label <- function(sampler) {
-  name <- if (is.null(sampler$name)) "unknown" else sampler$name
-  label <- switch(name,
-    nuts = "NUTS",
-    hmc = "static HMC",
-    sghmc = "SGHMC",
-    sgld = "SGLD",
-    surrogate_hmc = "surrogate HMC",
-    variational_hmc = "variational HMC",
-    name
-  )
-  if (isTRUE(sampler$control_variate)) label <- paste0(label, "-CV")
-  if (!is.null(sampler$metric)) {
-    label <- paste0(label, " (", sampler$metric, " metric)")
-  }
-  label
 }
 
 #' Number of chains, iterations and draws of a vhmc fit

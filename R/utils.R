@@ -1,55 +1,4 @@
-# Argument checks shared by every constructor and fitting function. Each error names the
-# argument and says what would be accepted, and is raised before any C++ runs.
-
-stop_arg <- function(arg, problem, fix = NULL) {
-  msg <- sprintf("`%s` %s.", arg, problem)
-  if (!is.null(fix)) msg <- paste(msg, fix)
-  stop(msg, call. = FALSE)
-}
-
-# A whole number in [min, .Machine$integer.max] (counts become C++ ints).
-is_count <- function(x, min = 1) {
-  is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x) && x == round(x) && x >= min &&
-    x <= .Machine$integer.max
-}
-
-check_count <- function(x, arg, min = 1) {
-  if (!is_count(x, min)) {
-    too_big <- is.numeric(x) && length(x) == 1L && isTRUE(x > .Machine$integer.max)
-    stop_arg(arg, sprintf("must be a single whole number %s, not %s",
-                          if (too_big) sprintf("between %s and %d", min, .Machine$integer.max)
-                          else sprintf(">= %s", min), describe(x)))
-  }
-  as.integer(x)
-}
-
-check_number <- function(x, arg, lower = -Inf, upper = Inf, open = c(FALSE, FALSE)) {
-  if (!is.numeric(x) || length(x) != 1L || is.na(x) || !is.finite(x)) {
-    stop_arg(arg, sprintf("must be a single finite number, not %s", describe(x)))
-  }
-  below <- if (open[1]) x <= lower else x < lower
-  above <- if (open[2]) x >= upper else x > upper
-  if (below || above) {
-    range <- sprintf("%s%s, %s%s", if (open[1]) "(" else "[", lower, upper, if (open[2]) ")" else "]")
-    stop_arg(arg, sprintf("must lie in %s, not %s", range, format(x)))
-  }
-  as.numeric(x)
-}
-
-check_flag <- function(x, arg) {
-  if (!is.logical(x) || length(x) != 1L || is.na(x)) {
-    stop_arg(arg, sprintf("must be TRUE or FALSE, not %s", describe(x)))
-  }
-  x
-}
-
-describe <- function(x) {
-  if (is.null(x)) return("NULL")
-  if (is.function(x)) return("a function")
-  if (is.character(x) && length(x) == 1L && !is.na(x)) return(sprintf("\"%s\" (a character string)", x))
-  if (length(x) == 1L && is.atomic(x)) return(format(x))
-  sprintf("a %s of length %d", class(x)[1], length(x))
-}
+# Seeds and small helpers.
 
 # A seed for the core: a whole number in [1, 2^31 - 1]; NULL draws one from R's RNG so that
 # set.seed() before the call also makes the fit reproducible.
@@ -75,12 +24,3 @@ with_local_seed <- function(seed, expr) {
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
-# `...` of the model functions only catches misspelt argument names: anything there is an
-# error naming what was passed.
-check_no_dots <- function(dots, fun) {
-  if (length(dots) == 0L) return(invisible())
-  nm <- names(dots)
-  stop_arg("...", sprintf("must be empty, but has %s", if (is.null(nm) || !all(nzchar(nm)))
-    "unnamed arguments" else paste0("`", nm, "`", collapse = ", ")),
-    sprintf("Check the argument names against ?%s.", fun))
-}

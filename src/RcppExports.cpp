@@ -11,92 +11,108 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
-// vhmc_chain_gaussian
-Rcpp::List vhmc_chain_gaussian(Rcpp::NumericVector mean, Rcpp::NumericMatrix cov, Rcpp::NumericVector init, Rcpp::List sampler, Rcpp::List run);
-RcppExport SEXP _vhmc_vhmc_chain_gaussian(SEXP meanSEXP, SEXP covSEXP, SEXP initSEXP, SEXP samplerSEXP, SEXP runSEXP) {
+// vhmc_run_gaussian
+Rcpp::List vhmc_run_gaussian(Rcpp::NumericVector mean, Rcpp::NumericMatrix cov, Rcpp::NumericVector init, Rcpp::List config, Rcpp::List extras, Rcpp::List run);
+RcppExport SEXP _vhmc_vhmc_run_gaussian(SEXP meanSEXP, SEXP covSEXP, SEXP initSEXP, SEXP configSEXP, SEXP extrasSEXP, SEXP runSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type mean(meanSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type cov(covSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type init(initSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type sampler(samplerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type config(configSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type extras(extrasSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type run(runSEXP);
-    rcpp_result_gen = Rcpp::wrap(vhmc_chain_gaussian(mean, cov, init, sampler, run));
+    rcpp_result_gen = Rcpp::wrap(vhmc_run_gaussian(mean, cov, init, config, extras, run));
     return rcpp_result_gen;
 END_RCPP
 }
-// vhmc_chain_glm
-Rcpp::List vhmc_chain_glm(Rcpp::List spec, Rcpp::NumericVector init, Rcpp::List sampler, Rcpp::List run);
-RcppExport SEXP _vhmc_vhmc_chain_glm(SEXP specSEXP, SEXP initSEXP, SEXP samplerSEXP, SEXP runSEXP) {
+// vhmc_glm_model
+SEXP vhmc_glm_model(Rcpp::List spec);
+RcppExport SEXP _vhmc_vhmc_glm_model(SEXP specSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_glm_model(spec));
+    return rcpp_result_gen;
+END_RCPP
+}
+// vhmc_run_glm
+Rcpp::List vhmc_run_glm(SEXP model, Rcpp::List spec, Rcpp::NumericVector init, Rcpp::List config, Rcpp::List extras, Rcpp::List run);
+RcppExport SEXP _vhmc_vhmc_run_glm(SEXP modelSEXP, SEXP specSEXP, SEXP initSEXP, SEXP configSEXP, SEXP extrasSEXP, SEXP runSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type init(initSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type sampler(samplerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type config(configSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type extras(extrasSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type run(runSEXP);
-    rcpp_result_gen = Rcpp::wrap(vhmc_chain_glm(spec, init, sampler, run));
+    rcpp_result_gen = Rcpp::wrap(vhmc_run_glm(model, spec, init, config, extras, run));
     return rcpp_result_gen;
 END_RCPP
 }
 // vhmc_glm_potential
-Rcpp::List vhmc_glm_potential(Rcpp::List spec, Rcpp::NumericMatrix theta);
-RcppExport SEXP _vhmc_vhmc_glm_potential(SEXP specSEXP, SEXP thetaSEXP) {
+Rcpp::List vhmc_glm_potential(SEXP model, Rcpp::NumericMatrix theta);
+RcppExport SEXP _vhmc_vhmc_glm_potential(SEXP modelSEXP, SEXP thetaSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type model(modelSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type theta(thetaSEXP);
-    rcpp_result_gen = Rcpp::wrap(vhmc_glm_potential(spec, theta));
-    return rcpp_result_gen;
-END_RCPP
-}
-// vhmc_glm_gram
-Rcpp::NumericMatrix vhmc_glm_gram(Rcpp::List spec);
-RcppExport SEXP _vhmc_vhmc_glm_gram(SEXP specSEXP) {
-BEGIN_RCPP
-    Rcpp::RObject rcpp_result_gen;
-    Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
-    rcpp_result_gen = Rcpp::wrap(vhmc_glm_gram(spec));
+    rcpp_result_gen = Rcpp::wrap(vhmc_glm_potential(model, theta));
     return rcpp_result_gen;
 END_RCPP
 }
 // vhmc_glm_mode
-Rcpp::List vhmc_glm_mode(Rcpp::List spec, Rcpp::NumericVector init);
-RcppExport SEXP _vhmc_vhmc_glm_mode(SEXP specSEXP, SEXP initSEXP) {
+Rcpp::List vhmc_glm_mode(SEXP model, Rcpp::NumericVector init);
+RcppExport SEXP _vhmc_vhmc_glm_mode(SEXP modelSEXP, SEXP initSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type model(modelSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type init(initSEXP);
-    rcpp_result_gen = Rcpp::wrap(vhmc_glm_mode(spec, init));
+    rcpp_result_gen = Rcpp::wrap(vhmc_glm_mode(model, init));
     return rcpp_result_gen;
 END_RCPP
 }
-// vhmc_chain_r_target
-Rcpp::List vhmc_chain_r_target(Rcpp::Function potential, Rcpp::NumericVector init, Rcpp::List sampler, Rcpp::List run);
-RcppExport SEXP _vhmc_vhmc_chain_r_target(SEXP potentialSEXP, SEXP initSEXP, SEXP samplerSEXP, SEXP runSEXP) {
+// vhmc_glm_gram
+Rcpp::NumericMatrix vhmc_glm_gram(SEXP model);
+RcppExport SEXP _vhmc_vhmc_glm_gram(SEXP modelSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type model(modelSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_glm_gram(model));
+    return rcpp_result_gen;
+END_RCPP
+}
+// vhmc_run_r_target
+Rcpp::List vhmc_run_r_target(Rcpp::Function potential, Rcpp::NumericVector init, Rcpp::List config, Rcpp::List extras, Rcpp::List run);
+RcppExport SEXP _vhmc_vhmc_run_r_target(SEXP potentialSEXP, SEXP initSEXP, SEXP configSEXP, SEXP extrasSEXP, SEXP runSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
     Rcpp::traits::input_parameter< Rcpp::Function >::type potential(potentialSEXP);
     Rcpp::traits::input_parameter< Rcpp::NumericVector >::type init(initSEXP);
-    Rcpp::traits::input_parameter< Rcpp::List >::type sampler(samplerSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type config(configSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type extras(extrasSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type run(runSEXP);
-    rcpp_result_gen = Rcpp::wrap(vhmc_chain_r_target(potential, init, sampler, run));
+    rcpp_result_gen = Rcpp::wrap(vhmc_run_r_target(potential, init, config, extras, run));
     return rcpp_result_gen;
 END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
-    {"_vhmc_vhmc_chain_gaussian", (DL_FUNC) &_vhmc_vhmc_chain_gaussian, 5},
-    {"_vhmc_vhmc_chain_glm", (DL_FUNC) &_vhmc_vhmc_chain_glm, 4},
+    {"_vhmc_vhmc_run_gaussian", (DL_FUNC) &_vhmc_vhmc_run_gaussian, 6},
+    {"_vhmc_vhmc_glm_model", (DL_FUNC) &_vhmc_vhmc_glm_model, 1},
+    {"_vhmc_vhmc_run_glm", (DL_FUNC) &_vhmc_vhmc_run_glm, 6},
     {"_vhmc_vhmc_glm_potential", (DL_FUNC) &_vhmc_vhmc_glm_potential, 2},
-    {"_vhmc_vhmc_glm_gram", (DL_FUNC) &_vhmc_vhmc_glm_gram, 1},
     {"_vhmc_vhmc_glm_mode", (DL_FUNC) &_vhmc_vhmc_glm_mode, 2},
-    {"_vhmc_vhmc_chain_r_target", (DL_FUNC) &_vhmc_vhmc_chain_r_target, 4},
+    {"_vhmc_vhmc_glm_gram", (DL_FUNC) &_vhmc_vhmc_glm_gram, 1},
+    {"_vhmc_vhmc_run_r_target", (DL_FUNC) &_vhmc_vhmc_run_r_target, 5},
     {NULL, NULL, 0}
 };
 

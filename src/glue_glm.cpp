@@ -1,11 +1,11 @@
-// GLM potentials evaluated in C++ (vhmc_glm). R builds the model matrix once (R/vhmc_glm.R,
-// glm_spec()); every chain views that memory, with no copy per chain or per iteration: the
-// intercept column of ones is skipped by pointer arithmetic and centring happens inside the
-// potential.
-#include <vhmc/model/glm.hpp>
-#include <vhmc/model/mode.hpp>
-
-#include "glue_run.h"
+// GLM potentials evaluated in C++ (vhmc_glm, vhmc_ardl). R builds the model matrix once
+// (R/model-glm.R) and a GlmModel once per fit (vhmc_glm_model), which every chain in this
+// process, the initial-value checks and the mode search share: for the gaussian family its
+// construction is an O(N k^2) pass over the data. Chains in other processes rebuild it
+// from the spec (an external pointer does not survive serialisation). The model views R's
+// memory, with no copy per chain or per iteration: the intercept column of ones is skipped
+// by pointer arithmetic and centring happens inside the potential.
+#include "glue_registry.h"
 
 namespace {
 
@@ -14,7 +14,7 @@ vhmc::GlmFamily glm_family(const std::string& name) {
   if (name == "binomial_logit") return vhmc::GlmFamily::BinomialLogit;
   if (name == "binomial_probit") return vhmc::GlmFamily::BinomialProbit;
   if (name == "poisson_log") return vhmc::GlmFamily::PoissonLog;
-  Rcpp::stop("unknown family '" + name + "'");
+  Rcpp::stop("internal: unknown family '" + name + "'");
 }
 
 // A prior as expanded by R (R/priors.R, prior_for_core(): validated, vectors recycled).
@@ -28,7 +28,7 @@ vhmc::Prior glm_prior(const Rcpp::List& p) {
   if (kind == "cauchy") return vhmc::Prior::cauchy(loc, scale);
   if (kind == "laplace") return vhmc::Prior::laplace(loc, scale);
   if (kind == "student_t") return vhmc::Prior::student_t(Rcpp::as<vhmc::Vec>(p["df"]), loc, scale);
-  Rcpp::stop("unknown prior '" + kind + "'");
+  Rcpp::stop("internal: unknown prior '" + kind + "'");
 }
 
 const double* optional(SEXP v) { return Rf_isNull(v) ? nullptr : REAL(v); }
@@ -59,63 +59,74 @@ struct GlmModel {
                                 glm_prior(spec["prior_aux"]),
                                 Rcpp::as<double>(spec["noise_precision"]));
     } catch (const std::invalid_argument& e) {
-      Rcpp::stop(e.what());
+      Rcpp::stop(std::string("internal: ") + e.what());
     }
   }
 };
 
+using ModelPtr = Rcpp::XPtr<GlmModel>;
+
+// The model behind an external pointer, or (in a process the pointer did not survive to,
+// where it reads as null) a model rebuilt from the spec into `local`.
+GlmModel& model_of(SEXP ptr, const Rcpp::List& spec, std::unique_ptr<GlmModel>& local) {
+  if (TYPEOF(ptr) == EXTPTRSXP && R_ExternalPtrAddr(ptr) != nullptr) return *ModelPtr(ptr);
+  local = std::make_unique<GlmModel>(spec);
+  return *local;
+}
+
 }  // namespace
 
-// One chain of a GLM; `spec` comes from glm_spec() in R/vhmc_glm.R.
+// The GLM potential of a spec (from glm_spec() in R), built once per fit.
 // [[Rcpp::export]]
-Rcpp::List vhmc_chain_glm(Rcpp::List spec, Rcpp::NumericVector init, Rcpp::List sampler,
-                          Rcpp::List run) {
-  GlmModel model(spec);
-  if (vhmc_glue::is_sg_sampler(sampler))
-    return vhmc_glue::run_sg(model.potential, sampler, run, Rcpp::as<vhmc::Vec>(init));
-  return vhmc_glue::run_potential(model.potential, sampler, run, Rcpp::as<vhmc::Vec>(init));
+SEXP vhmc_glm_model(Rcpp::List spec) { return ModelPtr(new GlmModel(spec), true); }
+
+// One chain of a GLM with the sampler `config` (class = the sampler's) and fit-time `extras`.
+// [[Rcpp::export]]
+Rcpp::List vhmc_run_glm(SEXP model, Rcpp::List spec, Rcpp::NumericVector init, Rcpp::List config,
+                        Rcpp::List extras, Rcpp::List run) {
+  std::unique_ptr<GlmModel> local;
+  GlmModel& m = model_of(model, spec, local);
+  return vhmc_glue::run_registered(m.potential, config, extras, Rcpp::as<vhmc::Vec>(init), run);
 }
 
 // U and grad U at each row of `theta` (internal parameterisation), for checks at the initial
 // values and for optimisation in R.
 // [[Rcpp::export]]
-Rcpp::List vhmc_glm_potential(Rcpp::List spec, Rcpp::NumericMatrix theta) {
-  GlmModel model(spec);
-  const int d = model.potential.dim();
-  if (theta.ncol() != d) Rcpp::stop("theta must have one column per parameter");
+Rcpp::List vhmc_glm_potential(SEXP model, Rcpp::NumericMatrix theta) {
+  GlmModel& m = *ModelPtr(model);
+  const int d = m.potential.dim();
+  if (theta.ncol() != d) Rcpp::stop("internal: theta must have one column per parameter");
   Rcpp::NumericVector value(theta.nrow());
   Rcpp::NumericMatrix grad(theta.nrow(), d);
   vhmc::Vec th(d), g(d);
   for (int s = 0; s < theta.nrow(); ++s) {
     for (int j = 0; j < d; ++j) th[j] = theta(s, j);
-    value[s] = model.potential.U_grad(th, g);
+    value[s] = m.potential.U_grad(th, g);
     for (int j = 0; j < d; ++j) grad(s, j) = g[j];
   }
   return Rcpp::List::create(Rcpp::_["value"] = value, Rcpp::_["gradient"] = grad);
 }
 
-// Weighted Gram matrix of the design in the sampler's coordinates (centred, scaled columns),
-// for the identifiability check in R (no copy of the design is made there).
-// [[Rcpp::export]]
-Rcpp::NumericMatrix vhmc_glm_gram(Rcpp::List spec) {
-  GlmModel model(spec);
-  vhmc::Mat G;
-  model.potential.design_gram(G);
-  return Rcpp::wrap(G);
-}
-
 // Posterior mode and the analytic Hessian there by damped Newton (the Laplace anchor of
-// variational_hmc() and the MAP of control variates); internal parameterisation.
+// variational_hmc() and the control-variate anchor); internal parameterisation.
 // [[Rcpp::export]]
-Rcpp::List vhmc_glm_mode(Rcpp::List spec, Rcpp::NumericVector init) {
-  GlmModel model(spec);
-  if (init.size() != model.potential.dim()) Rcpp::stop("init must have one value per parameter");
-  const vhmc::ModeResult r = vhmc::newton_mode(model.potential, Rcpp::as<vhmc::Vec>(init));
-  Rcpp::List out = Rcpp::List::create(
+Rcpp::List vhmc_glm_mode(SEXP model, Rcpp::NumericVector init) {
+  GlmModel& m = *ModelPtr(model);
+  if (init.size() != m.potential.dim()) Rcpp::stop("internal: init must have one value per parameter");
+  const vhmc::ModeResult r = vhmc::newton_mode(m.potential, Rcpp::as<vhmc::Vec>(init));
+  return Rcpp::List::create(
       Rcpp::_["mode"] = Rcpp::wrap(r.mode), Rcpp::_["hessian"] = Rcpp::wrap(r.hessian),
       Rcpp::_["value"] = r.value, Rcpp::_["gradient"] = Rcpp::wrap(r.gradient),
       Rcpp::_["iterations"] = r.iterations, Rcpp::_["converged"] = r.converged,
       Rcpp::_["message"] = r.message,
       Rcpp::_["evaluations"] = r.n_value + r.n_gradient + r.n_hessian);
-  return out;
+}
+
+// Weighted Gram matrix of the design in the sampler's coordinates (centred, scaled columns),
+// for the identifiability check in R (no copy of the design is made there).
+// [[Rcpp::export]]
+Rcpp::NumericMatrix vhmc_glm_gram(SEXP model) {
+  vhmc::Mat G;
+  ModelPtr(model)->potential.design_gram(G);
+  return Rcpp::wrap(G);
 }

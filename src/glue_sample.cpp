@@ -1,8 +1,8 @@
-// Targets written as R functions (vhmc_sample). R/vhmc_sample.R wraps the user's functions
-// into one closure f(theta, need_grad) returning U or c(U, grad U), already negated, with
-// errors and non-finite values turned into NaN there, so no R error unwinds through C++;
-// a malformed value comes back as a message that ends the chain.
-#include "glue_run.h"
+// Targets written as R functions (vhmc_sample). R/model-r-target.R wraps the user's
+// functions into one closure f(theta, need_grad) returning U or c(U, grad U), already
+// negated, with errors and non-finite values turned into NaN there, so no R error unwinds
+// through C++; a malformed value comes back as a message that ends the chain.
+#include "glue_registry.h"
 
 namespace {
 
@@ -26,8 +26,6 @@ class RPotential {
   }
 
  private:
-  // The closure returns a message (a string) when the user's function returned a malformed
-  // value: that ends the chain with the message as its error.
   SEXP call(const vhmc::Vec& theta, const Rcpp::LogicalVector& need_grad) {
     Rcpp::NumericVector th(theta.data(), theta.data() + theta.size());
     Rcpp::RObject r = f_(th, need_grad);
@@ -43,9 +41,9 @@ class RPotential {
 }  // namespace
 
 // [[Rcpp::export]]
-Rcpp::List vhmc_chain_r_target(Rcpp::Function potential, Rcpp::NumericVector init,
-                               Rcpp::List sampler, Rcpp::List run) {
+Rcpp::List vhmc_run_r_target(Rcpp::Function potential, Rcpp::NumericVector init, Rcpp::List config,
+                             Rcpp::List extras, Rcpp::List run) {
   const vhmc::Vec theta0 = Rcpp::as<vhmc::Vec>(init);
   RPotential pot(potential, static_cast<int>(theta0.size()));
-  return vhmc_glue::run_potential(pot, sampler, run, theta0);
+  return vhmc_glue::run_registered(pot, config, extras, theta0, run);
 }

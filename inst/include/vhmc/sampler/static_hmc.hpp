@@ -1,9 +1,10 @@
 #pragma once
 // Static HMC (seed 000 Algorithm 1; book Algorithm 14; SPEC A2): L leapfrog steps, L jittered
-// uniformly in 1..L each iteration, Metropolis acceptance on the true Hamiltonian. With
-// steps = 0 the trajectory length is chosen from the step size so that the mean integration
+// uniformly in 1..L each iteration, Metropolis acceptance on the true Hamiltonian. Without
+// steps the trajectory length is chosen from the step size so that the mean integration
 // time is pi/2 (a quarter period of a unit-scale Gaussian in the adapted metric).
 #include <algorithm>
+#include <optional>
 
 #include "../integrator/hamiltonian.hpp"
 #include "transition.hpp"
@@ -11,7 +12,7 @@
 namespace vhmc {
 
 struct StaticHmcConfig {
-  int steps = 0;  // 0: automatic (see above)
+  std::optional<int> steps;  // nullopt: from the step size (see above)
   bool jitter = true;
   double max_delta_H = 1000.0;
   int max_steps = 1024;
@@ -29,7 +30,7 @@ class StaticHmc {
   Hamiltonian<T, M>& hamiltonian() { return ham_; }
 
   int steps_for(double eps) const {
-    if (cfg_.steps > 0) return cfg_.steps;
+    if (cfg_.steps) return *cfg_.steps;
     const double L = std::ceil(kPi / eps);
     return static_cast<int>(std::clamp(L, 1.0, static_cast<double>(cfg_.max_steps)));
   }

@@ -223,7 +223,8 @@ template <class Chain>
 class VariationalTraining : public Phase {
  public:
   VariationalTraining(Chain& chain, int t0, double schedule)
-      : chain_(chain), t0_(t0), n_s_(schedule), adapt_(!chain.config().step_size) {
+      : chain_(chain), t0_(t0), n_s_(schedule), adapt_(!chain.config().step_size), g_(chain.dim()),
+        u_(chain.dim()), resid_(chain.dim()) {
     DualAveragingConfig dac;
     dac.delta = chain.config().adapt_delta;
     da_ = DualAveraging(dac);
@@ -286,7 +287,7 @@ class VariationalTraining : public Phase {
   bool adapt_;
   DualAveraging da_;
   double eps_ = 0.5;
-  Vec prev_, g_, u_, resid_;
+  Vec g_, u_, resid_, prev_;
   std::vector<Vec> hold_theta_, hold_grad_;
   long n_accepted_ = 0, n_train_ = 0;
   double train_radius_ = 0.0;

@@ -1,7 +1,7 @@
-# Stochastic-gradient MCMC (SPEC A5): sghmc() and sgld() constructors, their defaults that
-# need the data (batch size), and the per-chain report (epochs). The core is
-# inst/include/vhmc/{model/minibatch.hpp, sampler/sghmc.hpp, sampler/sgld.hpp,
-# driver/run_sg_chain.hpp}.
+# Stochastic-gradient MCMC: the sghmc() and sgld() constructors, their defaults that need
+# the data (batch size), the control variate's anchor (once per fit), and the per-chain
+# report (epochs). The core is inst/include/vhmc/sampler/sg_sampler.hpp with the update
+# rules sghmc.hpp and sgld.hpp and the minibatches of model/minibatch.hpp.
 
 #' Stochastic gradient HMC and Langevin dynamics (approximate)
 #'
@@ -240,77 +240,99 @@ check_batch_size <- function(batch_size) {
   as.integer(batch_size)
 }
 
-is_sg_sampler <- function(sampler) isTRUE(sampler$name %in% c("sghmc", "sgld"))
+# Both samplers need minibatch gradients of a likelihood that factorises over rows.
+check_sg_target <- function(sampler, target) {
+  if (isTRUE(target$minibatch)) return(invisible())
+  stop_arg("sampler", sprintf(paste(
+    "is %s(), a stochastic-gradient sampler: it needs minibatch gradients of a likelihood",
+    "that factorises over observations, which a log density written as an R function does",
+    "not provide"), sampler_name(sampler)),
+    "Use nuts(), hmc(), surrogate_hmc() or variational_hmc() here, or fit a GLM with vhmc_glm(sampler = ...).")
+}
+check_target.vhmc_sghmc <- check_sg_target
+check_target.vhmc_sgld <- check_sg_target
 
-# The batch size against the data: default, or checked against N.
-prepare_sg_sampler <- function(sampler, n) {
-  if (!is_sg_sampler(sampler)) return(sampler)
-  if (is.null(sampler$batch_size)) {
-    sampler$batch_size <- as.integer(max(ceiling(n / 100), min(n, 100)))
-  } else if (sampler$batch_size > n) {
-    stop_arg("batch_size", sprintf("(%d) exceeds the number of observations (%d)",
-                                   sampler$batch_size, n),
+# The batch size against the data: max(ceiling(N / 100), min(N, 100)) rows by default.
+sg_batch_size <- function(sampler, n) {
+  if (is.null(sampler$batch_size)) return(as.integer(max(ceiling(n / 100), min(n, 100))))
+  if (sampler$batch_size > n) {
+    stop_arg("batch_size", sprintf("(%d) exceeds the number of observations (%d)", sampler$batch_size, n),
              sprintf("Use a batch_size between 1 and %d.", n))
   }
-  sampler
+  sampler$batch_size
 }
 
-# Control variates (SPEC A5, SGLD-CV): the posterior mode theta_hat and the full gradient
-# g(theta_hat), once per fit (not per chain), by laplace_anchor() (R/variational.R) on
-# value_grad(theta) = list(value = U, gradient = grad U) from `start`. Its cost in epochs (one
-# per value_grad call, the optimiser's and the final gradient's) and seconds are kept for the
-# report. Chains start at theta_hat unless the user gave `init`. Returns list(sampler, inits)
-# with inits as glm_inits() makes them; to_user maps internal values to the user's scale.
-with_control_variate <- function(sampler, value_grad, inits, user_init, to_user, newton = NULL) {
-  if (!is_sg_sampler(sampler) || !isTRUE(sampler$control_variate)) {
-    return(list(sampler = sampler, inits = inits))
-  }
+sampler_config.vhmc_sghmc <- function(sampler, run, target) {
+  core_config(sampler, batch_size = sg_batch_size(sampler, target$n_obs), step_size = sampler$step_size,
+              friction = sampler$friction, noise_estimate = sampler$noise_estimate,
+              estimate_noise = sampler$estimate_noise, updates = sampler$steps,
+              resample = sampler$resample, diag_metric = sampler$metric == "diag",
+              fresh_batches = sampler$batches == "fresh")
+}
+
+sampler_config.vhmc_sgld <- function(sampler, run, target) {
+  core_config(sampler, batch_size = sg_batch_size(sampler, target$n_obs), step_size = sampler$step_size,
+              decay = sampler$decay, decay_offset = sampler$decay_offset, updates = sampler$steps,
+              diag_metric = sampler$metric == "diag", fresh_batches = sampler$batches == "fresh")
+}
+
+# Control variates: the posterior mode theta_hat and the full gradient g(theta_hat), once per
+# fit (not per chain), by laplace_anchor() (R/laplace.R). Its cost in epochs (one per
+# evaluation of the potential, the optimiser's and the final gradient's) and seconds are
+# kept for the report. Chains start at theta_hat unless the user gave `init`.
+prepare_sg_fit <- function(sampler, target, inits, user_init) {
+  if (!isTRUE(sampler$control_variate)) return(NextMethod())
   evals <- 0
-  counted <- function(theta) {
-    evals <<- evals + 1
-    value_grad(theta)
-  }
   seconds <- system.time(
-    anchor <- tryCatch(laplace_anchor(counted, inits$internal[[1]], newton, who = "mode search"), error = function(e) {
+    anchor <- tryCatch(counted_laplace_anchor(target, inits$internal[[1]], "mode search"),
+                       error = function(e) {
       stop("`control_variate = TRUE` needs the posterior mode, but the mode search failed: ",
            conditionMessage(e), "\nUse control_variate = FALSE, or proper priors / `init` near the mode.",
            call. = FALSE)
-    })
-  )[["elapsed"]]
-  mode <- anchor$mode
-  grad <- counted(mode)$gradient
-  sampler$cv_mode <- mode
-  sampler$cv_gradient <- as.numeric(grad)
-  sampler$cv_epochs <- evals + anchor$evaluations
-  sampler$cv_seconds <- seconds
+    }))[["elapsed"]]
+  grad <- target$value_grad(anchor$mode)$gradient
   if (is.null(user_init)) {
-    inits$internal <- rep(list(mode), length(inits$internal))
-    inits$user <- rep(list(to_user(mode)), length(inits$user))
+    inits$internal <- rep(list(anchor$mode), length(inits$internal))
+    inits$user <- rep(list(target$user_values(anchor$mode)), length(inits$user))
   }
-  list(sampler = sampler, inits = inits)
+  cv <- list(mode = anchor$mode, gradient = as.numeric(grad), epochs = anchor$evaluations + 1,
+             seconds = seconds)
+  list(extras = list(control_variate = cv[c("mode", "gradient")]), inits = inits,
+       stored = list(control_variate = cv))
 }
+prepare_fit.vhmc_sghmc <- prepare_sg_fit
+prepare_fit.vhmc_sgld <- prepare_sg_fit
 
-# Per-chain SG reports -> one data.frame (NULL for other samplers).
-chain_sg <- function(results) {
-  if (is.null(results[[1]]$sg)) return(NULL)
-  num <- function(field) vapply(results, function(r) as.numeric(r$sg[[field]]), numeric(1))
+# Per-chain reports as one data.frame (fit$sg), and the cost in per-observation gradients
+# in the counts table.
+add_sg_report <- function(sampler, fit, results, target) {
+  num <- function(field) vapply(results, function(r) as.numeric(r$report[[field]]), numeric(1))
+  cnt <- function(field) vapply(results, function(r) as.numeric(r$counts[[field]]), numeric(1))
   n <- num("n_obs")
-  data.frame(
+  fit$counts$n_obs_grad <- cnt("n_obs_grad_warmup") + cnt("n_obs_grad_sampling")
+  fit$counts$epochs <- fit$counts$n_obs_grad / n
+  cv <- fit$control_variate
+  fit$sg <- data.frame(
     chain = seq_along(results), n_obs = n, batch_size = num("batch_size"),
-    step_size = num("step_size"), friction = num("friction"), steps = num("steps"),
+    step_size = num("step_size"), friction = num("friction"), steps = num("updates"),
     curvature = num("curvature"), updates = num("n_updates"), clamped = num("n_clamped"),
-    epochs_warmup = num("n_obs_grad_warmup") / n, epochs_sampling = num("n_obs_grad_sampling") / n
+    epochs_warmup = cnt("n_obs_grad_warmup") / n, epochs_sampling = cnt("n_obs_grad_sampling") / n,
+    epochs_mode = if (is.null(cv)) 0 else cv$epochs, mode_seconds = if (is.null(cv)) 0 else cv$seconds
   )
+  fit
 }
+add_report.vhmc_sghmc <- add_sg_report
+add_report.vhmc_sgld <- add_sg_report
 
-# The once-per-fit cost of the control variate's mode (epochs, seconds) as sg_info() columns.
-add_cv_cost <- function(info, sampler) {
-  if (is.null(info)) return(NULL)
-  cv <- isTRUE(sampler$control_variate)
-  info$epochs_mode <- if (cv) sampler$cv_epochs else 0
-  info$mode_seconds <- if (cv) sampler$cv_seconds else 0
-  info
+sg_label <- function(sampler) {
+  sprintf("%s%s (%s metric)", toupper(sampler_name(sampler)),
+          if (isTRUE(sampler$control_variate)) "-CV" else "", sampler$metric)
 }
+sampler_label.vhmc_sghmc <- sg_label
+sampler_label.vhmc_sgld <- sg_label
+
+header_lines.vhmc_sghmc <- function(sampler, fit) sg_lines(fit)
+header_lines.vhmc_sgld <- function(sampler, fit) sg_lines(fit)
 
 #' What each chain of a stochastic-gradient fit did
 #'
@@ -351,8 +373,8 @@ sg_lines <- function(x) {
   settings <- if (!is.null(info)) {
     paste0("batch_size = ", info$batch_size[1], " of N = ", info$n_obs[1],
            ", step_size = ", format(signif(mean(info$step_size), 3)),
-           if (identical(s$name, "sghmc")) paste0(", friction = ", format(signif(mean(info$friction), 3))),
-           if (identical(s$name, "sgld") && isTRUE(s$decay > 0)) paste0(" (decaying, decay = ", s$decay, ")"),
+           if (inherits(s, "vhmc_sghmc")) paste0(", friction = ", format(signif(mean(info$friction), 3))),
+           if (inherits(s, "vhmc_sgld") && isTRUE(s$decay > 0)) paste0(" (decaying, decay = ", s$decay, ")"),
            ", ", format(mean(info$steps)), " updates per iteration")
   } else if (!is.null(s$batch_size)) {
     paste0("batch_size = ", s$batch_size)

@@ -1,7 +1,9 @@
 # variational_hmc(): approximate HMC on a surrogate trained online by score matching and
-# blended with the Laplace approximation (SPEC B4). The constructor validates; the Laplace
-# anchor is computed in R before the chains (laplace_anchor); the core
-# (driver/run_variational_chain.hpp) trains and samples; helpers summarise the result.
+# blended with the Laplace approximation (Zhang, Shahbaba and Zhao 2018). The constructor
+# validates; sampler_config() settles the run-dependent defaults; prepare_fit() computes the
+# Laplace anchor (R/laplace.R) once per fit; the core
+# (inst/include/vhmc/sampler/variational_sampler.hpp) trains and samples; the methods below
+# summarise the result.
 
 #' Variational HMC (approximate)
 #'
@@ -102,145 +104,58 @@ variational_hmc <- function(hidden = NULL, schedule = NULL, train_until = NULL, 
     base = match_choice(base, "base", c("laplace", "none")),
     start = match_choice(start, "start", c("laplace", "init")),
     refresh_every = if (is.null(refresh_every)) NULL else check_count(refresh_every, "refresh_every", 1),
-    importance = check_flag(importance, "importance"),
-    metric = "dense",
-    step_size = NULL,
-    init_accept = 0.8
+    importance = check_flag(importance, "importance")
   )
 }
 
-# Run-dependent defaults, checked before anything is evaluated.
-prepare_variational <- function(sampler, warmup) {
-  train_until <- sampler$train_until %||% warmup
-  if (train_until > warmup) {
-    stop_arg("sampler", sprintf("has train_until = %d, more than warmup = %d", train_until, warmup),
+# Training runs through warmup unless `train_until` says otherwise, with the schedule n_s
+# one tenth of it (mu reaches 1 - e^-10 at its end) and the ridge penalty 1e-3 in the
+# Laplace-standardised coordinates.
+sampler_config.vhmc_variational_hmc <- function(sampler, run, target) {
+  train_until <- sampler$train_until %||% run$warmup
+  if (train_until > run$warmup) {
+    stop_arg("sampler", sprintf("has train_until = %d, more than warmup = %d", train_until, run$warmup),
              "Lower `train_until` or raise `warmup`.")
   }
   if (train_until < 1L) {
     stop_arg("warmup", "is 0, so variational_hmc() has no iterations to train its surrogate",
              "Use warmup >= 100 (ideally several hundred).")
   }
-  sampler$train_until <- as.integer(train_until)
-  sampler$schedule_value <- sampler$schedule %||% max(1, train_until / 10)
-  sampler$lambda_value <- sampler$lambda %||% 1e-3
-  sampler
+  core_config(sampler, hidden = sampler$hidden, activation = sampler$activation,
+              lambda = sampler$lambda %||% 1e-3, train_until = as.integer(train_until),
+              schedule = sampler$schedule %||% max(1, train_until / 10), steps = sampler$steps,
+              adapt_delta = sampler$adapt_delta, step_size = NULL,
+              final_mu_one = sampler$final_mu == "one", laplace_base = sampler$base == "laplace",
+              start_laplace = sampler$start == "laplace", refresh_every = sampler$refresh_every)
 }
 
-# The Laplace anchor: mode and Hessian of the potential U (value_grad(theta) returns
-# list(value = U, gradient = grad U)), from `init`. With `newton` (a function of init
-# returning the core's damped-Newton result with the analytic Hessian, as vhmc_glm_mode()
-# does for GLMs) that search is used; otherwise BFGS with the gradient, then up to 20 Newton
-# steps with the Hessian from central differences of the gradient. Errors, before any chain
-# runs, when U is not finite at init or no finite optimum is found.
-laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_hmc()") {
-  U <- function(th) {
-    v <- tryCatch(value_grad(th)$value, error = function(e) NaN)
-    if (is.finite(v)) v else Inf
-  }
-  G <- function(th) tryCatch(value_grad(th)$gradient, error = function(e) rep(NaN, length(th)))
-  if (!is.finite(U(init))) {
-    stop_arg("init", "gives a non-finite log density, so the mode search cannot start",
-             "Supply `init` values where the log density is finite.")
-  }
-  search <- if (is.null(newton)) bfgs_newton(U, G, init) else newton(init)
-  theta <- search$mode
-  hess <- search$hessian
-  g <- G(theta)
-  if (!is.finite(U(theta)) || !all(is.finite(g)) || !all(is.finite(hess))) {
-    stop(who, ": no finite posterior mode was found (the optimiser ended at a point ",
-         "where the log density or its gradient is not finite). Check that the posterior is ",
-         "proper (e.g. priors on every parameter) or supply `init` near the mode.", call. = FALSE)
-  }
-  scale <- sqrt(sum(g^2)) / max(1, sqrt(sum(diag(hess)^2)))
-  if (!search$converged && scale > 1e-3) {
-    stop(who, ": the mode search did not converge (gradient norm ",
-         format(signif(sqrt(sum(g^2)), 3)), "). The posterior may have no finite mode; check ",
-         "the priors or supply `init` near the mode.", call. = FALSE)
-  }
-  ev <- eigen(hess, symmetric = TRUE, only.values = TRUE)$values
-  top <- max(abs(ev), 1e-300)
-  if (abs(min(ev)) <= 1e-10 * top || min(ev) < -1e-3 * top) {
-    stop(who, ": the optimiser's end point is not a finite posterior mode (the ",
-         "Hessian there is ", if (min(ev) < 0) "indefinite" else "singular",
-         ": the posterior is flat or improper in some direction, or has a saddle). ",
-         "Check that every parameter has a proper prior and is identified.", call. = FALSE)
-  }
-  shift <- 0
-  if (min(ev) <= 1e-8 * top) {
-    shift <- 1e-6 * max(abs(ev)) - min(ev)
-    hess <- hess + diag(shift, length(theta))
-    warning(who, ": the Hessian at the mode is not positive definite; ", format(signif(shift, 3)),
-            " was added to its diagonal for the Laplace approximation.", call. = FALSE)
-  }
-  list(mode = as.numeric(theta), hessian = hess, value = U(theta), gradient_norm = sqrt(sum(g^2)),
-       shift = shift, evaluations = search$evaluations %||% 0)
+# The Laplace anchor (mode and Hessian of U) from the first chain's initial values, once per
+# fit; the fit keeps it (fit$laplace).
+prepare_fit.vhmc_variational_hmc <- function(sampler, target, inits, user_init) {
+  la <- counted_laplace_anchor(target, inits$internal[[1]], "variational_hmc()")
+  list(extras = list(laplace = list(mode = la$mode, hessian = la$hessian)), inits = inits,
+       stored = list(laplace = la))
 }
 
-# Mode search for targets without an analytic Hessian: BFGS, then Newton steps with the
-# Hessian from differences of the gradient (each step only if U decreases).
-bfgs_newton <- function(U, G, init) {
-  opt <- stats::optim(init, U, G, method = "BFGS", control = list(maxit = 2000, reltol = 1e-14))
-  theta <- opt$par
-  hess <- fd_hessian(G, theta)
-  for (k in seq_len(20)) {
-    g <- G(theta)
-    if (!all(is.finite(g)) || !all(is.finite(hess))) break
-    ch <- tryCatch(chol(hess), error = function(e) NULL)
-    if (is.null(ch) || sqrt(sum(g^2)) < 1e-8 * max(1, abs(U(theta)))) break
-    step <- backsolve(ch, forwardsolve(t(ch), g))
-    new <- theta - step
-    if (!is.finite(U(new)) || U(new) > U(theta) + 1e-10 * max(1, abs(U(theta)))) break
-    theta <- new
-    hess <- fd_hessian(G, theta)
+sampler_label.vhmc_variational_hmc <- function(sampler) "variational HMC (dense metric)"
+
+# Per-chain reports; with `importance = TRUE` the importance diagnostics of q against the
+# posterior, from one true log density per draw.
+add_report.vhmc_variational_hmc <- function(sampler, fit, results, target) {
+  reports <- lapply(results, `[[`, "report")
+  if (isTRUE(sampler$importance)) {
+    for (c in seq_along(reports)) {
+      U <- target$potential_values(results[[c]]$draws)
+      reports[[c]]$importance <- importance_diagnostics(U, reports[[c]]$draw_potential)
+    }
   }
-  list(mode = theta, hessian = hess, converged = opt$convergence == 0)
+  fit$variational <- reports
+  fit
 }
 
-# Central differences of a gradient function, symmetrised.
-fd_hessian <- function(G, theta) {
-  h <- 1e-5 * pmax(1, abs(theta))
-  H <- vapply(seq_along(theta), function(j) {
-    e <- theta
-    e[j] <- theta[j] + h[j]
-    up <- G(e)
-    e[j] <- theta[j] - h[j]
-    (up - G(e)) / (2 * h[j])
-  }, numeric(length(theta)))
-  H <- matrix(H, length(theta))
-  (H + t(H)) / 2
-}
+check_report.vhmc_variational_hmc <- function(sampler, fit) check_variational(fit)
 
-# Attach the Laplace anchor to a variational_hmc sampler (other samplers pass through).
-with_laplace <- function(sampler, value_grad, init, newton = NULL) {
-  if (!identical(sampler$name, "variational_hmc")) return(sampler)
-  evals <- 0
-  counted <- function(theta) {
-    evals <<- evals + 1
-    value_grad(theta)
-  }
-  la <- laplace_anchor(counted, init, newton)
-  la$evaluations <- la$evaluations + evals
-  sampler$laplace_mode <- la$mode
-  sampler$laplace_hessian <- la$hessian
-  sampler$laplace <- la
-  sampler
-}
-
-# Importance diagnostics per chain: potential_rows(theta) gives U at each row of a matrix of
-# draws on the core's scale (one true evaluation per draw, counted in n_potential).
-add_importance <- function(reports, results, potential_rows) {
-  for (c in seq_along(reports)) {
-    U <- potential_rows(results[[c]]$draws)
-    reports[[c]]$importance <- importance_diagnostics(U, reports[[c]]$draw_potential)
-  }
-  reports
-}
-
-# Per-chain variational reports (variational_hmc only; NULL otherwise).
-chain_variationals <- function(results) {
-  if (is.null(results[[1]]$variational)) return(NULL)
-  lapply(results, `[[`, "variational")
-}
+header_lines.vhmc_variational_hmc <- function(sampler, fit) variational_line(fit)
 
 # Importance diagnostics of q against the posterior from U at the draws (internal coordinates,
 # matrix rows) and V at the same draws: log w = -U + V, up to a constant.
@@ -304,7 +219,7 @@ variational_info <- function(fit) {
     step_size = vapply(fit$adaptation, `[[`, numeric(1), "step_size"),
     accept = vapply(fit$diagnostics, function(d) mean(d$accept_stat__), numeric(1)),
     n_grad = fit$counts$n_grad, n_surrogate_grad = num("n_surrogate_grad"),
-    laplace_evals = fit$sampler$laplace$evaluations %||% NA_real_,
+    laplace_evals = fit$laplace$evaluations %||% NA_real_,
     n_outside = num("n_outside"), train_radius = num("train_radius")
   )
   if (!is.null(v[[1]]$importance)) {
@@ -401,7 +316,7 @@ variational_potential <- function(fit, theta, chain = 1L) {
   z <- drop(crossprod(net$weights, h)) + net$offset
   if (isTRUE(net$laplace_base)) z <- z + 0.5 * colSums(U^2)
   mu <- rep$mu_final
-  D <- t(theta) - fit$sampler$laplace_mode
-  quad <- colSums(D * (fit$sampler$laplace_hessian %*% D))
+  D <- t(theta) - fit$laplace$mode
+  quad <- colSums(D * (fit$laplace$hessian %*% D))
   mu * z + 0.5 * (1 - mu) * quad
 }

@@ -1,7 +1,8 @@
 # surrogate_hmc(): exact HMC whose trajectories follow a random-basis network surrogate of
-# the potential (SPEC B3). The constructor validates; the core (driver/run_surrogate_chain.hpp)
-# does the phases; helpers here resolve defaults that need the run's settings and summarise
-# what each chain's surrogate did.
+# the potential (Zhang, Shahbaba and Zhao 2017). The constructor validates; sampler_config()
+# settles the defaults that need the run's settings; the core
+# (inst/include/vhmc/sampler/surrogate_sampler.hpp) runs the phases; the methods below
+# collect and summarise what each chain's surrogate did.
 
 #' Surrogate-accelerated HMC (exact)
 #'
@@ -113,37 +114,45 @@ surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "
     max_treedepth = check_count(max_treedepth, "max_treedepth", 1),
     max_train = check_count(max_train, "max_train", 100),
     step_size = if (is.null(step_size)) NULL else
-      check_number(step_size, "step_size", 0, Inf, open = c(TRUE, TRUE)),
-    init_accept = 0.8
+      check_number(step_size, "step_size", 0, Inf, open = c(TRUE, TRUE))
   )
 }
 
-match_choice <- function(x, arg, choices) {
-  if (identical(x, choices)) return(choices[1])
-  if (!is.character(x) || length(x) != 1L || !x %in% choices) {
-    stop_arg(arg, sprintf("must be one of %s, not %s",
-                          paste0("\"", choices, "\"", collapse = ", "), describe(x)))
-  }
-  x
-}
-
-# The sampler list the core reads, with the defaults that depend on the run filled in.
-# Checked before any chain starts.
-prepare_sampler <- function(sampler, warmup) {
-  if (identical(sampler$name, "variational_hmc")) return(prepare_variational(sampler, warmup))
-  if (!identical(sampler$name, "surrogate_hmc")) return(sampler)
-  explore <- sampler$explore %||% max(min(warmup, 100L), floor(0.6 * warmup))
-  if (explore > warmup) {
+# Exploration: 60% of warmup, at least 100 iterations (all of a shorter warmup), and at
+# least 50. The integration time is tuned toward 0.65 (near the optimum for HMC trajectories;
+# Beskos et al. 2013), or adapt_delta if that is lower.
+sampler_config.vhmc_surrogate_hmc <- function(sampler, run, target) {
+  explore <- sampler$explore %||% max(min(run$warmup, 100L), floor(0.6 * run$warmup))
+  if (explore > run$warmup) {
     stop_arg("sampler", sprintf("has explore = %d exploration iterations, more than warmup = %d",
-                                explore, warmup), "Lower `explore` or raise `warmup`.")
+                                explore, run$warmup), "Lower `explore` or raise `warmup`.")
   }
   if (explore < 50) {
     stop_arg("warmup", sprintf("(%d) is too short for surrogate_hmc(), which explores with NUTS first",
-                               warmup), "Use warmup >= 100 (ideally several hundred).")
+                               run$warmup), "Use warmup >= 100 (ideally several hundred).")
   }
-  sampler$explore <- as.integer(explore)
-  sampler
+  do.call(core_config, c(list(sampler), hmc_warmup_config(sampler, run), list(
+    metric = sampler$metric, max_treedepth = sampler$max_treedepth, explore = as.integer(explore),
+    hidden = sampler$hidden, activation = sampler$activation,
+    train_on_gradient = sampler$train_on == "gradient", lambda = sampler$lambda,
+    steps = sampler$steps, trajectory_accept = min(sampler$adapt_delta, 0.65),
+    adaptive = sampler$adaptive, max_train = sampler$max_train)))
 }
+
+sampler_label.vhmc_surrogate_hmc <- function(sampler) sprintf("surrogate HMC (%s metric)", sampler$metric)
+
+# Per-chain reports, with the surrogate gradients from the chains' counts.
+add_report.vhmc_surrogate_hmc <- function(sampler, fit, results, target) {
+  fit$surrogate <- lapply(results, function(r) {
+    c(r$report, list(n_surrogate_grad_warmup = r$counts$n_surrogate_grad_warmup,
+                     n_surrogate_grad_sampling = r$counts$n_surrogate_grad_sampling))
+  })
+  fit
+}
+
+check_report.vhmc_surrogate_hmc <- function(sampler, fit) check_surrogate(fit)
+
+header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 
 #' What the surrogate of each chain did
 #'

@@ -1,0 +1,104 @@
+# The one function that runs the chains of every fit, behind vhmc_sample(), vhmc_glm() and
+# vhmc_ardl(). A front end describes its posterior as a target (below) and resolves the
+# initial values; fit_chains() settles the sampler's settings, lets the sampler compute what
+# its chains share, runs the chains wherever they run (R/chains.R), and builds the fit.
+#
+# A target is a list:
+#   par_names, internal_names  names of the reported parameters and of the sampler's
+#                              coordinates (the adapted metric is on the latter)
+#   run(config, extras, init, run)   one chain in the core; returns its result list
+#   value_grad(theta)          list(value = U, gradient = grad U) at internal theta
+#   potential_values(rows)     U at each row of a matrix of internal draws
+#   mode(init)                 Newton mode with the analytic Hessian, or NULL
+#   user_values(theta)         internal theta -> named reported values
+#   to_user(rows)              internal draws -> reported draws (NULL: the same)
+#   minibatch, n_obs           whether minibatch gradients exist, and over how many rows
+#   after_chains(results)      optional, after every chain succeeded
+
+fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, call, model) {
+  check_target(sampler, target)
+  config <- sampler_config(sampler, args, target)
+  prep <- prepare_fit(sampler, target, inits, user_init)
+  refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
+  chain_fun <- function(chain) {
+    run <- list(iter = args$iter, warmup = args$warmup, thin = args$thin, seed = seed, chain = chain,
+                refresh = refresh)
+    target$run(config, prep$extras, prep$inits$internal[[chain]], run)
+  }
+  results <- run_chains(chain_fun, args$chains, args$cores)
+  stop_on_chain_failure(results)
+  if (!is.null(target$after_chains)) target$after_chains(results)
+  parts <- collect_chains(results, target)
+  fit <- new_vhmc_fit(
+    draws = parts$draws, diagnostics = parts$diagnostics, adaptation = parts$adaptation,
+    counts = parts$counts, timing = parts$timing, sampler = sampler, model = model,
+    args = c(args[c("chains", "iter", "warmup", "thin")], list(seed = seed, cores = args$cores)),
+    inits = prep$inits$user, call = call
+  )
+  fit[names(prep$stored)] <- prep$stored
+  fit$config <- config
+  fit <- add_report(sampler, fit, results, target)
+  check_fit(fit)
+  check_report(sampler, fit)
+  fit
+}
+
+# Chain results (lists from the core) -> the pieces of a vhmc_fit. The draws are mapped to
+# the reported scale once, on all chains at a time, and wrapped once.
+collect_chains <- function(results, target) {
+  n_chain <- length(results)
+  n_iter <- nrow(results[[1]]$draws)
+  arr <- array(NA_real_, dim = c(n_iter, n_chain, length(target$par_names)),
+               dimnames = list(iteration = seq_len(n_iter), chain = seq_len(n_chain),
+                               variable = target$par_names))
+  for (c in seq_len(n_chain)) arr[, c, ] <- results[[c]]$draws
+  if (!is.null(target$to_user)) {
+    arr[] <- target$to_user(matrix(arr, nrow = n_iter * n_chain, ncol = dim(arr)[3]))
+  }
+  list(draws = posterior::as_draws_array(arr),
+       diagnostics = lapply(results, function(r) as.data.frame(r$diagnostics)),
+       adaptation = lapply(results, chain_adaptation, names = target$internal_names),
+       counts = chain_counts(results), timing = chain_timing(results))
+}
+
+# The final step size and inverse metric of a chain, named by the sampler's coordinates.
+chain_adaptation <- function(r, names) {
+  inv <- r$adaptation$inv_metric
+  if (is.matrix(inv)) dimnames(inv) <- list(names, names) else inv <- stats::setNames(as.numeric(inv), names)
+  list(step_size = r$adaptation$step_size, inv_metric = inv)
+}
+
+chain_counts <- function(results) {
+  num <- function(field) vapply(results, function(r) as.numeric(r$counts[[field]]), numeric(1))
+  data.frame(
+    chain = seq_along(results),
+    n_grad = num("n_grad_warmup") + num("n_grad_sampling"),
+    n_grad_warmup = num("n_grad_warmup"),
+    n_grad_sampling = num("n_grad_sampling"),
+    n_potential = num("n_potential"),
+    target_errors = vapply(results, function(r) as.numeric(r$target_errors %||% 0), numeric(1))
+  )
+}
+
+chain_timing <- function(results) {
+  num <- function(field) vapply(results, function(r) as.numeric(r[[field]]), numeric(1))
+  data.frame(chain = seq_along(results), warmup_seconds = num("warmup_seconds"),
+             sampling_seconds = num("sampling_seconds"))
+}
+
+# Iterations and chains, checked before anything runs.
+check_run_args <- function(chains, iter, warmup, thin, cores) {
+  chains <- check_count(chains, "chains")
+  iter <- check_count(iter, "iter")
+  warmup <- check_count(warmup, "warmup", 0)
+  thin <- check_count(thin, "thin")
+  if (warmup >= iter) {
+    stop_arg("warmup", sprintf("(%d) must be smaller than `iter` (%d)", warmup, iter),
+             "Increase `iter` or lower `warmup`: post-warmup iterations are the draws kept.")
+  }
+  if (thin > iter - warmup) {
+    stop_arg("thin", sprintf("(%d) exceeds the %d post-warmup iterations", thin, iter - warmup))
+  }
+  cores <- check_count(cores, "cores")
+  list(chains = chains, iter = iter, warmup = warmup, thin = thin, cores = cores)
+}

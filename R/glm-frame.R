@@ -1,0 +1,149 @@
+# The model frame of vhmc_glm(), exactly as glm() builds it, and the rules for the response,
+# weights and offset.
+
+# model.frame() failures, rephrased: missing values under na.fail name their columns.
+model_frame_error <- function(e, formula, data) {
+  msg <- conditionMessage(e)
+  if (grepl("missing values", msg) && !missing(data) && is.data.frame(data)) {
+    vars <- intersect(all.vars(formula), names(data))
+    bad <- vars[vapply(vars, function(v) anyNA(data[[v]]), logical(1))]
+    stop_arg("data", sprintf("has missing values in %s and na.action is na.fail",
+                             paste0("`", bad, "`", collapse = ", ")),
+             "Remove those rows or use na.action = na.omit.")
+  }
+  stop(sprintf("could not build the model frame: %s", msg), call. = FALSE)
+}
+
+# Response, design matrix, weights and offset from the model frame, checked.
+glm_model <- function(mf, family, contrasts) {
+  if (nrow(mf) == 0L) {
+    stop_arg("data", "has no rows left after `subset` and `na.action`",
+             "Check `subset` and the missing values in the model's variables.")
+  }
+  mt <- attr(mf, "terms")
+  if (attr(mt, "response") == 0L) stop_arg("formula", "has no response (left-hand side)")
+  X <- stats::model.matrix(mt, mf, contrasts)
+  storage.mode(X) <- "double"
+  intercept <- attr(mt, "intercept") == 1L
+  if (intercept && colnames(X)[1] != "(Intercept)") stop("internal: intercept column expected first")
+  if (ncol(X) == 0L) stop_arg("formula", "has no coefficients (no intercept and no predictors)")
+  check_finite_columns(X, "the model matrix column")
+
+  prior_weights <- stats::model.weights(mf)
+  if (!is.null(prior_weights)) {
+    if (!is.numeric(prior_weights) || any(!is.finite(prior_weights)) || any(prior_weights < 0)) {
+      stop_arg("weights", "must be non-negative finite numbers")
+    }
+    prior_weights <- as.numeric(prior_weights)
+  }
+  offset <- stats::model.offset(mf)
+  if (!is.null(offset)) {
+    offset <- as.numeric(offset)
+    if (length(offset) != nrow(X) || any(!is.finite(offset))) {
+      stop_arg("offset", sprintf("must be %d finite numbers (one per observation)", nrow(X)))
+    }
+  }
+  check_weight_support(prior_weights, nrow(X), family)
+  resp <- glm_response(stats::model.response(mf), family, prior_weights,
+                       deparse1(mt[[2L]]))
+  list(type = "glm", family = family, terms = mt, frame = mf, x = X, y = resp$y,
+       weights = resp$weights, prior_weights = prior_weights, trials = resp$trials,
+       response_matrix = resp$matrix, offset = offset, intercept = intercept,
+       coef_names = colnames(X), xlevels = stats::.getXlevels(mt, mf),
+       contrasts = attr(X, "contrasts"), na.action = attr(mf, "na.action"),
+       nobs = if (is.null(resp$weights)) nrow(X) else sum(resp$weights != 0))
+}
+
+# Enough observations with positive weight to identify the model: one for any family, two
+# for the gaussian family, whose sigma needs a spread.
+check_weight_support <- function(w, n, family) {
+  n_pos <- if (is.null(w)) n else sum(w > 0)
+  if (n_pos == 0L) {
+    stop_arg("weights", "are all zero, so no observation enters the likelihood",
+             "Give positive weights to the observations the model should fit.")
+  }
+  if (family$family == "gaussian" && n_pos < 2L) {
+    what <- if (is.null(w)) "`data` has" else "`weights` leave"
+    stop(sprintf(paste("%s only one observation; a gaussian model needs at least two with",
+                       "positive weight, since one observation cannot separate the mean from the",
+                       "noise sd sigma. Add observations."), what), call. = FALSE)
+  }
+  invisible()
+}
+
+check_finite_columns <- function(X, what) {
+  bad <- which(colSums(!is.finite(X)) > 0)
+  if (length(bad)) {
+    stop_arg("data", sprintf("gives non-finite values (Inf or NaN) in %s %s", what,
+                             paste0("`", colnames(X)[bad], "`", collapse = ", ")),
+             "Remove or fix those rows.")
+  }
+}
+
+# The response on the core's scale: y (proportions for binomial) and the weights the
+# likelihood uses (prior weights times binomial trials).
+glm_response <- function(y, family, prior_weights, name) {
+  bad_y <- function(problem, fix = NULL) stop_arg("data", sprintf("response `%s` %s", name, problem), fix)
+  trials <- NULL
+  is_matrix <- FALSE
+  if (is.matrix(y) && ncol(y) == 1L) y <- y[, 1L]
+  if (is.matrix(y) && family$family != "binomial") {
+    bad_y(sprintf("has %d columns, but the %s family takes one response per observation",
+                  ncol(y), family$family),
+          "Only binomial() takes a two-column response, cbind(successes, failures); fit one model per column.")
+  }
+  if (family$family == "binomial") {
+    if (is.factor(y)) {
+      y <- as.numeric(y != levels(y)[1L])
+    } else if (is.logical(y)) {
+      y <- as.numeric(y)
+    } else if (is.matrix(y)) {
+      if (ncol(y) != 2L) bad_y("must have two columns, cbind(successes, failures)")
+      if (any(!is.finite(y)) || any(y < 0) || any(y != round(y))) {
+        bad_y("must hold non-negative whole numbers of successes and failures")
+      }
+      is_matrix <- TRUE
+      trials <- as.numeric(y[, 1] + y[, 2])
+      y <- ifelse(trials > 0, y[, 1] / pmax(trials, 1), 0)
+    }
+  }
+  if (!is.numeric(y)) bad_y(sprintf("must be numeric, not %s", class(y)[1]))
+  y <- as.numeric(y)
+  if (any(!is.finite(y))) bad_y("has non-finite values (Inf or NaN)", "Remove or fix those rows.")
+  weights <- prior_weights
+  switch(family$family,
+    gaussian = {
+      if (length(y) > 1L && all(y == y[1L])) {
+        bad_y(sprintf("is constant (every value is %s), so sigma is not identified", format(y[1L])))
+      }
+    },
+    binomial = {
+      if (is_matrix) {
+        weights <- (prior_weights %||% 1) * trials
+      } else {
+        if (any(y < 0 | y > 1)) {
+          bad_y("must lie in [0, 1] for the binomial family",
+                "Use 0/1, proportions with `weights` = trials, or cbind(successes, failures).")
+        }
+        fractional <- y > 0 & y < 1
+        if (any(fractional)) {
+          if (is.null(prior_weights)) {
+            bad_y("has proportions strictly between 0 and 1 but no `weights`",
+                  "Give the numbers of trials as `weights`, or use cbind(successes, failures).")
+          }
+          succ <- y * prior_weights
+          if (any(abs(succ - round(succ)) > 1e-7 * pmax(1, succ))) {
+            bad_y("times `weights` (the trials) must give whole numbers of successes")
+          }
+        }
+        trials <- prior_weights
+      }
+    },
+    poisson = {
+      if (any(y < 0)) bad_y("has negative values; Poisson counts must be >= 0")
+      if (any(y != round(y))) bad_y("has non-integer values; Poisson counts must be whole numbers")
+    }
+  )
+  list(y = y, weights = weights, trials = trials, matrix = is_matrix)
+}
+

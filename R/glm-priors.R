@@ -1,0 +1,66 @@
+# The priors of a GLM: checked against the design, autoscaled to the data, and carried into
+# the sampler's coordinates.
+
+# Priors checked against the design and autoscaled. Each element keeps the prior as the user
+# specified it and as the core uses it.
+glm_priors <- function(model, family, prior, prior_intercept, prior_aux) {
+  X <- model$x
+  slopes <- if (model$intercept) seq_len(ncol(X))[-1L] else seq_len(ncol(X))
+  scale_y <- 1
+  if (family$family == "gaussian") {
+    scale_y <- weighted_sd(model$y, model$weights)
+  }
+  # As rstanarm: a predictor with two values (a dummy) is scaled by its range, others by sd.
+  scale_x <- vapply(slopes, function(j) {
+    x <- X[, j]
+    if (length(unique(x)) == 2L) diff(range(x)) else weighted_sd(x, model$weights)
+  }, numeric(1))
+  scale_x[!is.finite(scale_x) | scale_x == 0] <- 1
+  out <- list()
+  if (model$intercept) {
+    out$prior_intercept <- list(specified = prior_intercept, adjusted = resolve_prior(
+      prior_intercept, "prior_intercept", "intercept", scale_y = scale_y))
+  }
+  if (length(slopes)) {
+    out$prior <- list(specified = prior, adjusted = resolve_prior(
+      prior, "prior", "coef", k = length(slopes), scale_y = scale_y, scale_x = scale_x))
+  }
+  if (family$has_aux) {
+    out$prior_aux <- list(specified = prior_aux, adjusted = resolve_prior(
+      prior_aux, "prior_aux", "aux", scale_y = scale_y))
+  }
+  out
+}
+
+# Frequency-weighted sd (n - 1 denominator as sd(); the plain weighted mean square when the
+# weights sum to at most 1, where that denominator is not positive).
+weighted_sd <- function(x, w) {
+  if (is.null(w)) return(stats::sd(x))
+  m <- sum(w * x) / sum(w)
+  sqrt(sum(w * (x - m)^2) / (if (sum(w) > 1) sum(w) - 1 else sum(w)))
+}
+
+# Location m and scale s of the gaussian response (weighted, after the offset); m = 0
+# without an intercept, which is the only coefficient that can absorb it. Other families: 0, 1.
+response_standardisation <- function(model, family) {
+  if (family$family != "gaussian") return(list(center = 0, scale = 1))
+  r <- model$y - (model$offset %||% 0)
+  w <- model$weights %||% rep(1, length(r))
+  m <- sum(w * r) / sum(w)
+  s <- sqrt(sum(w * (r - m)^2) / sum(w))
+  if (!is.finite(s) || s <= 0) s <- max(abs(r), 1)
+  list(center = if (model$intercept) m else 0, scale = s)
+}
+
+# A prior on a parameter p carried to p' = (p - shift) / s.
+prior_to_units <- function(prior, shift, s) {
+  if (prior$dist == "flat") return(prior)
+  if (prior$dist == "exponential") {
+    prior$rate <- prior$rate * s
+    return(prior)
+  }
+  prior$location <- (prior$location - shift) / s
+  prior$scale <- prior$scale / s
+  prior
+}
+

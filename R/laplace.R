@@ -1,0 +1,99 @@
+# The Laplace anchor: the posterior mode and the Hessian of U there, for variational HMC's
+# Laplace base and for the control variates of SGLD-CV / SGHMC-CV.
+
+# laplace_anchor() on a target, counting the evaluations it makes (and the mode search's own).
+counted_laplace_anchor <- function(target, init, who) {
+  evals <- 0
+  counted <- function(theta) {
+    evals <<- evals + 1
+    target$value_grad(theta)
+  }
+  la <- laplace_anchor(counted, init, target$mode, who = who)
+  la$evaluations <- la$evaluations + evals
+  la
+}
+
+# The Laplace anchor: mode and Hessian of the potential U (value_grad(theta) returns
+# list(value = U, gradient = grad U)), from `init`. With `newton` (a function of init
+# returning the core's damped-Newton result with the analytic Hessian, as vhmc_glm_mode()
+# does for GLMs) that search is used; otherwise BFGS with the gradient, then up to 20 Newton
+# steps with the Hessian from central differences of the gradient. Errors, before any chain
+# runs, when U is not finite at init or no finite optimum is found.
+laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_hmc()") {
+  U <- function(th) {
+    v <- tryCatch(value_grad(th)$value, error = function(e) NaN)
+    if (is.finite(v)) v else Inf
+  }
+  G <- function(th) tryCatch(value_grad(th)$gradient, error = function(e) rep(NaN, length(th)))
+  if (!is.finite(U(init))) {
+    stop_arg("init", "gives a non-finite log density, so the mode search cannot start",
+             "Supply `init` values where the log density is finite.")
+  }
+  search <- if (is.null(newton)) bfgs_newton(U, G, init) else newton(init)
+  theta <- search$mode
+  hess <- search$hessian
+  g <- G(theta)
+  if (!is.finite(U(theta)) || !all(is.finite(g)) || !all(is.finite(hess))) {
+    stop(who, ": no finite posterior mode was found (the optimiser ended at a point ",
+         "where the log density or its gradient is not finite). Check that the posterior is ",
+         "proper (e.g. priors on every parameter) or supply `init` near the mode.", call. = FALSE)
+  }
+  scale <- sqrt(sum(g^2)) / max(1, sqrt(sum(diag(hess)^2)))
+  if (!search$converged && scale > 1e-3) {
+    stop(who, ": the mode search did not converge (gradient norm ",
+         format(signif(sqrt(sum(g^2)), 3)), "). The posterior may have no finite mode; check ",
+         "the priors or supply `init` near the mode.", call. = FALSE)
+  }
+  ev <- eigen(hess, symmetric = TRUE, only.values = TRUE)$values
+  top <- max(abs(ev), 1e-300)
+  if (abs(min(ev)) <= 1e-10 * top || min(ev) < -1e-3 * top) {
+    stop(who, ": the optimiser's end point is not a finite posterior mode (the ",
+         "Hessian there is ", if (min(ev) < 0) "indefinite" else "singular",
+         ": the posterior is flat or improper in some direction, or has a saddle). ",
+         "Check that every parameter has a proper prior and is identified.", call. = FALSE)
+  }
+  shift <- 0
+  if (min(ev) <= 1e-8 * top) {
+    shift <- 1e-6 * max(abs(ev)) - min(ev)
+    hess <- hess + diag(shift, length(theta))
+    warning(who, ": the Hessian at the mode is not positive definite; ", format(signif(shift, 3)),
+            " was added to its diagonal for the Laplace approximation.", call. = FALSE)
+  }
+  list(mode = as.numeric(theta), hessian = hess, value = U(theta), gradient_norm = sqrt(sum(g^2)),
+       shift = shift, evaluations = search$evaluations %||% 0)
+}
+
+# Mode search for targets without an analytic Hessian: BFGS, then Newton steps with the
+# Hessian from differences of the gradient (each step only if U decreases).
+bfgs_newton <- function(U, G, init) {
+  opt <- stats::optim(init, U, G, method = "BFGS", control = list(maxit = 2000, reltol = 1e-14))
+  theta <- opt$par
+  hess <- fd_hessian(G, theta)
+  for (k in seq_len(20)) {
+    g <- G(theta)
+    if (!all(is.finite(g)) || !all(is.finite(hess))) break
+    ch <- tryCatch(chol(hess), error = function(e) NULL)
+    if (is.null(ch) || sqrt(sum(g^2)) < 1e-8 * max(1, abs(U(theta)))) break
+    step <- backsolve(ch, forwardsolve(t(ch), g))
+    new <- theta - step
+    if (!is.finite(U(new)) || U(new) > U(theta) + 1e-10 * max(1, abs(U(theta)))) break
+    theta <- new
+    hess <- fd_hessian(G, theta)
+  }
+  list(mode = theta, hessian = hess, converged = opt$convergence == 0)
+}
+
+# Central differences of a gradient function, symmetrised.
+fd_hessian <- function(G, theta) {
+  h <- 1e-5 * pmax(1, abs(theta))
+  H <- vapply(seq_along(theta), function(j) {
+    e <- theta
+    e[j] <- theta[j] + h[j]
+    up <- G(e)
+    e[j] <- theta[j] - h[j]
+    (up - G(e)) / (2 * h[j])
+  }, numeric(length(theta)))
+  H <- matrix(H, length(theta))
+  (H + t(H)) / 2
+}
+

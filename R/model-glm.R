@@ -1,0 +1,130 @@
+#' Bayesian generalised linear models
+#'
+#' Fits a GLM by Hamiltonian Monte Carlo with the formula conventions of [stats::glm()]:
+#' factors, interactions, contrasts, `subset`, `weights`, `offset`, `na.action`, and
+#' `y ~ 0 + ...` (or `- 1`) for a model without intercept. The log likelihood and its
+#' gradient are evaluated in C++ (one pass over the data per gradient); no model is
+#' compiled.
+#'
+#' The parameters are the coefficients, named as the columns of the model matrix, and for
+#' the gaussian family the residual standard deviation `sigma` (sampled on the log scale,
+#' reported on its own). Predictors are centred internally, so `prior_intercept` applies to
+#' the intercept at the predictor means; the reported `(Intercept)` is on the data's scale.
+#' The sampler moves each slope times the standard deviation of its predictor, so that
+#' every coordinate has a similar posterior scale whatever the predictors' units (the
+#' adapted metric in `fit$adaptation` is on that scale); priors apply to the slopes
+#' themselves. The gaussian likelihood is computed from sufficient statistics (the
+#' weighted cross-products of the design), so its cost per gradient does not grow with the
+#' number of observations.
+#'
+#' Responses: gaussian takes numbers; binomial takes 0/1 (numbers, logicals, or a factor
+#' whose first level is failure), proportions with `weights` giving the numbers of trials,
+#' or `cbind(successes, failures)`; poisson takes non-negative whole numbers. `weights` are
+#' frequency weights for every family (a weight of 2 counts the row twice), as in rstanarm;
+#' for the binomial family they are numbers of trials.
+#'
+#' The default priors are weakly informative and autoscaled (see [priors]): for the
+#' gaussian family they scale with `sd(y)`, and coefficient scales with `1 / sd(x)` (with
+#' `1 / range(x)` for two-valued predictors such as dummies).
+#' [prior_summary()] prints what was used.
+#'
+#' @param formula A model formula, as for [stats::glm()].
+#' @param data A data frame (or list or environment) with the variables in `formula`; if
+#'   missing, they are taken from the formula's environment.
+#' @param family `gaussian()` (identity link), `binomial()` (logit or probit link) or
+#'   `poisson()` (log link): a family object, a family function or its name.
+#' @param prior Prior of the coefficients (one for all or one value per coefficient); see
+#'   [priors].
+#' @param prior_intercept Prior of the intercept at the predictor means.
+#' @param prior_aux Prior of the gaussian family's sigma (half-distributions on
+#'   \eqn{(0, \infty)}, `exponential()` or `flat()`). Must be left at its default (or be
+#'   `NULL`) for families without sigma.
+#' @param sampler A sampler: [nuts()] (default), [hmc()], [surrogate_hmc()], or the
+#'   stochastic-gradient samplers [sghmc()] and [sgld()] (minibatch gradients, no
+#'   Metropolis correction; approximate).
+#' @inheritParams vhmc_sample
+#' @param init Initial values: `NULL` (default) draws every parameter uniformly in (-2, 2)
+#'   on the sampler's internal scale (centred intercept, log sigma), as Stan does; or
+#'   values on the reported scale (a named vector with every coefficient and `sigma`, a
+#'   list with one such vector per chain, or a function returning one).
+#' @param subset,weights,offset,na.action,contrasts As in [stats::glm()].
+#' @param ... Must be empty; here so that misspelt arguments give an error.
+#' @return A `vhmc_fit` (class `c("vhmc_glm", "vhmc_fit")`). Besides the methods of every
+#'   fit ([print.vhmc_fit()], [summary.vhmc_fit()], [as_draws_array.vhmc_fit()], ...), GLM
+#'   fits have [coef()][coef.vhmc_glm], `vcov`, `fitted`, `residuals`,
+#'   [predict()][predict.vhmc_glm], [posterior_linpred()], [posterior_predict()],
+#'   [posterior_interval()], [log_lik()], `nobs`, `formula` and [prior_summary()].
+#' @seealso [priors], [nuts()], [hmc()]
+#' @examples
+#' \donttest{
+#' fit <- vhmc_glm(mpg ~ wt + factor(cyl), data = mtcars, chains = 2, iter = 1000,
+#'                 seed = 1, progress = FALSE)
+#' fit
+#' coef(fit)
+#' prior_summary(fit)
+#'
+#' # Logistic regression with flat priors: close to glm()
+#' fit2 <- vhmc_glm(am ~ wt, data = mtcars, family = binomial(), prior = flat(),
+#'                  prior_intercept = flat(), chains = 2, iter = 1000, seed = 1,
+#'                  progress = FALSE)
+#' cbind(vhmc = coef(fit2), glm = coef(glm(am ~ wt, data = mtcars, family = binomial())))
+#' predict(fit2, newdata = data.frame(wt = c(2.5, 3.5)), type = "response")
+#' }
+#' @importFrom stats gaussian binomial poisson
+#' @export
+vhmc_glm <- function(formula, data, family = gaussian(),
+                     prior = normal(0, 2.5, autoscale = TRUE),
+                     prior_intercept = normal(0, 10, autoscale = TRUE),
+                     prior_aux = exponential(1, autoscale = TRUE),
+                     sampler = nuts(), chains = 4, iter = 2000, warmup = floor(iter / 2),
+                     thin = 1, seed = NULL, cores = getOption("mc.cores", 1L), init = NULL,
+                     progress = interactive(), subset, weights, offset, na.action,
+                     contrasts = NULL, ...) {
+  call <- match.call()
+  check_no_dots(list(...), "vhmc_glm")
+  if (!inherits(formula, "formula")) {
+    stop_arg("formula", sprintf("must be a formula such as y ~ x, not %s", describe(formula)))
+  }
+  if (!missing(data) && !is.data.frame(data) && !is.list(data) && !is.environment(data)) {
+    stop_arg("data", sprintf("must be a data frame, not %s", describe(data)))
+  }
+  family <- resolve_family(family)
+  aux_default <- missing(prior_aux)
+  if (!family$has_aux && !aux_default && !is.null(prior_aux)) {
+    stop_arg("prior_aux", sprintf("was given, but the %s family has no auxiliary parameter",
+                                  family$family), "Leave `prior_aux` out for this family.")
+  }
+  if (!is_sampler(sampler)) stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc(), surrogate_hmc(), variational_hmc(), sghmc() or sgld().")
+  args <- check_run_args(chains, iter, warmup, thin, cores)
+  progress <- check_flag(progress, "progress")
+
+  # The model frame, exactly as glm() builds it.
+  mf <- match.call(expand.dots = FALSE)
+  m <- match(c("formula", "data", "subset", "weights", "na.action", "offset"), names(mf), 0L)
+  mf <- mf[c(1L, m)]
+  mf$drop.unused.levels <- TRUE
+  mf[[1L]] <- quote(stats::model.frame)
+  mf <- tryCatch(eval(mf, parent.frame()), error = function(e) model_frame_error(e, formula, data))
+  model <- glm_model(mf, family, contrasts)
+  model$label <- sprintf("%s(%s) GLM, %s, %d observations", family$family, family$link,
+                         deparse1(formula(model$terms)), model$nobs)
+  fit_glm_model(model, family, list(prior = prior, prior_intercept = prior_intercept,
+                                    prior_aux = if (family$has_aux) prior_aux),
+                sampler, args, seed, init, progress, call)
+}
+
+# A GLM model (from glm_model(), or an ARDL's lagged design) with its priors autoscaled and
+# checked, its potential built once, its initial values resolved; then the chains. The fit
+# has class "vhmc_glm" before any other.
+fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, progress, call) {
+  priors <- glm_priors(model, family, prior_args$prior, prior_args$prior_intercept, prior_args$prior_aux)
+  spec <- glm_spec(model, family, priors)
+  target <- glm_target(spec, model)
+  check_identified(model, family, priors, spec, target)
+  seed <- resolve_seed(seed)
+  model$priors <- priors
+  inits <- glm_inits(init, target, spec, args$chains, seed)
+  fit <- fit_chains(target, sampler, args, seed, inits, init, progress, call, model)
+  class(fit) <- c("vhmc_glm", class(fit))
+  fit
+}

@@ -1,0 +1,136 @@
+# Targets written as R functions (vhmc_sample()): the checks at the initial values, the
+# potential the core evaluates, and what happens when the user's functions fail.
+
+# The user's functions must work at the initial values before any chain starts.
+check_target_at <- function(log_density, gradient, theta) {
+  lp <- tryCatch(log_density(theta), error = function(e) {
+    stop_arg("log_density", sprintf("failed at the initial values: %s", conditionMessage(e)))
+  })
+  if (!is.numeric(lp) || length(lp) != 1L || !is.finite(lp)) {
+    stop_arg("log_density", sprintf("must return a single finite number at the initial values, but returned %s",
+                                     describe(lp)), "Check the function or choose other `init` values.")
+  }
+  if (is.null(gradient)) return(invisible())
+  gr <- tryCatch(gradient(theta), error = function(e) {
+    stop_arg("gradient", sprintf("failed at the initial values: %s", conditionMessage(e)))
+  })
+  if (!is.numeric(gr) || length(gr) != length(theta)) {
+    stop_arg("gradient", sprintf("must return a numeric vector of length %d (one per parameter), but returned %s",
+                                 length(theta), describe(gr)))
+  }
+  if (any(!is.finite(gr))) {
+    stop_arg("gradient", "returned non-finite values at the initial values",
+             "Check the function or choose other `init` values.")
+  }
+  invisible()
+}
+
+# The potential the core evaluates: U = -log_density and grad U, returned together as
+# c(U, grad U). A value of the right shape that is not finite (NA, NaN, Inf) is a point of
+# zero density, as is an R error in the user's function: the core rejects or marks the
+# trajectory divergent, and both are counted (n_errors) and, for errors, the first message
+# kept. A value of the wrong shape (numeric(0), a string, a vector of the wrong length) is a
+# programming error, not a region of zero density: it comes back as a message (a character
+# string), which the core (src/glue_sample.cpp) turns into an error that stops the chain.
+r_potential <- function(log_density, gradient, par_names) {
+  n_errors <- 0
+  first_error <- NULL
+  d <- length(par_names)
+  ld <- checked_call(log_density, "log_density", 1L, par_names)
+  grad_fun <- if (is.null(gradient)) function(theta) fd_gradient(ld, theta) else
+    checked_call(gradient, "gradient", d, par_names)
+  function(theta, need_grad) {
+    names(theta) <- par_names
+    out <- tryCatch({
+      lp <- ld(theta)
+      if (need_grad) c(-lp, -grad_fun(theta)) else -lp
+    }, vhmc_malformed = function(e) conditionMessage(e), error = function(e) {
+      if (is.null(first_error)) first_error <<- conditionMessage(e)
+      NaN
+    })
+    if (is.character(out)) return(out)
+    if (!all(is.finite(out))) {
+      n_errors <<- n_errors + 1
+      return(NaN)
+    }
+    as.numeric(out)
+  }
+}
+
+# The chain's count of non-finite evaluations and, when the user's function raised R errors,
+# the first message: appended to the chain's own error so that it is never hidden.
+target_error_report <- function(res, env) {
+  res$target_errors <- env$n_errors
+  res$first_target_error <- env$first_error
+  if (nzchar(res$error) && !is.null(env$first_error)) {
+    res$error <- sprintf("%s (`log_density` or `gradient` raised an R error during sampling; the first: %s)",
+                         res$error, env$first_error)
+  }
+  res
+}
+
+# R errors inside the user's functions are points of zero density, but say so.
+warn_target_errors <- function(results) {
+  first <- unlist(lapply(results, `[[`, "first_target_error"))
+  if (!length(first)) return(invisible())
+  warning(sprintf(paste("`log_density` or `gradient` raised an R error during sampling (the first:",
+                        "%s); those points were treated as having zero density. If that was not",
+                        "intended, fix the function."), first[1]), call. = FALSE)
+}
+
+# f(theta), checked to be numeric of length `len` (NA/NaN/Inf allowed); anything else
+# signals a "vhmc_malformed" condition naming the function, what it returned and where.
+checked_call <- function(f, what, len, par_names) {
+  function(theta) {
+    v <- f(theta)
+    if (!is.numeric(v) || length(v) != len) {
+      at <- paste(sprintf("%s = %s", par_names, format(signif(theta, 4), trim = TRUE)), collapse = ", ")
+      msg <- sprintf(paste("`%s` returned %s at (%s) during sampling, where it must return %s.",
+                           "A malformed value is a programming error, not a point of zero density;",
+                           "fix the function (return NA or -Inf for zero density)"),
+                     what, describe(v), at,
+                     if (len == 1L) "a single number" else sprintf("a numeric vector of length %d", len))
+      stop(structure(class = c("vhmc_malformed", "error", "condition"),
+                     list(message = msg, call = NULL)))
+    }
+    as.numeric(v)
+  }
+}
+
+# Central differences with steps scaled to each coordinate (relative error about 1e-10).
+fd_gradient <- function(f, theta) {
+  h <- 6e-6 * pmax(1, abs(theta))
+  vapply(seq_along(theta), function(j) {
+    e <- theta
+    e[j] <- theta[j] + h[j]
+    up <- f(e)
+    e[j] <- theta[j] - h[j]
+    (up - f(e)) / (2 * h[j])
+  }, numeric(1))
+}
+
+# A log density written in R as a target of fit_chains() (R/fit-chains.R): each chain calls
+# the user's functions through the closure of r_potential(), made in the chain's own process.
+r_target <- function(log_density, gradient, par_names) {
+  grad_fun <- gradient %||% function(theta) fd_gradient(log_density, theta)
+  value_grad <- function(theta) {
+    names(theta) <- par_names
+    list(value = -log_density(theta), gradient = -grad_fun(theta))
+  }
+  list(
+    par_names = par_names, internal_names = par_names,
+    run = function(config, extras, init, run) {
+      potential <- r_potential(log_density, gradient, par_names)
+      res <- vhmc_run_r_target(potential, init, config, extras, run)
+      target_error_report(res, environment(potential))
+    },
+    value_grad = value_grad,
+    potential_values = function(rows) {
+      apply(rows, 1L, function(row) -log_density(stats::setNames(row, par_names)))
+    },
+    mode = NULL,
+    user_values = function(theta) stats::setNames(as.numeric(theta), par_names),
+    to_user = NULL, minibatch = FALSE, n_obs = NA_integer_,
+    after_chains = warn_target_errors
+  )
+}
