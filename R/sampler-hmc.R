@@ -36,7 +36,7 @@ sampler_config.vhmc_hmc <- function(sampler, run, target) {
                          list(metric = sampler$metric, steps = sampler$steps, jitter = sampler$jitter)))
 }
 
-sampler_label.vhmc_hmc <- function(sampler) sprintf("static HMC (%s metric)", sampler$metric)
+sampler_label.vhmc_hmc <- function(sampler) metric_label("static HMC", sampler)
 
 divergence_fix.vhmc_hmc <- function(sampler) {
   "increase adapt_delta, e.g. hmc(adapt_delta = 0.95), or reparameterise the model (e.g. a non-centred parameterisation)"

@@ -31,7 +31,7 @@ sampler_config.vhmc_nuts <- function(sampler, run, target) {
                          list(metric = sampler$metric, max_treedepth = sampler$max_treedepth)))
 }
 
-sampler_label.vhmc_nuts <- function(sampler) sprintf("NUTS (%s metric)", sampler$metric)
+sampler_label.vhmc_nuts <- function(sampler) metric_label("NUTS", sampler)
 
 divergence_fix.vhmc_nuts <- function(sampler) {
   "increase adapt_delta, e.g. nuts(adapt_delta = 0.95), or reparameterise the model (e.g. a non-centred parameterisation)"

@@ -325,8 +325,7 @@ add_report.vhmc_sghmc <- add_sg_report
 add_report.vhmc_sgld <- add_sg_report
 
 sg_label <- function(sampler) {
-  sprintf("%s%s (%s metric)", toupper(sampler_name(sampler)),
-          if (isTRUE(sampler$control_variate)) "-CV" else "", sampler$metric)
+  metric_label(paste0(toupper(sampler_name(sampler)), if (isTRUE(sampler$control_variate)) "-CV"), sampler)
 }
 sampler_label.vhmc_sghmc <- sg_label
 sampler_label.vhmc_sgld <- sg_label

@@ -139,7 +139,7 @@ sampler_config.vhmc_surrogate_hmc <- function(sampler, run, target) {
     adaptive = sampler$adaptive, max_train = sampler$max_train)))
 }
 
-sampler_label.vhmc_surrogate_hmc <- function(sampler) sprintf("surrogate HMC (%s metric)", sampler$metric)
+sampler_label.vhmc_surrogate_hmc <- function(sampler) metric_label("surrogate HMC", sampler)
 
 # Per-chain reports, with the surrogate gradients from the chains' counts.
 add_report.vhmc_surrogate_hmc <- function(sampler, fit, results, target) {

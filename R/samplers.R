@@ -50,10 +50,12 @@ check_report <- function(sampler, fit) UseMethod("check_report")
 check_report.vhmc_sampler <- function(sampler, fit) invisible()
 
 sampler_label <- function(sampler) UseMethod("sampler_label")
-sampler_label.vhmc_sampler <- function(sampler) {
-  label <- sampler_name(sampler)
-  if (!is.null(sampler$metric)) label <- paste0(label, " (", sampler$metric, " metric)")
-  label
+sampler_label.vhmc_sampler <- function(sampler) metric_label(sampler_name(sampler), sampler)
+
+# "label (diag metric)", or the label alone for a sampler without a metric.
+metric_label <- function(label, sampler) {
+  if (is.null(sampler$metric)) return(label)
+  paste0(label, " (", sampler$metric, " metric)")
 }
 
 header_lines <- function(sampler, fit) UseMethod("header_lines")

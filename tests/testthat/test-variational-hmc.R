@@ -115,13 +115,13 @@ test_that("the GLM Laplace anchor (Newton, analytic Hessian) equals the generic 
     model <- vhmc:::glm_model(model.frame(y ~ ., data.frame(y = y, X)), family, NULL)
     priors <- vhmc:::glm_priors(model, family, normal(0, 2.5), normal(0, 10),
                                 if (family$has_aux) exponential(1))
-    spec <- vhmc:::glm_spec(model, family, priors)
+    ptr <- vhmc:::vhmc_glm_model(vhmc:::glm_spec(model, family, priors))
     potential_at <- function(theta) {
-      r <- vhmc:::vhmc_glm_potential(spec, matrix(theta, 1L))
+      r <- vhmc:::vhmc_glm_potential(ptr, matrix(theta, 1L))
       list(value = r$value[1L], gradient = r$gradient[1L, ])
     }
     init <- rep(0.5, ncol(X) + 1 + family$has_aux)
-    newton <- vhmc:::laplace_anchor(potential_at, init, function(i) vhmc:::vhmc_glm_mode(spec, i))
+    newton <- vhmc:::laplace_anchor(potential_at, init, function(i) vhmc:::vhmc_glm_mode(ptr, i))
     generic <- vhmc:::laplace_anchor(potential_at, init)
     expect_equal(newton$mode, generic$mode, tolerance = 1e-6, label = fam$family)
     expect_equal(newton$hessian, generic$hessian, tolerance = 1e-5, label = fam$family)
