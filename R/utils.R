@@ -78,3 +78,12 @@ check_no_dots <- function(dots, fun) {
     "unnamed arguments" else paste0("`", nm, "`", collapse = ", ")),
     sprintf("Check the argument names against ?%s.", fun))
 }
+
+# Stops unless a package vhmc only suggests is installed; `what` names the function needing it.
+require_suggested <- function(pkg, what) {
+  if (!requireNamespace(pkg, quietly = TRUE)) {
+    stop(sprintf("%s needs the %s package. Install it with install.packages(\"%s\").", what, pkg, pkg),
+         call. = FALSE)
+  }
+  invisible()
+}
