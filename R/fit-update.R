@@ -45,6 +45,11 @@ update.vhmc_fit <- function(object, formula., ..., evaluate = TRUE) {
   if (!is.call(call)) {
     stop_arg("object", "has no stored call to refit", "update() needs a fit made by vhmc_glm(), vhmc_ardl() or vhmc_sample().")
   }
+  if (any(grepl("^\\.\\.[0-9]+$", all.names(call)))) {
+    stop_arg("object", sprintf("was fitted through a wrapper function: its call, %s, refers to the wrapper's `...`",
+                               deparse1(call)),
+             "Refit with a direct call to the fitting function, or call it with the new arguments yourself.")
+  }
   check_flag(evaluate, "evaluate")
   extras <- match.call(expand.dots = FALSE)$...
   if (length(extras) && (is.null(names(extras)) || !all(nzchar(names(extras))))) {
@@ -53,6 +58,10 @@ update.vhmc_fit <- function(object, formula., ..., evaluate = TRUE) {
   formula_fit <- inherits(object, c("vhmc_glm", "vhmc_ardl"))
   if (!missing(formula.)) {
     if (!formula_fit) stop_arg("formula.", "is given, but the fit has no model formula")
+    if (!inherits(formula., "formula")) {
+      stop_arg("formula.", sprintf("must be a formula such as . ~ . + x, not %s", describe(formula.)),
+               "Name the other arguments to change, e.g. update(fit, sampler = hmc()).")
+    }
     call$formula <- stats::update.formula(formula(object), formula.)
   }
   if (is.null(call$seed)) call$seed <- object$args$seed
