@@ -50,14 +50,14 @@ loo_psis <- function(x, what) {
 #'                    progress = FALSE)
 #'   fit2 <- vhmc_glm(mpg ~ wt + hp, data = mtcars, chains = 2, iter = 500, seed = 1,
 #'                    progress = FALSE)
-#'   loo::loo(fit1)
-#'   loo::waic(fit2)
-#'   loo::loo_compare(fit1, fit2)
+#'   print(loo::loo(fit1))
+#'   print(loo::waic(fit2))
+#'   print(loo::loo_compare(fit1, fit2))
 #'   ar1 <- vhmc_ardl(lh ~ 1, data = lh, p = 1, chains = 2, iter = 500, seed = 1,
 #'                    progress = FALSE)
 #'   ar1_fixed <- vhmc_ardl(lh ~ 1, data = lh, p = 1, noise_precision = 4, chains = 2,
 #'                          iter = 500, seed = 1, progress = FALSE)
-#'   loo::loo_compare(ar1, ar1_fixed)
+#'   print(loo::loo_compare(ar1, ar1_fixed))
 #' }
 #' }
 #' @name loo.vhmc_fit
@@ -80,7 +80,7 @@ waic.vhmc_fit <- function(x, ...) {
 loo_compare.vhmc_fit <- function(x, ..., criterion = c("loo", "waic"), model_names = NULL) {
   criterion <- match.arg(criterion)
   fits <- c(list(x), list(...))
-  nm <- model_names %||% vapply(as.list(substitute(list(x, ...)))[-1L], deparse1, "")
+  nm <- model_names %||% call_names(as.list(substitute(list(x, ...)))[-1L])
   if (!is.character(nm) || length(nm) != length(fits) || anyNA(nm) || anyDuplicated(nm)) {
     stop_arg("model_names", sprintf("must be %d distinct names, one per fit", length(fits)))
   }
@@ -94,6 +94,15 @@ loo_compare.vhmc_fit <- function(x, ..., criterion = c("loo", "waic"), model_nam
   check_same_observations(fits, nm)
   ic <- lapply(fits, if (criterion == "loo") loo::loo else loo::waic)
   loo::loo_compare(stats::setNames(ic, nm))
+}
+
+# Model names from the expressions of the arguments (`fit1`, `update(fit1, p = 2)`); values
+# spliced in by do.call() are named model1, model2, ... as loo names unnamed loo objects.
+call_names <- function(exprs) {
+  vapply(seq_along(exprs), function(k) {
+    e <- exprs[[k]]
+    if (is.name(e) || is.call(e)) deparse1(e) else sprintf("model%d", k)
+  }, "")
 }
 
 # Fits compared by loo must predict the same observations: same number and same response.

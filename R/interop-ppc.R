@@ -32,11 +32,11 @@
 #' if (requireNamespace("bayesplot", quietly = TRUE)) {
 #'   fit <- vhmc_glm(count ~ spray, data = InsectSprays, family = poisson(), chains = 2,
 #'                   iter = 500, seed = 1, progress = FALSE)
-#'   bayesplot::pp_check(fit, seed = 1)
-#'   bayesplot::pp_check(fit, plotfun = "stat", stat = "sd", seed = 1)
+#'   print(bayesplot::pp_check(fit, seed = 1))
+#'   print(bayesplot::pp_check(fit, plotfun = "stat", stat = "sd", seed = 1))
 #'   ar <- vhmc_ardl(lh ~ 1, data = lh, p = 1, chains = 2, iter = 500, seed = 1,
 #'                   progress = FALSE)
-#'   bayesplot::pp_check(ar, plotfun = "intervals", seed = 1)
+#'   print(bayesplot::pp_check(ar, plotfun = "intervals", seed = 1))
 #' }
 #' }
 #' @exportS3Method bayesplot::pp_check

@@ -139,6 +139,7 @@ test_that("loo_compare puts the better model first, named from the call", {
   expect_equal(unclass(cmp), unclass(ref))
   w <- quiet(loo::loo_compare(fit_wt, fit_1, criterion = "waic", model_names = c("wt", "none")))
   expect_identical(rownames(w), c("wt", "none"))
+  expect_setequal(rownames(quiet(do.call(loo::loo_compare, list(fit_1, fit_wt)))), c("model1", "model2"))
   expect_true("waic" %in% colnames(w))
   expect_identical(rownames(quiet(loo::loo_compare(ar, ar_fixed))) %in% c("ar", "ar_fixed"), c(TRUE, TRUE))
   # Different observations: a subset, another response, ARDL fits with other lags.
