@@ -57,7 +57,10 @@ update.vhmc_fit <- function(object, formula., ..., evaluate = TRUE) {
   }
   formula_fit <- inherits(object, c("vhmc_glm", "vhmc_ardl"))
   if (!missing(formula.)) {
-    if (!formula_fit) stop_arg("formula.", "is given, but the fit has no model formula")
+    if (!formula_fit) {
+      stop_arg("formula.", "is given, but the fit (of an R log density) has no model formula",
+               "Give the new target by name, e.g. update(fit, log_density = f).")
+    }
     if (!inherits(formula., "formula")) {
       stop_arg("formula.", sprintf("must be a formula such as . ~ . + x, not %s", describe(formula.)),
                "Name the other arguments to change, e.g. update(fit, sampler = hmc()).")

@@ -46,13 +46,13 @@ observed_response <- function(object, what) {
 response_moments <- function(parts) {
   mu <- parts$family$linkinv(parts$eta)
   trials <- parts$design$trials %||% 1
-  mean <- mu * rep(rep_len(trials, ncol(mu)), each = nrow(mu))
-  var <- switch(parts$family$family,
+  expected <- mu * rep(rep_len(trials, ncol(mu)), each = nrow(mu))
+  variance <- switch(parts$family$family,
     gaussian = matrix(parts$sigma^2, nrow(mu), ncol(mu)),
-    binomial = mean * (1 - mu),
-    poisson = mean
+    binomial = expected * (1 - mu),
+    poisson = expected
   )
-  list(mean = mean, var = var)
+  list(mean = expected, var = variance)
 }
 
 #' Posterior draws of the expected response
@@ -166,12 +166,12 @@ loo_R2 <- function(object, ...) UseMethod("loo_R2")
 loo_R2.vhmc_fit <- function(object, summary = FALSE, probs = c(0.025, 0.975), seed = NULL, ...) {
   check_flag(summary, "summary")
   y <- observed_response(object, "loo_R2")
-  mean <- response_moments(predictive_parts(object, what = "loo_R2"))$mean
+  expected <- response_moments(predictive_parts(object, what = "loo_R2"))$mean
   li <- loo_psis(object, "loo_R2()")
-  eloo <- y - loo::E_loo(mean, li$psis, type = "mean", log_ratios = -li$ll)$value
+  eloo <- y - loo::E_loo(expected, li$psis, type = "mean", log_ratios = -li$ll)$value
   # Bayesian bootstrap (Rubin 1981): Dirichlet(1, ..., 1) weights over the observations.
   boot <- function() {
-    w <- matrix(stats::rexp(nrow(mean) * length(y)), nrow(mean))
+    w <- matrix(stats::rexp(nrow(expected) * length(y)), nrow(expected))
     w / rowSums(w)
   }
   w <- if (is.null(seed)) boot() else with_local_seed(resolve_seed(seed), boot())

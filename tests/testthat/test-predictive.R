@@ -217,6 +217,15 @@ test_that("update evaluates old arguments where the fit was made, new ones where
   expect_identical(priors$prior$specified, normal(0, 0.5))
 })
 
+test_that("update refits vhmc_sample() fits through their call", {
+  s <- quiet(vhmc_sample(function(th) -sum(th^2) / 2, gradient = function(th) -th, init = c(a = 0),
+                         chains = 1, iter = 200, seed = 1, progress = FALSE))
+  u <- quiet(update(s, iter = 300))
+  expect_identical(dim(as.matrix(u)), c(150L, 1L))
+  expect_identical(u$args$seed, 1L)
+  expect_error(update(s, . ~ .), "`formula.` is given, but the fit \\(of an R log density\\) has no model formula")
+})
+
 test_that("update works for ARDL fits of both noise models", {
   a2 <- quiet(update(ar, p = 2))
   expect_s3_class(a2, c("vhmc_ardl", "vhmc_glm"))
