@@ -41,13 +41,13 @@
 #' @importFrom stats update
 #' @export
 update.vhmc_fit <- function(object, formula., ..., evaluate = TRUE) {
-  call <- object$call
-  if (!is.call(call)) {
+  fit_call <- object$call
+  if (!is.call(fit_call)) {
     stop_arg("object", "has no stored call to refit", "update() needs a fit made by vhmc_glm(), vhmc_ardl() or vhmc_sample().")
   }
-  if (any(grepl("^\\.\\.[0-9]+$", all.names(call)))) {
+  if (any(grepl("^\\.\\.[0-9]+$", all.names(fit_call)))) {
     stop_arg("object", sprintf("was fitted through a wrapper function: its call, %s, refers to the wrapper's `...`",
-                               deparse1(call)),
+                               deparse1(fit_call)),
              "Refit with a direct call to the fitting function, or call it with the new arguments yourself.")
   }
   check_flag(evaluate, "evaluate")
@@ -65,10 +65,10 @@ update.vhmc_fit <- function(object, formula., ..., evaluate = TRUE) {
       stop_arg("formula.", sprintf("must be a formula such as . ~ . + x, not %s", describe(formula.)),
                "Name the other arguments to change, e.g. update(fit, sampler = hmc()).")
     }
-    call$formula <- stats::update.formula(formula(object), formula.)
+    fit_call$formula <- stats::update.formula(formula(object), formula.)
   }
-  if (is.null(call$seed)) call$seed <- object$args$seed
-  record <- call
+  if (is.null(fit_call$seed)) fit_call$seed <- object$args$seed
+  record <- fit_call
   for (a in names(extras)) record[a] <- list(extras[[a]])
   if (!evaluate) return(record)
   # The new arguments, evaluated now in the caller's frame, except those referring to the
@@ -79,7 +79,7 @@ update.vhmc_fit <- function(object, formula., ..., evaluate = TRUE) {
     value <- eval(extras[[a]], caller)
     run[a] <- list(if (is.language(value)) call("quote", value) else value)
   }
-  fun <- utils::tail(as.character(call[[1L]]), 1L)
+  fun <- utils::tail(as.character(fit_call[[1L]]), 1L)
   if (fun %in% c("vhmc_glm", "vhmc_ardl", "vhmc_sample")) run[[1L]] <- get(fun, envir = asNamespace("vhmc"))
   fit <- eval(run, if (formula_fit) environment(formula(object)) else caller)
   fit$call <- record
