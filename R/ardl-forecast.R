@@ -291,23 +291,19 @@ predict.vhmc_ardl <- function(object, newdata = NULL, ...) {
   NextMethod()
 }
 
+# The GLM methods below serve both noise models: predictive_parts() refuses `newdata` for ARDL
+# fits and gives the lagged design (and, with a fixed noise precision, the known noise sd).
 #' @noRd
 #' @export
-posterior_predict.vhmc_ardl <- function(object, newdata = NULL, ...) {
-  ardl_no_newdata(object, newdata, "posterior_predict")
-  NextMethod()
-}
+#' @rawNamespace S3method(rstantools::posterior_predict, vhmc_ardl)
+posterior_predict.vhmc_ardl <- function(object, ...) posterior_predict.vhmc_glm(object, ...)
 
 #' @noRd
 #' @export
-posterior_linpred.vhmc_ardl <- function(object, transform = FALSE, newdata = NULL, ...) {
-  ardl_no_newdata(object, newdata, "posterior_linpred")
-  NextMethod()
-}
+#' @rawNamespace S3method(rstantools::posterior_linpred, vhmc_ardl)
+posterior_linpred.vhmc_ardl <- function(object, ...) posterior_linpred.vhmc_glm(object, ...)
 
 #' @noRd
 #' @export
-log_lik.vhmc_ardl <- function(object, newdata = NULL, ...) {
-  ardl_no_newdata(object, newdata, "log_lik")
-  NextMethod()
-}
+#' @rawNamespace S3method(rstantools::log_lik, vhmc_ardl)
+log_lik.vhmc_ardl <- function(object, ...) log_lik.vhmc_glm(object, ...)

@@ -13,6 +13,20 @@ ardl_draws <- function(object) {
   list(w = m[, Zn, drop = FALSE], sigma = sigma)
 }
 
+# The data of a fixed-precision ARDL fit in the form glm_design() gives a GLM's (the lagged
+# design and response), with the family and the known noise sd, for predictive_parts().
+ardl_fixed_design <- function(object) {
+  a <- object$ardl
+  list(family = stats::gaussian(), sigma = 1 / sqrt(a$noise_precision),
+       design = list(x = a$Z, offset = NULL, y = a$y, trials = NULL, weights = NULL,
+                     prior_weights = NULL, matrix = FALSE))
+}
+
+# The model formula as the user gave it, so that update(fit, . ~ . + x) works.
+#' @noRd
+#' @export
+formula.vhmc_ardl <- function(x, ...) x$ardl$formula
+
 # Posterior medians of the coefficients (also for fixed-precision fits, which are not GLMs).
 #' @noRd
 #' @export

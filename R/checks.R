@@ -72,3 +72,12 @@ match_choice <- function(x, arg, choices) {
 }
 
 match_metric <- function(metric) match_choice(metric, "metric", c("diag", "dense", "unit"))
+
+# Stops unless a package vhmc only suggests is installed; `what` names the function needing it.
+require_suggested <- function(pkg, what) {
+  if (!requireNamespace(pkg, quietly = TRUE)) {
+    stop(sprintf("%s needs the %s package. Install it with install.packages(\"%s\").", what, pkg, pkg),
+         call. = FALSE)
+  }
+  invisible()
+}

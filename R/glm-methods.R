@@ -2,7 +2,8 @@
 # draws and pointwise log likelihoods. Everything is computed from the saved draws and the
 # stored model matrix; newdata go through the fit's terms, xlevels and contrasts.
 
-# Coefficient draws (S x p) and, for the gaussian family, sigma draws.
+# Coefficient draws (S x p) and, for the gaussian family, sigma draws (fixed-precision ARDL
+# fits have no family and no sigma: coefficients only).
 glm_draws <- function(object, ndraws = NULL) {
   m <- as.matrix(object)
   if (!is.null(ndraws)) {
@@ -15,7 +16,7 @@ glm_draws <- function(object, ndraws = NULL) {
   }
   coef_names <- object$model$coef_names
   list(beta = m[, coef_names, drop = FALSE],
-       sigma = if (object$model$family$has_aux) m[, "sigma"])
+       sigma = if (isTRUE(object$model$family$has_aux)) m[, "sigma"])
 }
 
 # Design pieces for the fit's data (newdata = NULL) or for new data.
@@ -71,7 +72,8 @@ linpred_draws <- function(beta, design) {
 #' `transform = TRUE`, of the mean response: the inverse link applied to it), one row per
 #' posterior draw and one column per observation.
 #'
-#' @param object A fit from [vhmc_glm()].
+#' @param object A fit from [vhmc_glm()] or [vhmc_ardl()] (both noise models; for ARDL fits
+#'   the fitted time points, one step ahead from their observed lags).
 #' @param transform Apply the inverse link (mean response) instead of returning the linear
 #'   predictor.
 #' @param newdata A data frame with the predictors (and offsets) of new observations;
@@ -96,8 +98,9 @@ posterior_linpred <- function(object, ...) UseMethod("posterior_linpred")
 posterior_linpred.vhmc_glm <- function(object, transform = FALSE, newdata = NULL,
                                        ndraws = NULL, ...) {
   check_flag(transform, "transform")
-  eta <- linpred_draws(glm_draws(object, ndraws)$beta, glm_design(object, newdata))
-  if (transform) eta[] <- object$model$family$linkinv(eta)
+  parts <- predictive_parts(object, newdata, ndraws, what = "posterior_linpred")
+  eta <- parts$eta
+  if (transform) eta[] <- parts$family$linkinv(eta)
   eta
 }
 
@@ -128,10 +131,10 @@ posterior_predict <- function(object, ...) UseMethod("posterior_predict")
 #' @rawNamespace S3method(rstantools::posterior_predict, vhmc_glm)
 posterior_predict.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, trials = NULL,
                                        seed = NULL, ...) {
-  family <- object$model$family
-  draws <- glm_draws(object, ndraws)
-  design <- glm_design(object, newdata)
-  mu <- family$linkinv(linpred_draws(draws$beta, design))
+  parts <- predictive_parts(object, newdata, ndraws, what = "posterior_predict")
+  family <- parts$family
+  design <- parts$design
+  mu <- family$linkinv(parts$eta)
   S <- nrow(mu)
   N <- ncol(mu)
   if (family$family == "binomial") {
@@ -144,7 +147,7 @@ posterior_predict.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, tr
   }
   simulate <- function() {
     out <- switch(family$family,
-      gaussian = stats::rnorm(S * N, mu, draws$sigma),
+      gaussian = stats::rnorm(S * N, mu, parts$sigma),
       binomial = stats::rbinom(S * N, size, mu),
       poisson = stats::rpois(S * N, mu)
     )
@@ -177,15 +180,15 @@ log_lik <- function(object, ...) UseMethod("log_lik")
 #' @export
 #' @rawNamespace S3method(rstantools::log_lik, vhmc_glm)
 log_lik.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, ...) {
-  family <- object$model$family
-  draws <- glm_draws(object, ndraws)
-  design <- glm_design(object, newdata, need_response = TRUE)
-  eta <- linpred_draws(draws$beta, design)
+  parts <- predictive_parts(object, newdata, ndraws, need_response = TRUE, what = "log_lik")
+  family <- parts$family
+  design <- parts$design
+  eta <- parts$eta
   N <- ncol(eta)
   y <- matrix(design$y, nrow(eta), N, byrow = TRUE)
   freq <- design$weights %||% rep(1, N)
   ll <- switch(family$family,
-    gaussian = stats::dnorm(y, eta, draws$sigma, log = TRUE),
+    gaussian = stats::dnorm(y, eta, parts$sigma, log = TRUE),
     poisson = stats::dpois(y, exp(eta), log = TRUE),
     binomial = {
       n <- design$trials %||% rep(1, N)

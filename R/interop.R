@@ -1,19 +1,20 @@
-# Methods for the generics of bayesplot and loo, registered only when those packages are
-# loaded (both are Suggests), so that their functions take a vhmc fit directly.
+# Methods for the generics of bayesplot, registered only when it is loaded (a Suggests), so
+# that its functions take a vhmc fit directly. The loo methods are in interop-loo.R, pp_check()
+# in interop-ppc.R.
 
-#' bayesplot and loo methods for vhmc fits
+#' bayesplot's NUTS diagnostics for vhmc fits
 #'
 #' `nuts_params()` returns the sampler diagnostics in the long format bayesplot's NUTS plots
 #' expect (`mcmc_nuts_energy()`, `mcmc_nuts_divergence()`, the `np` argument of
-#' `mcmc_trace()` and `mcmc_pairs()`). `loo()` computes PSIS leave-one-out cross-validation
-#' from [log_lik()], with relative efficiencies from the chains.
+#' `mcmc_trace()` and `mcmc_pairs()`). For posterior predictive checks see
+#' [pp_check()][pp_check.vhmc_fit], for PSIS-LOO [loo()][loo.vhmc_fit].
 #'
-#' @param object,x A fit from [vhmc_sample()] or [vhmc_glm()] (`loo()`: from [vhmc_glm()]).
+#' @param object A fit from [vhmc_sample()], [vhmc_glm()] or [vhmc_ardl()] with the NUTS
+#'   sampler.
 #' @param pars Unused (bayesplot's generic has it).
-#' @param cores Cores used by loo.
-#' @param ... Passed on to `loo::loo()`; unused by `nuts_params()`.
-#' @return `nuts_params()`: a data frame with columns `Chain`, `Iteration`, `Parameter`
-#'   (a factor) and `Value`. `loo()`: a `psis_loo` object.
+#' @param ... Unused.
+#' @return A data frame with columns `Chain`, `Iteration`, `Parameter` (a factor) and
+#'   `Value`.
 #' @examples
 #' \donttest{
 #' fit <- vhmc_glm(mpg ~ wt, data = mtcars, chains = 2, iter = 500, seed = 1,
@@ -22,7 +23,6 @@
 #'   np <- bayesplot::nuts_params(fit)
 #'   bayesplot::mcmc_nuts_energy(np)
 #' }
-#' if (requireNamespace("loo", quietly = TRUE)) loo::loo(fit)
 #' }
 #' @name vhmc-interop
 #' @exportS3Method bayesplot::nuts_params
@@ -39,13 +39,4 @@ nuts_params.vhmc_fit <- function(object, pars = NULL, ...) {
     Parameter = factor(rep(cols, each = nrow(sd)), levels = cols),
     Value = unlist(sd[cols], use.names = FALSE)
   )
-}
-
-#' @rdname vhmc-interop
-#' @exportS3Method loo::loo
-loo.vhmc_glm <- function(x, ..., cores = getOption("mc.cores", 1)) {
-  ll <- log_lik(x)
-  chain_id <- rep(seq_len(fit_nchains(x)), each = fit_niterations(x))
-  r_eff <- loo::relative_eff(exp(ll), chain_id = chain_id, cores = cores)
-  loo::loo(ll, r_eff = r_eff, cores = cores, ...)
 }

@@ -69,7 +69,12 @@
 #' @inheritParams vhmc_glm
 #' @param ... Must be empty; here so that misspelt arguments give an error.
 #' @return A fit of class `c("vhmc_ardl", ...)`: with estimated sigma also a `vhmc_glm`,
-#'   otherwise a `vhmc_fit` with the coefficients only. Element `ardl` holds the lag orders,
+#'   otherwise a `vhmc_fit` with the coefficients only. Fits of both noise models have
+#'   [posterior_linpred()], [posterior_epred()], [posterior_predict()] and [log_lik()] (for
+#'   the fitted time points, one step ahead from their observed lags), [bayes_R2()],
+#'   [loo_R2()], [update()][update.vhmc_fit], loo's `loo()`, `waic()` and `loo_compare()`
+#'   and bayesplot's `pp_check()`; predictions beyond the data come from [forecast()].
+#'   Element `ardl` holds the lag orders,
 #'   the response and regressor names, the lagged design `Z` and response, the series, the
 #'   time index and the last observations [forecast()] starts from.
 #' @seealso [forecast.vhmc_ardl()], [exact_posterior()], [vhmc_glm()]

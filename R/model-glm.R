@@ -52,8 +52,11 @@
 #' @return A `vhmc_fit` (class `c("vhmc_glm", "vhmc_fit")`). Besides the methods of every
 #'   fit ([print.vhmc_fit()], [summary.vhmc_fit()], [as_draws_array.vhmc_fit()], ...), GLM
 #'   fits have [coef()][coef.vhmc_glm], `vcov`, `fitted`, `residuals`,
-#'   [predict()][predict.vhmc_glm], [posterior_linpred()], [posterior_predict()],
-#'   [posterior_interval()], [log_lik()], `nobs`, `formula` and [prior_summary()].
+#'   [predict()][predict.vhmc_glm], [posterior_linpred()], [posterior_epred()],
+#'   [posterior_predict()], [posterior_interval()], [log_lik()], [bayes_R2()], [loo_R2()],
+#'   `nobs`, `formula`, [prior_summary()] and [update()][update.vhmc_fit], and methods for
+#'   loo's `loo()`, `waic()` and `loo_compare()` ([loo.vhmc_fit]) and bayesplot's
+#'   `pp_check()` ([pp_check.vhmc_fit]).
 #' @seealso [priors], [nuts()], [hmc()]
 #' @examples
 #' \donttest{
