@@ -71,7 +71,7 @@ divergence_fix.vhmc_sampler <- function(sampler) {
 # metric, both only with a warmup.
 hmc_warmup_config <- function(sampler, run) {
   list(step_size = sampler$step_size,
-       adapt = list(step_size = is.null(sampler$step_size) && run$warmup > 0,
-                    metric = sampler$metric != "unit" && run$warmup > 0,
-                    delta = sampler$adapt_delta, init_accept = 0.8))
+       adapt_step_size = is.null(sampler$step_size) && run$warmup > 0,
+       adapt_metric = sampler$metric != "unit" && run$warmup > 0,
+       adapt_delta = sampler$adapt_delta, init_accept = 0.8)
 }

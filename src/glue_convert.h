@@ -1,8 +1,9 @@
 // Conversions between R and the core, in both directions, in one place: R lists (the
-// sampler configs that R/sampler-*.R resolves, the run settings) to the core's config
-// structs; the core's chain output and reports back to plain R lists; and the callbacks
-// that let the core print and poll for Ctrl-C through R. Every value arrives validated and
-// with its defaults settled (R decides them); NULL means "chosen during the run".
+// sampler configs that R/sampler-*.R resolves, the run settings, the fit's shared results)
+// to the core's config structs, by the names the structs give their fields; the core's chain
+// output and reports back to plain R lists; and the callbacks that let the core print and
+// poll for Ctrl-C through R. Every value arrives validated and with its defaults settled
+// (R decides them); NULL means "chosen during the run".
 #pragma once
 #include <R_ext/Utils.h>
 #include <Rcpp.h>
@@ -10,6 +11,8 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
+#include <type_traits>
 
 #include <vhmc/vhmc.hpp>
 
@@ -35,84 +38,62 @@ inline vhmc::ChainConfig chain_config(const Rcpp::List& run) {
   return cfg;
 }
 
-inline vhmc::HmcWarmupConfig warmup_config(const Rcpp::List& c) {
-  vhmc::HmcWarmupConfig w;
-  w.step_size = optional_of<double>(c["step_size"]);
-  const Rcpp::List a = c["adapt"];
-  w.adapt.step_size = Rcpp::as<bool>(a["step_size"]);
-  w.adapt.metric = Rcpp::as<bool>(a["metric"]);
-  w.adapt.dual.delta = Rcpp::as<double>(a["delta"]);
-  w.adapt.init_accept = Rcpp::as<double>(a["init_accept"]);
-  return w;
+// One value of a config, by its type: numbers, flags, optional numbers (NULL: chosen during
+// the run), and the names of a metric or an activation.
+inline void read_value(SEXP v, int& x) { x = Rcpp::as<int>(v); }
+inline void read_value(SEXP v, long& x) { x = static_cast<long>(Rcpp::as<double>(v)); }
+inline void read_value(SEXP v, double& x) { x = Rcpp::as<double>(v); }
+inline void read_value(SEXP v, bool& x) { x = Rcpp::as<bool>(v); }
+inline void read_value(SEXP v, vhmc::MetricKind& x) { x = vhmc::metric_from_name(Rcpp::as<std::string>(v)); }
+inline void read_value(SEXP v, vhmc::Activation& x) { x = vhmc::activation_from_name(Rcpp::as<std::string>(v)); }
+template <class T>
+void read_value(SEXP v, std::optional<T>& x) {
+  x = optional_of<T>(v);
 }
 
-inline vhmc::NutsConfig nuts_config(const Rcpp::List& c) {
-  vhmc::NutsConfig n;
-  n.max_depth = Rcpp::as<int>(c["max_treedepth"]);
-  return n;
+template <class T, class = void>
+struct has_fields : std::false_type {};
+template <class T>
+struct has_fields<T, std::void_t<decltype(T::fields())>> : std::true_type {};
+
+template <class C, class T>
+void fill_field(const Rcpp::List& l, C& c, const vhmc::Field<C, T>& f);
+
+// Fills a config from the R list `l` by its fields() (base/fields.hpp); a field that is a
+// config itself is filled from the same list. Every name must be there: R settles every
+// default (R/sampler-*.R), so a missing one is a bug.
+template <class C>
+void fill_config(const Rcpp::List& l, C& c) {
+  std::apply([&](const auto&... f) { (fill_field(l, c, f), ...); }, C::fields());
 }
 
-inline vhmc::StaticHmcConfig hmc_config(const Rcpp::List& c) {
-  vhmc::StaticHmcConfig h;
-  h.steps = optional_of<int>(c["steps"]);
-  h.jitter = Rcpp::as<bool>(c["jitter"]);
-  return h;
+template <class C, class T>
+void fill_field(const Rcpp::List& l, C& c, const vhmc::Field<C, T>& f) {
+  if constexpr (has_fields<T>::value) {
+    fill_config(l, c.*(f.member));
+  } else {
+    if (!l.containsElementNamed(f.name)) Rcpp::stop(std::string("internal: the sampler config lacks '") + f.name + "'");
+    read_value(l[f.name], c.*(f.member));
+  }
 }
 
-inline vhmc::SurrogateConfig surrogate_config(const Rcpp::List& c) {
-  vhmc::SurrogateConfig s;
-  s.explore = Rcpp::as<int>(c["explore"]);
-  s.train.hidden = optional_of<int>(c["hidden"]);
-  s.train.activation = vhmc::activation_from_name(Rcpp::as<std::string>(c["activation"]));
-  s.train.train_on_gradient = Rcpp::as<bool>(c["train_on_gradient"]);
-  s.train.lambda = optional_of<double>(c["lambda"]);
-  s.steps = optional_of<int>(c["steps"]);
-  s.trajectory_accept = Rcpp::as<double>(c["trajectory_accept"]);
-  s.adaptive = Rcpp::as<bool>(c["adaptive"]);
-  s.max_train = static_cast<long>(Rcpp::as<double>(c["max_train"]));
-  s.nuts.max_depth = Rcpp::as<int>(c["max_treedepth"]);
-  return s;
+// The fit's shared results: list(laplace = list(mode, hessian), control_variate = list(mode,
+// gradient)), either absent.
+inline std::optional<vhmc::Anchor> anchor_of(const Rcpp::List& extras, const char* name) {
+  if (!extras.containsElementNamed(name) || Rf_isNull(extras[name])) return std::nullopt;
+  const Rcpp::List a = extras[name];
+  vhmc::Anchor out;
+  out.mode = Rcpp::as<vhmc::Vec>(a["mode"]);
+  if (a.containsElementNamed("hessian")) out.hessian = Rcpp::as<vhmc::Mat>(a["hessian"]);
+  if (a.containsElementNamed("gradient")) out.gradient = Rcpp::as<vhmc::Vec>(a["gradient"]);
+  return out;
 }
 
-inline vhmc::VariationalConfig variational_config(const Rcpp::List& c) {
-  vhmc::VariationalConfig v;
-  v.hidden = optional_of<int>(c["hidden"]);
-  v.activation = vhmc::activation_from_name(Rcpp::as<std::string>(c["activation"]));
-  v.lambda = Rcpp::as<double>(c["lambda"]);
-  v.train_until = Rcpp::as<int>(c["train_until"]);
-  v.schedule = Rcpp::as<double>(c["schedule"]);
-  v.steps = Rcpp::as<int>(c["steps"]);
-  v.adapt_delta = Rcpp::as<double>(c["adapt_delta"]);
-  v.step_size = optional_of<double>(c["step_size"]);
-  v.final_mu_one = Rcpp::as<bool>(c["final_mu_one"]);
-  v.laplace_base = Rcpp::as<bool>(c["laplace_base"]);
-  v.start_laplace = Rcpp::as<bool>(c["start_laplace"]);
-  v.refresh_every = optional_of<int>(c["refresh_every"]);
-  return v;
-}
-
-inline vhmc::SghmcConfig sghmc_config(const Rcpp::List& c) {
-  vhmc::SghmcConfig s;
-  s.step_size = optional_of<double>(c["step_size"]);
-  s.friction = optional_of<double>(c["friction"]);
-  s.noise_estimate = Rcpp::as<double>(c["noise_estimate"]);
-  s.estimate_noise = Rcpp::as<bool>(c["estimate_noise"]);
-  s.updates = optional_of<int>(c["updates"]);
-  s.resample = Rcpp::as<int>(c["resample"]);
-  s.diag_metric = Rcpp::as<bool>(c["diag_metric"]);
-  s.fresh_batches = Rcpp::as<bool>(c["fresh_batches"]);
-  return s;
-}
-
-inline vhmc::SgldConfig sgld_config(const Rcpp::List& c) {
-  vhmc::SgldConfig s;
-  s.step_size = optional_of<double>(c["step_size"]);
-  s.decay = Rcpp::as<double>(c["decay"]);
-  s.decay_offset = Rcpp::as<double>(c["decay_offset"]);
-  s.updates = optional_of<int>(c["updates"]);
-  s.diag_metric = Rcpp::as<bool>(c["diag_metric"]);
-  s.fresh_batches = Rcpp::as<bool>(c["fresh_batches"]);
-  return s;
+inline vhmc::FitExtras fit_extras(const Rcpp::List& extras) {
+  vhmc::FitExtras e;
+  e.laplace = anchor_of(extras, "laplace");
+  e.control_variate = anchor_of(extras, "control_variate");
+  return e;
 }
 
 // ---- host callbacks ---------------------------------------------------------------------

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../base/fields.hpp"
+
 namespace vhmc {
 
 struct DualAveragingConfig {
@@ -11,6 +13,7 @@ struct DualAveragingConfig {
   double gamma = 0.05;
   double t0 = 10.0;
   double kappa = 0.75;
+  static auto fields() { return std::make_tuple(field("adapt_delta", &DualAveragingConfig::delta)); }
 };
 
 class DualAveraging {

@@ -18,6 +18,11 @@ struct AdaptConfig {
   double init_accept = 0.8;
   DualAveragingConfig dual{};
   WindowConfig windows{};
+  static auto fields() {
+    return std::make_tuple(field("adapt_step_size", &AdaptConfig::step_size),
+                           field("adapt_metric", &AdaptConfig::metric),
+                           field("init_accept", &AdaptConfig::init_accept), field("dual", &AdaptConfig::dual));
+  }
 };
 
 // Kernel: a kernel with step_size() and hamiltonian() (NUTS, static HMC); z: the chain's

@@ -2,11 +2,23 @@
 // Euclidean metrics W = M^{-1} (SPEC A1): kinetic energy K(p) = 1/2 p' W p, momentum
 // p ~ N(0, W^{-1}) and sharp momentum v = W p. Neither M nor W^{-1} is ever formed.
 // Each metric names the Welford estimator its warmup adaptation uses (adapt/welford.hpp).
+#include <stdexcept>
+#include <string>
+
 #include "../adapt/welford.hpp"
 #include "../base/rng.hpp"
 #include "../base/types.hpp"
 
 namespace vhmc {
+
+enum class MetricKind { Unit, Diag, Dense };
+
+inline MetricKind metric_from_name(const std::string& name) {
+  if (name == "unit") return MetricKind::Unit;
+  if (name == "diag") return MetricKind::Diag;
+  if (name == "dense") return MetricKind::Dense;
+  throw std::invalid_argument("metric must be \"unit\", \"diag\" or \"dense\"; got \"" + name + "\"");
+}
 
 class UnitMetric {
  public:
@@ -69,5 +81,13 @@ class DenseMetric {
   Eigen::LLT<Mat> llt_;
   mutable Vec z_;
 };
+
+// Calls f with the initial metric of a kind (the identity; warmup adapts it).
+template <class F>
+auto with_metric(MetricKind kind, int d, F&& f) {
+  if (kind == MetricKind::Unit) return f(UnitMetric(d));
+  if (kind == MetricKind::Diag) return f(DiagMetric(Vec::Ones(d)));
+  return f(DenseMetric(Mat::Identity(d, d)));
+}
 
 }  // namespace vhmc

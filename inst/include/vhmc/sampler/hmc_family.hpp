@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "../adapt/windowed_adaptation.hpp"
+#include "../driver/fit_extras.hpp"
 #include "../driver/run_chain.hpp"
 #include "../integrator/hamiltonian.hpp"
 #include "../metric/metrics.hpp"
@@ -19,6 +20,9 @@ struct HmcWarmupConfig {
   std::optional<double> step_size;
   AdaptConfig adapt{};
   double initial_step_size() const { return step_size.value_or(1.0); }
+  static auto fields() {
+    return std::make_tuple(field("step_size", &HmcWarmupConfig::step_size), field("adapt", &HmcWarmupConfig::adapt));
+  }
 };
 
 // The inverse metric as reported: a vector for unit and diagonal metrics, a matrix for dense.
@@ -72,5 +76,28 @@ ChainOutput run_hmc_family(P& potential, M metric, const KernelConfig& kc, const
   schedule.warmup.push_back({&warmup, cfg.warmup});
   return run_chain(chain, schedule, cfg, cb);
 }
+
+// The samplers (plug-ins of the host's registry): a config named by fields() and a run().
+template <template <class, class> class K, class KernelConfig>
+struct HmcFamilySampler {
+  struct Config {
+    MetricKind metric = MetricKind::Diag;
+    KernelConfig kernel{};
+    HmcWarmupConfig warmup{};
+    static auto fields() {
+      return std::make_tuple(field("metric", &Config::metric), field("kernel", &Config::kernel),
+                             field("warmup", &Config::warmup));
+    }
+  };
+  template <class P>
+  static ChainOutput run(P& potential, const Config& c, const FitExtras&, const ChainConfig& cfg,
+                         const Vec& init, Callbacks& cb) {
+    return with_metric(c.metric, potential.dim(), [&](auto m) {
+      return run_hmc_family<K>(potential, std::move(m), c.kernel, c.warmup, cfg, init, cb);
+    });
+  }
+};
+using NutsSampler = HmcFamilySampler<Nuts, NutsConfig>;
+using StaticHmcSampler = HmcFamilySampler<StaticHmc, StaticHmcConfig>;
 
 }  // namespace vhmc

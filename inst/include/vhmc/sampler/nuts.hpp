@@ -7,6 +7,7 @@
 // All buffers live in a per-depth workspace allocated once, so a transition allocates nothing.
 #include <vector>
 
+#include "../base/fields.hpp"
 #include "../integrator/hamiltonian.hpp"
 #include "transition.hpp"
 
@@ -15,6 +16,7 @@ namespace vhmc {
 struct NutsConfig {
   int max_depth = 10;
   double max_delta_H = 1000.0;
+  static auto fields() { return std::make_tuple(field("max_treedepth", &NutsConfig::max_depth)); }
 };
 
 template <class T, class M>

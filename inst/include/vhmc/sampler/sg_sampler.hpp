@@ -16,7 +16,10 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 
+#include "../driver/fit_extras.hpp"
 #include "../driver/run_chain.hpp"
 #include "../model/minibatch.hpp"
 #include "sghmc.hpp"
@@ -160,5 +163,38 @@ ChainOutput run_sg(P& potential, const RuleConfig& rc, long batch_size, const Co
   chain.report(out.report);
   return out;
 }
+
+// A stochastic-gradient sampler needs a potential with minibatch gradients (GLMs).
+template <class P, class = void>
+struct has_minibatch : std::false_type {};
+template <class P>
+struct has_minibatch<P, std::void_t<decltype(std::declval<P&>().n_obs())>> : std::true_type {};
+
+template <class Rule, class RuleConfig>
+struct SgSampler {
+  struct Config {
+    long batch_size = 1;
+    RuleConfig rule{};
+    static auto fields() {
+      return std::make_tuple(field("batch_size", &Config::batch_size), field("rule", &Config::rule));
+    }
+  };
+  template <class P>
+  static ChainOutput run(P& potential, const Config& c, const FitExtras& e, const ChainConfig& cfg,
+                         const Vec& init, Callbacks& cb) {
+    if constexpr (has_minibatch<P>::value) {
+      ControlVariate cv;
+      if (e.control_variate) {
+        cv.theta_hat = e.control_variate->mode;
+        cv.grad_hat = e.control_variate->gradient;
+      }
+      return run_sg<Rule>(potential, c.rule, c.batch_size, e.control_variate ? &cv : nullptr, cfg, init, cb);
+    } else {
+      throw std::logic_error("a stochastic-gradient sampler needs a potential with minibatch gradients");
+    }
+  }
+};
+using SghmcSampler = SgSampler<Sghmc, SghmcConfig>;
+using SgldSampler = SgSampler<Sgld, SgldConfig>;
 
 }  // namespace vhmc

@@ -15,6 +15,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "../base/fields.hpp"
 #include "../base/rng.hpp"
 #include "../base/types.hpp"
 
@@ -33,6 +34,14 @@ struct SghmcConfig {
   double time_per_iteration = 0.5;  // natural time per saved iteration for the default updates
   bool diag_metric = true;          // precondition by the Hessian diagonal (driver estimate)
   bool fresh_batches = false;       // independent batches instead of epochs (model/minibatch.hpp)
+  static auto fields() {
+    using C = SghmcConfig;
+    return std::make_tuple(
+        field("step_size", &C::step_size), field("friction", &C::friction),
+        field("noise_estimate", &C::noise_estimate), field("estimate_noise", &C::estimate_noise),
+        field("updates", &C::updates), field("resample", &C::resample), field("diag_metric", &C::diag_metric),
+        field("fresh_batches", &C::fresh_batches));
+  }
 };
 
 class Sghmc {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "../base/fields.hpp"
 #include "../base/rng.hpp"
 #include "../base/types.hpp"
 
@@ -27,6 +28,12 @@ struct SgldConfig {
   double time_per_iteration = 0.5;
   bool diag_metric = true;
   bool fresh_batches = false;  // independent batches instead of epochs (model/minibatch.hpp)
+  static auto fields() {
+    using C = SgldConfig;
+    return std::make_tuple(field("step_size", &C::step_size), field("decay", &C::decay),
+                           field("decay_offset", &C::decay_offset), field("updates", &C::updates),
+                           field("diag_metric", &C::diag_metric), field("fresh_batches", &C::fresh_batches));
+  }
 };
 
 class Sgld {

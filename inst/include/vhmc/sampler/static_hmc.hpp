@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "../base/fields.hpp"
 #include "../integrator/hamiltonian.hpp"
 #include "transition.hpp"
 
@@ -16,6 +17,9 @@ struct StaticHmcConfig {
   bool jitter = true;
   double max_delta_H = 1000.0;
   int max_steps = 1024;
+  static auto fields() {
+    return std::make_tuple(field("steps", &StaticHmcConfig::steps), field("jitter", &StaticHmcConfig::jitter));
+  }
 };
 
 template <class T, class M>

@@ -38,6 +38,13 @@ struct SurrogateConfig {
   bool adaptive = false;          // ARNS-HMC
   long max_train = 50000;         // training points kept (a uniform sample beyond)
   NutsConfig nuts{};
+  static auto fields() {
+    return std::make_tuple(field("explore", &SurrogateConfig::explore), field("train", &SurrogateConfig::train),
+                           field("steps", &SurrogateConfig::steps),
+                           field("trajectory_accept", &SurrogateConfig::trajectory_accept),
+                           field("adaptive", &SurrogateConfig::adaptive),
+                           field("max_train", &SurrogateConfig::max_train), field("nuts", &SurrogateConfig::nuts));
+  }
 };
 
 namespace detail {
@@ -348,5 +355,24 @@ ChainOutput run_surrogate_hmc(P& potential, M metric, const SurrogateConfig& sc,
   out.report.add("train_on", sc.train.train_on_gradient ? "gradient" : "value");
   return out;
 }
+
+struct SurrogateHmcSampler {
+  struct Config {
+    MetricKind metric = MetricKind::Diag;
+    SurrogateConfig surrogate{};
+    HmcWarmupConfig warmup{};
+    static auto fields() {
+      return std::make_tuple(field("metric", &Config::metric), field("surrogate", &Config::surrogate),
+                             field("warmup", &Config::warmup));
+    }
+  };
+  template <class P>
+  static ChainOutput run(P& potential, const Config& c, const FitExtras&, const ChainConfig& cfg,
+                         const Vec& init, Callbacks& cb) {
+    return with_metric(c.metric, potential.dim(), [&](auto m) {
+      return run_surrogate_hmc(potential, std::move(m), c.surrogate, c.warmup, cfg, init, cb);
+    });
+  }
+};
 
 }  // namespace vhmc

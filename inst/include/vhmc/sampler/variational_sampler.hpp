@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "../adapt/dual_averaging.hpp"
+#include "../base/fields.hpp"
+#include "../driver/fit_extras.hpp"
 #include "../driver/run_chain.hpp"
 #include "../metric/metrics.hpp"
 #include "../model/target.hpp"
@@ -51,6 +53,15 @@ struct VariationalConfig {
   // point for additive nodes) and solve every k points and when training ends, O(s^3 / k)
   // per point. nullopt: variational_refresh_every().
   std::optional<int> refresh_every;
+  static auto fields() {
+    using C = VariationalConfig;
+    return std::make_tuple(
+        field("hidden", &C::hidden), field("activation", &C::activation), field("lambda", &C::lambda),
+        field("train_until", &C::train_until), field("schedule", &C::schedule), field("steps", &C::steps),
+        field("adapt_delta", &C::adapt_delta), field("step_size", &C::step_size),
+        field("final_mu_one", &C::final_mu_one), field("laplace_base", &C::laplace_base),
+        field("start_laplace", &C::start_laplace), field("refresh_every", &C::refresh_every));
+  }
 };
 
 // Woodbury while its per-point cost, about 3 s^2 d flops, stays under ~1e7 (a few ms);
@@ -377,5 +388,15 @@ ChainOutput run_variational_hmc(P& potential, const Vec& mode, const Mat& hessia
   out.report.add("n_surrogate_grad", out.counts_total.surrogate_grad);
   return out;
 }
+
+struct VariationalHmcSampler {
+  using Config = VariationalConfig;
+  template <class P>
+  static ChainOutput run(P& potential, const Config& c, const FitExtras& e, const ChainConfig& cfg,
+                         const Vec& init, Callbacks& cb) {
+    if (!e.laplace) throw std::logic_error("variational HMC needs the Laplace anchor of the fit");
+    return run_variational_hmc(potential, e.laplace->mode, e.laplace->hessian, c, cfg, init, cb);
+  }
+};
 
 }  // namespace vhmc

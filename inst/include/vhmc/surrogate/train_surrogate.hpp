@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "../base/fields.hpp"
 #include "../base/report.hpp"
 #include "../base/rng.hpp"
 #include "network.hpp"
@@ -27,6 +28,12 @@ struct SurrogateTrainConfig {
   Activation activation = Activation::Softplus;
   bool train_on_gradient = true;
   std::optional<double> lambda;  // ridge penalty; nullopt: 1e-3 (gradients) or 1e-6 tr(G)/s (values)
+  static auto fields() {
+    return std::make_tuple(field("hidden", &SurrogateTrainConfig::hidden),
+                           field("activation", &SurrogateTrainConfig::activation),
+                           field("train_on_gradient", &SurrogateTrainConfig::train_on_gradient),
+                           field("lambda", &SurrogateTrainConfig::lambda));
+  }
 };
 
 // The training points kept (potential at most U_cut), split into a fit and a hold-out set.
