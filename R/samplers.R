@@ -9,6 +9,7 @@
 #   prepare_fit(s, target, inits) fit-time computations shared by the chains (a mode, ...)
 #   add_report(s, fit, results, target)  what each chain's sampler reported, into the fit
 #   check_report(s, fit)          warnings about what the report shows
+#   uses_gradient(s)              whether the sampler evaluates gradients (else none is needed)
 #   sampler_label(s), header_lines(s, fit), divergence_fix(s)   for printing and warnings
 
 new_sampler <- function(class, ...) {
@@ -48,6 +49,9 @@ add_report.vhmc_sampler <- function(sampler, fit, results, target) fit
 
 check_report <- function(sampler, fit) UseMethod("check_report")
 check_report.vhmc_sampler <- function(sampler, fit) invisible()
+
+uses_gradient <- function(sampler) UseMethod("uses_gradient")
+uses_gradient.vhmc_sampler <- function(sampler) TRUE
 
 sampler_label <- function(sampler) UseMethod("sampler_label")
 sampler_label.vhmc_sampler <- function(sampler) metric_label(sampler_name(sampler), sampler)

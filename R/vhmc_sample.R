@@ -76,7 +76,7 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
   inits <- resolve_inits(init, parameters, args$chains, seed, log_density)
   par_names <- names(inits[[1]])
   check_target_at(log_density, gradient, inits[[1]])
-  if (is.null(gradient)) {
+  if (is.null(gradient) && uses_gradient(sampler)) {
     message("No gradient supplied: using central finite differences (2 x ", length(par_names),
             " log-density evaluations per gradient). Supply `gradient` for speed and accuracy.")
   }

@@ -32,6 +32,7 @@ Runner<P> find_runner(const std::string& cls) {
       {"vhmc_variational_hmc", &run_sampler<P, vhmc::VariationalHmcSampler>},
       {"vhmc_sghmc", &run_sampler<P, vhmc::SghmcSampler>},
       {"vhmc_sgld", &run_sampler<P, vhmc::SgldSampler>},
+      {"vhmc_rwm", &run_sampler<P, vhmc::RwmSampler>},
   };
   for (const auto& entry : table)
     if (cls == entry.first) return entry.second;

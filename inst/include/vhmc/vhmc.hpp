@@ -35,6 +35,7 @@
 #include "driver/run_chain.hpp"
 #include "sampler/hmc_family.hpp"
 #include "sampler/nuts.hpp"
+#include "sampler/rwm.hpp"
 #include "sampler/sg_sampler.hpp"
 #include "sampler/sghmc.hpp"
 #include "sampler/sgld.hpp"

@@ -1,0 +1,49 @@
+#' Adaptive random-walk Metropolis
+#'
+#' Configures random-walk Metropolis with Gaussian proposals, the sampler MCMCpack users know
+#' (`MCMCmetrop1R()`), with the proposal learned during warmup instead of tuned by hand:
+#' the proposal covariance is the covariance of the chain's own states (adaptive Metropolis,
+#' Haario, Saksman and Tamminen 2001) and a global scale is adapted by stochastic
+#' approximation toward an acceptance rate of 0.234 (Andrieu and Thoms 2008), the optimum
+#' for random-walk proposals in high dimension (Roberts, Gelman and Gilks 1997). Both are
+#' frozen after warmup, so the draws are exact (plain Metropolis). No gradient is evaluated:
+#' each iteration costs one log density, which suits targets whose gradient is unavailable
+#' or expensive; mixing slows as the dimension grows (about `d` iterations per effective
+#' draw, against a few per effective draw for [nuts()]).
+#'
+#' @param target_accept Acceptance rate the proposal scale is adapted toward, in (0, 1).
+#' @param scale Fixed global proposal scale (the proposal sd is `scale` times the adapted
+#'   covariance's factor); `NULL` (default) adapts it, starting from `2.38 / sqrt(d)`.
+#' @param adapt_covariance Learn the proposal covariance from the warmup states (default);
+#'   `FALSE` keeps the identity.
+#' @return An object of class `c("vhmc_rwm", "vhmc_sampler")`.
+#' @references Haario, H., Saksman, E. and Tamminen, J. (2001). An adaptive Metropolis
+#'   algorithm. *Bernoulli* 7, 223-242. Andrieu, C. and Thoms, J. (2008). A tutorial on
+#'   adaptive MCMC. *Statistics and Computing* 18, 343-373.
+#' @seealso [nuts()], which is far more efficient when a gradient is available.
+#' @examples
+#' rwm()
+#' \donttest{
+#' fit <- vhmc_sample(function(th) -sum(th^2) / 2, init = c(a = 0, b = 0), sampler = rwm(),
+#'                    chains = 2, iter = 4000, seed = 1, progress = FALSE)
+#' fit
+#' }
+#' @export
+rwm <- function(target_accept = 0.234, scale = NULL, adapt_covariance = TRUE) {
+  new_sampler("rwm",
+    target_accept = check_number(target_accept, "target_accept", 0, 1, open = c(TRUE, TRUE)),
+    scale = if (is.null(scale)) NULL else check_number(scale, "scale", 0, Inf, open = c(TRUE, TRUE)),
+    adapt_covariance = check_flag(adapt_covariance, "adapt_covariance")
+  )
+}
+
+sampler_config.vhmc_rwm <- function(sampler, run, target) {
+  core_config(sampler, target_accept = sampler$target_accept, scale = sampler$scale,
+              adapt_covariance = sampler$adapt_covariance && run$warmup > 0)
+}
+
+sampler_label.vhmc_rwm <- function(sampler) "random-walk Metropolis (adaptive)"
+
+uses_gradient.vhmc_rwm <- function(sampler) FALSE
+
+divergence_fix.vhmc_rwm <- function(sampler) "not applicable"
