@@ -71,64 +71,13 @@ check_q <- function(q, m, regressors) {
 
 # The response and regressor series (numeric, complete, in time order) from the formula.
 ardl_series <- function(formula, data, time, env) {
-  tsp <- NULL
-  time_index <- NULL
-  time_name <- NULL
   if (!is.null(time) && (!is.character(time) || length(time) != 1L || is.na(time))) {
     stop_arg("time", sprintf("must be the name of a column of `data`, not %s", describe(time)))
   }
-  lhs_vars <- all.vars(formula[[2L]])
-  if (!is.null(data) && stats::is.ts(data)) {
-    if (!is.null(time)) stop_arg("time", "is not used with a ts object (its time index is used)", "Leave `time` out.")
-    tsp <- stats::tsp(data)
-    time_index <- as.numeric(stats::time(data))
-    if (is.matrix(data)) {
-      data <- as.data.frame(unclass(data))
-      if (is.null(colnames(data))) stop_arg("data", "is an mts without column names", "Name its columns.")
-    } else {
-      if (length(lhs_vars) != 1L) stop_arg("formula", "must name the univariate ts `data` by its response")
-      data <- stats::setNames(data.frame(as.numeric(data)), lhs_vars)
-    }
-  } else if (!is.null(data) && !is.data.frame(data)) {
-    if (is.matrix(data) && !is.null(colnames(data))) {
-      data <- as.data.frame(data)
-    } else if (is.list(data)) {
-      data <- tryCatch(as.data.frame(data, optional = TRUE), error = function(e)
-        stop_arg("data", "is a list whose elements do not form a data frame", "Use series of equal length."))
-    } else {
-      stop_arg("data", sprintf("must be a data frame, a ts or an mts object, not %s", describe(data)))
-    }
-  }
-  if (!is.null(time)) {
-    if (is.null(data)) stop_arg("time", "names a column, but `data` is missing", "Give `data`.")
-    if (!time %in% names(data)) {
-      stop_arg("time", sprintf("is \"%s\", which is not a column of `data`", time),
-               sprintf("Use one of %s.", paste0("\"", utils::head(names(data), 8), "\"", collapse = ", ")))
-    }
-    tv <- data[[time]]
-    if (anyNA(tv)) stop_arg("time", sprintf("column \"%s\" has missing values", time))
-    if (anyDuplicated(tv)) stop_arg("time", sprintf("column \"%s\" has repeated values", time),
-                                    "An ARDL model needs one row per time point.")
-    o <- order(tv)
-    data <- data[o, , drop = FALSE]
-    time_index <- tv[o]
-    check_time_spacing(time_index, time)
-    time_name <- time
-    if (time %in% all.vars(formula)) {
-      stop_arg("formula", sprintf("uses the time column `%s`", time),
-               "Add a trend as its own numeric column if you want one.")
-    }
-    data[[time]] <- NULL
-  }
-  # Variables the formula needs but neither `data` nor the formula's environment has.
-  vars <- setdiff(all.vars(formula), ".")
-  absent <- vars[!vapply(vars, function(v) (!is.null(data) && v %in% names(data)) ||
-                           exists(v, envir = env), logical(1))]
-  if (length(absent)) {
-    stop_arg("formula", sprintf("uses %s, not found in `data`", paste0("`", absent, "`", collapse = ", ")),
-             if (!is.null(data)) sprintf("Check the spelling; `data` has %s.",
-                                          paste0("`", utils::head(names(data), 10), "`", collapse = ", ")))
-  }
+  d <- ardl_data_frame(data, time, all.vars(formula[[2L]]))
+  if (!is.null(time)) d <- ardl_time_column(d, time, formula)
+  data <- d$data
+  check_formula_variables(formula, data, env)
   mf <- tryCatch(stats::model.frame(formula, data = data %||% env, na.action = stats::na.pass),
                  error = function(e) stop_arg("formula", sprintf("could not be evaluated: %s", conditionMessage(e))))
   tt <- attr(mf, "terms")
@@ -140,13 +89,80 @@ ardl_series <- function(formula, data, time, env) {
              "Compute the product as its own numeric column.")
   }
   y <- stats::model.response(mf)
-  yname <- deparse1(formula[[2L]])
-  if (is.null(time_index) && stats::is.ts(y)) {
-    tsp <- stats::tsp(y)
-    time_index <- as.numeric(stats::time(y))
+  if (is.null(d$time) && stats::is.ts(y)) d[c("tsp", "time")] <- list(stats::tsp(y), as.numeric(stats::time(y)))
+  check_series(y, deparse1(formula[[2L]]), "response")
+  list(y = as.numeric(y), x = ardl_regressors(mf, labels), yname = deparse1(formula[[2L]]),
+       intercept = attr(tt, "intercept") == 1L, time = d$time %||% seq_along(y),
+       time_name = d$time_name, tsp = d$tsp)
+}
+
+# `data` as a data frame: a ts (its time index kept) or mts, a data frame, a matrix with
+# column names or a list of equal-length series.
+ardl_data_frame <- function(data, time, lhs_vars) {
+  out <- list(data = data, time = NULL, time_name = NULL, tsp = NULL)
+  if (is.null(data) || is.data.frame(data)) return(out)
+  if (stats::is.ts(data)) {
+    if (!is.null(time)) stop_arg("time", "is not used with a ts object (its time index is used)", "Leave `time` out.")
+    out$tsp <- stats::tsp(data)
+    out$time <- as.numeric(stats::time(data))
+    if (is.matrix(data)) {
+      out$data <- as.data.frame(unclass(data))
+      if (is.null(colnames(data))) stop_arg("data", "is an mts without column names", "Name its columns.")
+    } else {
+      if (length(lhs_vars) != 1L) stop_arg("formula", "must name the univariate ts `data` by its response")
+      out$data <- stats::setNames(data.frame(as.numeric(data)), lhs_vars)
+    }
+  } else if (is.matrix(data) && !is.null(colnames(data))) {
+    out$data <- as.data.frame(data)
+  } else if (is.list(data)) {
+    out$data <- tryCatch(as.data.frame(data, optional = TRUE), error = function(e)
+      stop_arg("data", "is a list whose elements do not form a data frame", "Use series of equal length."))
+  } else {
+    stop_arg("data", sprintf("must be a data frame, a ts or an mts object, not %s", describe(data)))
   }
-  check_series(y, yname, "response")
-  x <- matrix(0, nrow = length(y), ncol = length(labels), dimnames = list(NULL, labels))
+  out
+}
+
+# Rows ordered by the `time` column, which must be complete, unique and equally spaced; the
+# column becomes the time index and leaves the data.
+ardl_time_column <- function(d, time, formula) {
+  data <- d$data
+  if (is.null(data)) stop_arg("time", "names a column, but `data` is missing", "Give `data`.")
+  if (!time %in% names(data)) {
+    stop_arg("time", sprintf("is \"%s\", which is not a column of `data`", time),
+             sprintf("Use one of %s.", paste0("\"", utils::head(names(data), 8), "\"", collapse = ", ")))
+  }
+  tv <- data[[time]]
+  if (anyNA(tv)) stop_arg("time", sprintf("column \"%s\" has missing values", time))
+  if (anyDuplicated(tv)) stop_arg("time", sprintf("column \"%s\" has repeated values", time),
+                                  "An ARDL model needs one row per time point.")
+  o <- order(tv)
+  check_time_spacing(tv[o], time)
+  if (time %in% all.vars(formula)) {
+    stop_arg("formula", sprintf("uses the time column `%s`", time),
+             "Add a trend as its own numeric column if you want one.")
+  }
+  data <- data[o, , drop = FALSE]
+  data[[time]] <- NULL
+  list(data = data, time = tv[o], time_name = time, tsp = NULL)
+}
+
+# Variables the formula needs but neither `data` nor the formula's environment has.
+check_formula_variables <- function(formula, data, env) {
+  vars <- setdiff(all.vars(formula), ".")
+  absent <- vars[!vapply(vars, function(v) (!is.null(data) && v %in% names(data)) ||
+                           exists(v, envir = env), logical(1))]
+  if (length(absent)) {
+    stop_arg("formula", sprintf("uses %s, not found in `data`", paste0("`", absent, "`", collapse = ", ")),
+             if (!is.null(data)) sprintf("Check the spelling; `data` has %s.",
+                                          paste0("`", utils::head(names(data), 10), "`", collapse = ", ")))
+  }
+  invisible()
+}
+
+# The regressor series as the columns of a matrix, each checked.
+ardl_regressors <- function(mf, labels) {
+  x <- matrix(0, nrow = nrow(mf), ncol = length(labels), dimnames = list(NULL, labels))
   for (lab in labels) {
     v <- mf[[lab]]
     if (is.matrix(v) && ncol(v) != 1L) {
@@ -156,9 +172,7 @@ ardl_series <- function(formula, data, time, env) {
     check_series(v, lab, "regressor")
     x[, lab] <- as.numeric(v)
   }
-  if (is.null(time_index)) time_index <- seq_along(y)
-  list(y = as.numeric(y), x = x, yname = yname, intercept = attr(tt, "intercept") == 1L,
-       time = time_index, time_name = time_name, tsp = tsp)
+  x
 }
 
 # Lags count rows, so the rows must be equally spaced in time: constant numeric steps, or for

@@ -234,99 +234,83 @@ format_names <- function(x, max = 8L) {
 check_fit <- function(fit, rhat_threshold = 1.01, ess_threshold = 400,
                       ebfmi_threshold = 0.3, warn = TRUE) {
   assert_vhmc_fit(fit)
-  flagged <- character()
-  messages <- character()
-  total <- fit_ndraws(fit)
-
-  # --- divergences (validity) -----------------------------------------------
-  chains_tab <- chain_diagnostics(fit)
-  n_div <- if (all(is.na(chains_tab$divergences))) NA_integer_ else
-    sum(chains_tab$divergences, na.rm = TRUE)
-  if (!is.na(n_div) && n_div > 0) {
-    flagged <- c(flagged, "divergences")
-    fix <- divergence_fix(fit$sampler)
-    messages <- c(messages, paste0(
-      n_div, " of ", total, " transitions after warmup ended with a ",
-      "divergence. The posterior may be biased. To fix: ", fix,
-      ". See sampler_diagnostics(fit)."
-    ))
-  }
-
-  # --- tree depth (efficiency) -----------------------------------------------
-  n_td <- if (all(is.na(chains_tab$treedepth_hits))) NA_integer_ else
-    sum(chains_tab$treedepth_hits, na.rm = TRUE)
-  if (!is.na(n_td) && n_td > 0) {
-    flagged <- c(flagged, "treedepth")
-    max_td <- fit$sampler$max_treedepth
-    messages <- c(messages, paste0(
-      n_td, " of ", total, " transitions after warmup hit the maximum tree ",
-      "depth of ", max_td, ". This is an efficiency problem, not a validity ",
-      "one. To fix: increase max_treedepth, e.g. nuts(max_treedepth = ",
-      max_td + 2, "), or reparameterise the model."
-    ))
-  }
-
-  # --- E-BFMI ----------------------------------------------------------------
-  low <- !is.na(chains_tab$ebfmi) & chains_tab$ebfmi < ebfmi_threshold
-  ebfmi_flag <- stats::setNames(chains_tab$ebfmi[low],
-                                as.character(chains_tab$chain[low]))
-  if (any(low)) {
-    flagged <- c(flagged, "ebfmi")
-    messages <- c(messages, paste0(
-      sum(low), " of ", nrow(chains_tab), " chains had an E-BFMI below ",
-      ebfmi_threshold, " (chain ",
-      paste0(names(ebfmi_flag), ": ", format(signif(ebfmi_flag, 2)),
-             collapse = ", "),
-      "). The sampler may not explore the posterior's tails. To fix: ",
-      "reparameterise the model (e.g. a non-centred parameterisation)."
-    ))
-  }
-
-  # --- R-hat and ESS ---------------------------------------------------------
+  tab <- chain_diagnostics(fit)
   conv <- convergence_table(fit_draws(fit))
-  na_conv <- is.na(conv$rhat) | is.na(conv$ess_bulk) | is.na(conv$ess_tail)
-  if (any(na_conv)) {
-    flagged <- c(flagged, "na")
-    messages <- c(messages, na_diagnostics_message(fit, conv$variable[na_conv]))
-  }
-  bad_rhat <- !is.na(conv$rhat) & conv$rhat >= rhat_threshold
-  rhat_flag <- stats::setNames(conv$rhat[bad_rhat], conv$variable[bad_rhat])
-  if (any(bad_rhat)) {
-    flagged <- c(flagged, "rhat")
-    messages <- c(messages, paste0(
-      "R-hat is ", rhat_threshold, " or higher for ", sum(bad_rhat),
-      " variable(s): ", format_names(names(rhat_flag)), " (max ",
-      format(round(max(rhat_flag), 3), nsmall = 3), "). The chains have not ",
-      "mixed, so the estimates are unreliable. To fix: run more iterations ",
-      "(iter) or reparameterise the model."
-    ))
-  }
-  low_ess <- function(column, label, consequence) {
-    bad <- !is.na(conv[[column]]) & conv[[column]] < ess_threshold
-    flag <- stats::setNames(conv[[column]][bad], conv$variable[bad])
-    if (any(bad)) {
-      flagged <<- c(flagged, column)
-      messages <<- c(messages, paste0(
-        label, " effective sample size (ESS) is below ", ess_threshold, " for ",
-        sum(bad), " variable(s): ", format_names(names(flag)), " (min ",
-        round(min(flag)), "). ", consequence, " To fix: run more iterations (iter)."
-      ))
-    }
-    flag
-  }
-  bulk_flag <- low_ess("ess_bulk", "Bulk", "Posterior means and medians may be unreliable.")
-  tail_flag <- low_ess("ess_tail", "Tail", "Posterior quantiles and intervals may be unreliable.")
-
-  if (isTRUE(warn)) {
-    for (msg in messages) warning(msg, call. = FALSE)
-  }
+  total <- fit_ndraws(fit)
+  findings <- list(
+    divergences = divergence_finding(fit, tab, total),
+    treedepth = treedepth_finding(fit, tab, total),
+    ebfmi = ebfmi_finding(tab, ebfmi_threshold),
+    na = na_finding(fit, conv),
+    rhat = rhat_finding(conv, rhat_threshold),
+    ess_bulk = ess_finding(conv, "ess_bulk", "Bulk", ess_threshold,
+                           "Posterior means and medians may be unreliable."),
+    ess_tail = ess_finding(conv, "ess_tail", "Tail", ess_threshold,
+                           "Posterior quantiles and intervals may be unreliable.")
+  )
+  fired <- Filter(function(f) !is.null(f$message), findings)
+  if (isTRUE(warn)) for (f in fired) warning(f$message, call. = FALSE)
   invisible(list(
-    rhat = rhat_flag,
-    ess_bulk = bulk_flag,
-    ess_tail = tail_flag,
-    divergences = n_div,
-    treedepth_hits = n_td,
-    ebfmi = ebfmi_flag,
-    flagged = flagged
+    rhat = findings$rhat$value, ess_bulk = findings$ess_bulk$value,
+    ess_tail = findings$ess_tail$value, divergences = findings$divergences$value,
+    treedepth_hits = findings$treedepth$value, ebfmi = findings$ebfmi$value,
+    flagged = names(fired)
   ))
+}
+
+# Each finding: the statistic (`value`) and, when it calls for action, a `message`.
+divergence_finding <- function(fit, tab, total) {
+  n <- if (all(is.na(tab$divergences))) NA_integer_ else sum(tab$divergences, na.rm = TRUE)
+  if (is.na(n) || n == 0) return(list(value = n))
+  list(value = n, message = paste0(
+    n, " of ", total, " transitions after warmup ended with a divergence. The posterior may be ",
+    "biased. To fix: ", divergence_fix(fit$sampler), ". See sampler_diagnostics(fit)."))
+}
+
+treedepth_finding <- function(fit, tab, total) {
+  n <- if (all(is.na(tab$treedepth_hits))) NA_integer_ else sum(tab$treedepth_hits, na.rm = TRUE)
+  if (is.na(n) || n == 0) return(list(value = n))
+  max_td <- fit$sampler$max_treedepth
+  list(value = n, message = paste0(
+    n, " of ", total, " transitions after warmup hit the maximum tree depth of ", max_td,
+    ". This is an efficiency problem, not a validity one. To fix: increase max_treedepth, ",
+    "e.g. nuts(max_treedepth = ", max_td + 2, "), or reparameterise the model."))
+}
+
+ebfmi_finding <- function(tab, threshold) {
+  low <- !is.na(tab$ebfmi) & tab$ebfmi < threshold
+  flag <- stats::setNames(tab$ebfmi[low], as.character(tab$chain[low]))
+  if (!any(low)) return(list(value = flag))
+  list(value = flag, message = paste0(
+    sum(low), " of ", nrow(tab), " chains had an E-BFMI below ", threshold, " (chain ",
+    paste0(names(flag), ": ", format(signif(flag, 2)), collapse = ", "),
+    "). The sampler may not explore the posterior's tails. To fix: reparameterise the model ",
+    "(e.g. a non-centred parameterisation)."))
+}
+
+na_finding <- function(fit, conv) {
+  na <- is.na(conv$rhat) | is.na(conv$ess_bulk) | is.na(conv$ess_tail)
+  if (!any(na)) return(list(value = character()))
+  list(value = conv$variable[na], message = na_diagnostics_message(fit, conv$variable[na]))
+}
+
+rhat_finding <- function(conv, threshold) {
+  bad <- !is.na(conv$rhat) & conv$rhat >= threshold
+  flag <- stats::setNames(conv$rhat[bad], conv$variable[bad])
+  if (!any(bad)) return(list(value = flag))
+  list(value = flag, message = paste0(
+    "R-hat is ", threshold, " or higher for ", sum(bad), " variable(s): ",
+    format_names(names(flag)), " (max ", format(round(max(flag), 3), nsmall = 3),
+    "). The chains have not mixed, so the estimates are unreliable. To fix: run more ",
+    "iterations (iter) or reparameterise the model."))
+}
+
+ess_finding <- function(conv, column, label, threshold, consequence) {
+  bad <- !is.na(conv[[column]]) & conv[[column]] < threshold
+  flag <- stats::setNames(conv[[column]][bad], conv$variable[bad])
+  if (!any(bad)) return(list(value = flag))
+  list(value = flag, message = paste0(
+    label, " effective sample size (ESS) is below ", threshold, " for ", sum(bad),
+    " variable(s): ", format_names(names(flag)), " (min ", round(min(flag)), "). ",
+    consequence, " To fix: run more iterations (iter)."))
 }

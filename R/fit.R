@@ -49,87 +49,11 @@ sampler_diagnostic_columns <- c(
 #' @noRd
 new_vhmc_fit <- function(draws, diagnostics, adaptation, counts, timing,
                          sampler, model, args, inits, call) {
-  # --- draws -------------------------------------------------------------
-  if (!posterior::is_draws_array(draws)) {
-    if (is.array(draws) && length(dim(draws)) == 3L) {
-      draws <- posterior::as_draws_array(draws)
-    } else {
-      stop("`draws` must be a posterior::draws_array (iterations x chains x ",
-           "variables); got an object of class ", class(draws)[1], ".",
-           call. = FALSE)
-    }
-  }
-  vars <- posterior::variables(draws)
-  if (length(vars) == 0L || anyNA(vars) || any(!nzchar(vars)) ||
-      anyDuplicated(vars)) {
-    stop("`draws` must have unique, non-empty variable names.", call. = FALSE)
-  }
+  draws <- check_fit_draws(draws)
   n_iter <- posterior::niterations(draws)
   n_chains <- posterior::nchains(draws)
-
-  # --- args ----------------------------------------------------------------
-  needed_args <- c("chains", "iter", "warmup", "thin", "seed", "cores")
-  if (!is.list(args) || !all(needed_args %in% names(args))) {
-    stop("`args` must be a list with elements ",
-         paste0("`", needed_args, "`", collapse = ", "), ".", call. = FALSE)
-  }
-  for (a in c("chains", "iter", "warmup", "thin")) {
-    v <- args[[a]]
-    if (!is.numeric(v) || length(v) != 1L || is.na(v) || v < 0 ||
-        v != round(v)) {
-      stop("`args$", a, "` must be a single non-negative whole number.",
-           call. = FALSE)
-    }
-  }
-  if (args$thin < 1) {
-    stop("`args$thin` must be at least 1.", call. = FALSE)
-  }
-  if (args$chains != n_chains) {
-    stop("`args$chains` (", args$chains, ") does not match the number of ",
-         "chains in `draws` (", n_chains, ").", call. = FALSE)
-  }
-  expected_saved <- saved_draws_per_chain(args$iter, args$warmup, args$thin)
-  if (n_iter != expected_saved) {
-    stop("`draws` has ", n_iter, " iterations per chain but iter = ",
-         args$iter, ", warmup = ", args$warmup, ", thin = ", args$thin,
-         " keep ceiling((iter - warmup) / thin) = ", expected_saved,
-         " (iterations warmup + 1, warmup + 1 + thin, ...).", call. = FALSE)
-  }
-
-  # --- diagnostics ---------------------------------------------------------
-  if (!is.list(diagnostics) || is.data.frame(diagnostics) ||
-      length(diagnostics) != n_chains) {
-    stop("`diagnostics` must be a list with one data.frame per chain (",
-         n_chains, ").", call. = FALSE)
-  }
-  diagnostics <- lapply(seq_len(n_chains), function(ch) {
-    d <- diagnostics[[ch]]
-    if (is.matrix(d)) d <- as.data.frame(d)
-    if (!is.data.frame(d)) {
-      stop("`diagnostics[[", ch, "]]` must be a data.frame.", call. = FALSE)
-    }
-    if (nrow(d) != n_iter) {
-      stop("`diagnostics[[", ch, "]]` has ", nrow(d), " rows; expected ",
-           n_iter, " (one per saved draw).", call. = FALSE)
-    }
-    for (col in c("divergent__", "treedepth__")) {
-      if (!is.null(d[[col]])) {
-        v <- d[[col]]
-        if (!is.numeric(v) && !is.logical(v)) {
-          stop("`diagnostics[[", ch, "]]$", col, "` must be numeric.",
-               call. = FALSE)
-        }
-        d[[col]] <- as.integer(v)
-      }
-    }
-    if (!is.null(d[["divergent__"]]) &&
-        !all(d[["divergent__"]] %in% c(0L, 1L, NA))) {
-      stop("`diagnostics[[", ch, "]]$divergent__` must contain only 0 and 1.",
-           call. = FALSE)
-    }
-    rownames(d) <- NULL
-    d
-  })
+  check_fit_args(args, n_iter, n_chains)
+  diagnostics <- check_fit_diagnostics(diagnostics, n_iter, n_chains)
 
   # --- adaptation ----------------------------------------------------------
   if (is.null(adaptation)) adaptation <- vector("list", n_chains)
@@ -180,6 +104,95 @@ new_vhmc_fit <- function(draws, diagnostics, adaptation, counts, timing,
     ),
     class = "vhmc_fit"
   )
+}
+
+
+# The draws of a fit: a draws_array (or a 3-d array) with unique, non-empty variable names.
+check_fit_draws <- function(draws) {
+  if (!posterior::is_draws_array(draws)) {
+    if (is.array(draws) && length(dim(draws)) == 3L) {
+      draws <- posterior::as_draws_array(draws)
+    } else {
+      stop("`draws` must be a posterior::draws_array (iterations x chains x ",
+           "variables); got an object of class ", class(draws)[1], ".",
+           call. = FALSE)
+    }
+  }
+  vars <- posterior::variables(draws)
+  if (length(vars) == 0L || anyNA(vars) || any(!nzchar(vars)) ||
+      anyDuplicated(vars)) {
+    stop("`draws` must have unique, non-empty variable names.", call. = FALSE)
+  }
+  draws
+}
+
+# The run's settings, consistent with the draws' shape.
+check_fit_args <- function(args, n_iter, n_chains) {
+  needed_args <- c("chains", "iter", "warmup", "thin", "seed", "cores")
+  if (!is.list(args) || !all(needed_args %in% names(args))) {
+    stop("`args` must be a list with elements ",
+         paste0("`", needed_args, "`", collapse = ", "), ".", call. = FALSE)
+  }
+  for (a in c("chains", "iter", "warmup", "thin")) {
+    v <- args[[a]]
+    if (!is.numeric(v) || length(v) != 1L || is.na(v) || v < 0 ||
+        v != round(v)) {
+      stop("`args$", a, "` must be a single non-negative whole number.",
+           call. = FALSE)
+    }
+  }
+  if (args$thin < 1) {
+    stop("`args$thin` must be at least 1.", call. = FALSE)
+  }
+  if (args$chains != n_chains) {
+    stop("`args$chains` (", args$chains, ") does not match the number of ",
+         "chains in `draws` (", n_chains, ").", call. = FALSE)
+  }
+  expected_saved <- saved_draws_per_chain(args$iter, args$warmup, args$thin)
+  if (n_iter != expected_saved) {
+    stop("`draws` has ", n_iter, " iterations per chain but iter = ",
+         args$iter, ", warmup = ", args$warmup, ", thin = ", args$thin,
+         " keep ceiling((iter - warmup) / thin) = ", expected_saved,
+         " (iterations warmup + 1, warmup + 1 + thin, ...).", call. = FALSE)
+  }
+  invisible()
+}
+
+# One data.frame of sampler statistics per chain, a row per saved draw.
+check_fit_diagnostics <- function(diagnostics, n_iter, n_chains) {
+  if (!is.list(diagnostics) || is.data.frame(diagnostics) ||
+      length(diagnostics) != n_chains) {
+    stop("`diagnostics` must be a list with one data.frame per chain (",
+         n_chains, ").", call. = FALSE)
+  }
+  lapply(seq_len(n_chains), function(ch) {
+    d <- diagnostics[[ch]]
+    if (is.matrix(d)) d <- as.data.frame(d)
+    if (!is.data.frame(d)) {
+      stop("`diagnostics[[", ch, "]]` must be a data.frame.", call. = FALSE)
+    }
+    if (nrow(d) != n_iter) {
+      stop("`diagnostics[[", ch, "]]` has ", nrow(d), " rows; expected ",
+           n_iter, " (one per saved draw).", call. = FALSE)
+    }
+    for (col in c("divergent__", "treedepth__")) {
+      if (!is.null(d[[col]])) {
+        v <- d[[col]]
+        if (!is.numeric(v) && !is.logical(v)) {
+          stop("`diagnostics[[", ch, "]]$", col, "` must be numeric.",
+               call. = FALSE)
+        }
+        d[[col]] <- as.integer(v)
+      }
+    }
+    if (!is.null(d[["divergent__"]]) &&
+        !all(d[["divergent__"]] %in% c(0L, 1L, NA))) {
+      stop("`diagnostics[[", ch, "]]$divergent__` must contain only 0 and 1.",
+           call. = FALSE)
+    }
+    rownames(d) <- NULL
+    d
+  })
 }
 
 # Validate a one-row-per-chain data.frame.

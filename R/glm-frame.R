@@ -84,66 +84,62 @@ check_finite_columns <- function(X, what) {
 # likelihood uses (prior weights times binomial trials).
 glm_response <- function(y, family, prior_weights, name) {
   bad_y <- function(problem, fix = NULL) stop_arg("data", sprintf("response `%s` %s", name, problem), fix)
-  trials <- NULL
-  is_matrix <- FALSE
   if (is.matrix(y) && ncol(y) == 1L) y <- y[, 1L]
   if (is.matrix(y) && family$family != "binomial") {
     bad_y(sprintf("has %d columns, but the %s family takes one response per observation",
                   ncol(y), family$family),
           "Only binomial() takes a two-column response, cbind(successes, failures); fit one model per column.")
   }
-  if (family$family == "binomial") {
-    if (is.factor(y)) {
-      y <- as.numeric(y != levels(y)[1L])
-    } else if (is.logical(y)) {
-      y <- as.numeric(y)
-    } else if (is.matrix(y)) {
-      if (ncol(y) != 2L) bad_y("must have two columns, cbind(successes, failures)")
-      if (any(!is.finite(y)) || any(y < 0) || any(y != round(y))) {
-        bad_y("must hold non-negative whole numbers of successes and failures")
-      }
-      is_matrix <- TRUE
-      trials <- as.numeric(y[, 1] + y[, 2])
-      y <- ifelse(trials > 0, y[, 1] / pmax(trials, 1), 0)
-    }
-  }
+  r <- if (family$family == "binomial") binomial_response(y, bad_y) else list(y = y, trials = NULL, matrix = FALSE)
+  y <- r$y
   if (!is.numeric(y)) bad_y(sprintf("must be numeric, not %s", class(y)[1]))
   y <- as.numeric(y)
   if (any(!is.finite(y))) bad_y("has non-finite values (Inf or NaN)", "Remove or fix those rows.")
   weights <- prior_weights
-  switch(family$family,
-    gaussian = {
-      if (length(y) > 1L && all(y == y[1L])) {
-        bad_y(sprintf("is constant (every value is %s), so sigma is not identified", format(y[1L])))
-      }
-    },
-    binomial = {
-      if (is_matrix) {
-        weights <- (prior_weights %||% 1) * trials
-      } else {
-        if (any(y < 0 | y > 1)) {
-          bad_y("must lie in [0, 1] for the binomial family",
-                "Use 0/1, proportions with `weights` = trials, or cbind(successes, failures).")
-        }
-        fractional <- y > 0 & y < 1
-        if (any(fractional)) {
-          if (is.null(prior_weights)) {
-            bad_y("has proportions strictly between 0 and 1 but no `weights`",
-                  "Give the numbers of trials as `weights`, or use cbind(successes, failures).")
-          }
-          succ <- y * prior_weights
-          if (any(abs(succ - round(succ)) > 1e-7 * pmax(1, succ))) {
-            bad_y("times `weights` (the trials) must give whole numbers of successes")
-          }
-        }
-        trials <- prior_weights
-      }
-    },
-    poisson = {
-      if (any(y < 0)) bad_y("has negative values; Poisson counts must be >= 0")
-      if (any(y != round(y))) bad_y("has non-integer values; Poisson counts must be whole numbers")
+  trials <- r$trials
+  if (family$family == "gaussian" && length(y) > 1L && all(y == y[1L])) {
+    bad_y(sprintf("is constant (every value is %s), so sigma is not identified", format(y[1L])))
+  }
+  if (family$family == "binomial") {
+    if (r$matrix) weights <- (prior_weights %||% 1) * trials else trials <- check_proportions(y, prior_weights, bad_y)
+  }
+  if (family$family == "poisson") {
+    if (any(y < 0)) bad_y("has negative values; Poisson counts must be >= 0")
+    if (any(y != round(y))) bad_y("has non-integer values; Poisson counts must be whole numbers")
+  }
+  list(y = y, weights = weights, trials = trials, matrix = r$matrix)
+}
+
+# A binomial response as 0/1 or proportions: a factor (first level failure), a logical, or
+# cbind(successes, failures) (then proportions with the trials).
+binomial_response <- function(y, bad_y) {
+  if (is.factor(y)) return(list(y = as.numeric(y != levels(y)[1L]), trials = NULL, matrix = FALSE))
+  if (is.logical(y)) return(list(y = as.numeric(y), trials = NULL, matrix = FALSE))
+  if (!is.matrix(y)) return(list(y = y, trials = NULL, matrix = FALSE))
+  if (ncol(y) != 2L) bad_y("must have two columns, cbind(successes, failures)")
+  if (any(!is.finite(y)) || any(y < 0) || any(y != round(y))) {
+    bad_y("must hold non-negative whole numbers of successes and failures")
+  }
+  trials <- as.numeric(y[, 1] + y[, 2])
+  list(y = ifelse(trials > 0, y[, 1] / pmax(trials, 1), 0), trials = trials, matrix = TRUE)
+}
+
+# 0/1 responses, or proportions whose `weights` are the numbers of trials; returns the trials.
+check_proportions <- function(y, prior_weights, bad_y) {
+  if (any(y < 0 | y > 1)) {
+    bad_y("must lie in [0, 1] for the binomial family",
+          "Use 0/1, proportions with `weights` = trials, or cbind(successes, failures).")
+  }
+  if (any(y > 0 & y < 1)) {
+    if (is.null(prior_weights)) {
+      bad_y("has proportions strictly between 0 and 1 but no `weights`",
+            "Give the numbers of trials as `weights`, or use cbind(successes, failures).")
     }
-  )
-  list(y = y, weights = weights, trials = trials, matrix = is_matrix)
+    succ <- y * prior_weights
+    if (any(abs(succ - round(succ)) > 1e-7 * pmax(1, succ))) {
+      bad_y("times `weights` (the trials) must give whole numbers of successes")
+    }
+  }
+  prior_weights
 }
 
