@@ -56,14 +56,14 @@
 #' posterior variances by a fraction about `eps sqrt(lambda) (N/B) / (2 C / sqrt(lambda))`
 #' for SGHMC and `h lambda N / (2 B)` for SGLD. The defaults keep it near 10%:
 #' SGHMC `friction = sqrt(lambda)`, `step_size = min(0.1, 0.2 B/N C/sqrt(lambda)) /
-#' sqrt(lambda)`; SGLD `step_size = min(0.1, 0.2 B / N) / lambda`; and `steps` (updates per
+#' sqrt(lambda)`; SGLD `step_size = min(0.1, 0.2 B / N) / lambda`; and `updates` (updates per
 #' saved iteration) covers half a unit of natural time, `ceiling(0.5 / (eps sqrt(lambda)))`
 #' resp. `ceiling(0.5 / (h lambda))` (at most 10000). (That noise model treats batches as
 #' independent; with the default epoch batches the noise of one epoch's batches cancels in
 #' part, and the measured inflation is smaller, see below.) At that accuracy a draw costs a few
 #' epochs whatever `B` (about `0.5 / 0.2 = 2.5` epochs per saved iteration): small batches
 #' make each update cheap but need proportionally more of them. Warmup iterations are
-#' burn-in and are discarded. With `metric = "unit"` and `step_size`, `friction` and `steps`
+#' burn-in and are discarded. With `metric = "unit"` and `step_size`, `friction` and `updates`
 #' all given (the papers' mode) nothing is estimated. With the control variate (default,
 #' below) the noise variance in these formulas is not `N/B` but the one measured at each
 #' estimate, at 4 points drawn around the mode with the curvature scales (2 x 500 rows, or
@@ -117,7 +117,9 @@
 #'   `NULL`: from the curvature (see Details).
 #' @param friction SGHMC friction `C` (times the identity), `> 0`, in the same time units as
 #'   `step_size`. `NULL`: `sqrt(lambda)`, see Details.
-#' @param steps Updates (minibatch gradients) per saved iteration; `NULL` chooses it.
+#' @param updates Updates (minibatch gradients) per saved iteration; `NULL` chooses it.
+#' @param steps Deprecated name of `updates` (in [hmc()] and [surrogate_hmc()] `steps` are
+#'   leapfrog steps; here they were updates); still accepted, with a warning.
 #' @param metric `"diag"` (default; preconditioned by the estimated Hessian diagonal,
 #'   step sizes in natural units) or `"unit"` (`W = I` on the internal scale).
 #' @param noise_estimate SGHMC's `B_hat` (times the identity), an estimate of the gradient
@@ -150,7 +152,7 @@
 #' @examples
 #' sghmc()
 #' sgld(batch_size = 50, step_size = 1e-4, decay = 0.55)
-#' sghmc(learning_rate = 1e-6, momentum_decay = 0.1, steps = 50)
+#' sghmc(learning_rate = 1e-6, momentum_decay = 0.1, updates = 50)
 #' sghmc(control_variate = FALSE)
 #' \donttest{
 #' set.seed(1)
@@ -162,10 +164,10 @@
 #' sg_info(fit)
 #' }
 #' @export
-sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, steps = NULL,
+sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, updates = NULL,
                   metric = c("diag", "unit"), noise_estimate = 0, resample = 0,
                   batches = c("epoch", "fresh"), learning_rate = NULL, momentum_decay = NULL,
-                  control_variate = TRUE) {
+                  control_variate = TRUE, steps = NULL) {
   if (!is.null(learning_rate) || !is.null(momentum_decay)) {
     if (is.null(learning_rate) || is.null(momentum_decay)) {
       stop_arg(if (is.null(learning_rate)) "learning_rate" else "momentum_decay",
@@ -200,7 +202,7 @@ sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, steps = 
     batch_size = check_batch_size(batch_size),
     step_size = step_size,
     friction = friction,
-    steps = if (is.null(steps)) NULL else check_count(steps, "steps", 1),
+    updates = sg_updates(updates, steps),
     metric = match_choice(metric, "metric", c("diag", "unit")),
     noise_estimate = noise_estimate,
     estimate_noise = estimate_noise,
@@ -215,20 +217,31 @@ sghmc <- function(batch_size = NULL, step_size = NULL, friction = NULL, steps = 
 #'   (decay_offset + t)^(-decay)`; `decay` in `[0, 1]` (0, the default, is a constant step;
 #'   values in (0.5, 1] satisfy the Robbins-Monro conditions), `decay_offset > 0`.
 #' @export
-sgld <- function(batch_size = NULL, step_size = NULL, decay = 0, decay_offset = 1, steps = NULL,
+sgld <- function(batch_size = NULL, step_size = NULL, decay = 0, decay_offset = 1, updates = NULL,
                  metric = c("diag", "unit"), batches = c("epoch", "fresh"),
-                 control_variate = TRUE) {
+                 control_variate = TRUE, steps = NULL) {
   new_sampler("sgld",
     batch_size = check_batch_size(batch_size),
     step_size = if (is.null(step_size)) NULL else
       check_number(step_size, "step_size", 0, Inf, open = c(TRUE, TRUE)),
     decay = check_number(decay, "decay", 0, 1),
     decay_offset = check_number(decay_offset, "decay_offset", 0, Inf, open = c(TRUE, TRUE)),
-    steps = if (is.null(steps)) NULL else check_count(steps, "steps", 1),
+    updates = sg_updates(updates, steps),
     metric = match_choice(metric, "metric", c("diag", "unit")),
     batches = match_choice(batches, "batches", c("epoch", "fresh")),
     control_variate = check_flag(control_variate, "control_variate")
   )
+}
+
+# `updates`, or its former name `steps` (with a warning).
+sg_updates <- function(updates, steps) {
+  if (!is.null(steps)) {
+    warning("`steps` is deprecated for the stochastic-gradient samplers; use `updates` ",
+            "(updates per saved iteration).", call. = FALSE)
+    if (!is.null(updates)) stop_arg("steps", "was given together with `updates`", "Give `updates` only.")
+    updates <- steps
+  }
+  if (is.null(updates)) NULL else check_count(updates, "updates", 1)
 }
 
 check_batch_size <- function(batch_size) {
@@ -265,14 +278,14 @@ sg_batch_size <- function(sampler, n) {
 sampler_config.vhmc_sghmc <- function(sampler, run, target) {
   core_config(sampler, batch_size = sg_batch_size(sampler, target$n_obs), step_size = sampler$step_size,
               friction = sampler$friction, noise_estimate = sampler$noise_estimate,
-              estimate_noise = sampler$estimate_noise, updates = sampler$steps,
+              estimate_noise = sampler$estimate_noise, updates = sampler$updates,
               resample = sampler$resample, diag_metric = sampler$metric == "diag",
               fresh_batches = sampler$batches == "fresh")
 }
 
 sampler_config.vhmc_sgld <- function(sampler, run, target) {
   core_config(sampler, batch_size = sg_batch_size(sampler, target$n_obs), step_size = sampler$step_size,
-              decay = sampler$decay, decay_offset = sampler$decay_offset, updates = sampler$steps,
+              decay = sampler$decay, decay_offset = sampler$decay_offset, updates = sampler$updates,
               diag_metric = sampler$metric == "diag", fresh_batches = sampler$batches == "fresh")
 }
 
@@ -314,7 +327,7 @@ add_sg_report <- function(sampler, fit, results, target) {
   cv <- fit$control_variate
   fit$sg <- data.frame(
     chain = seq_along(results), n_obs = n, batch_size = num("batch_size"),
-    step_size = num("step_size"), friction = num("friction"), steps = num("updates"),
+    step_size = num("step_size"), friction = num("friction"), updates_per_draw = num("updates"),
     curvature = num("curvature"), updates = num("n_updates"), clamped = num("n_clamped"),
     epochs_warmup = cnt("n_obs_grad_warmup") / n, epochs_sampling = cnt("n_obs_grad_sampling") / n,
     epochs_mode = if (is.null(cv)) 0 else cv$epochs, mode_seconds = if (is.null(cv)) 0 else cv$seconds
@@ -330,8 +343,12 @@ sg_label <- function(sampler) {
 sampler_label.vhmc_sghmc <- sg_label
 sampler_label.vhmc_sgld <- sg_label
 
-header_lines.vhmc_sghmc <- function(sampler, fit) sg_lines(fit)
-header_lines.vhmc_sgld <- function(sampler, fit) sg_lines(fit)
+header_lines.vhmc_sghmc <- function(sampler, fit) {
+  sg_lines(fit, if (!is.null(fit$sg)) paste0(", friction = ", format(signif(mean(fit$sg$friction), 3))))
+}
+header_lines.vhmc_sgld <- function(sampler, fit) {
+  sg_lines(fit, if (isTRUE(sampler$decay > 0)) paste0(" (decaying, decay = ", sampler$decay, ")"))
+}
 
 #' What each chain of a stochastic-gradient fit did
 #'
@@ -366,15 +383,14 @@ sg_info <- function(fit) {
 }
 
 # Header lines of print()/summary() for SG fits.
-sg_lines <- function(x) {
+# `detail`: what the rule adds after the step size (SGHMC its friction, SGLD its decay).
+sg_lines <- function(x, detail = NULL) {
   s <- x$sampler
   info <- x$sg
   settings <- if (!is.null(info)) {
     paste0("batch_size = ", info$batch_size[1], " of N = ", info$n_obs[1],
-           ", step_size = ", format(signif(mean(info$step_size), 3)),
-           if (inherits(s, "vhmc_sghmc")) paste0(", friction = ", format(signif(mean(info$friction), 3))),
-           if (inherits(s, "vhmc_sgld") && isTRUE(s$decay > 0)) paste0(" (decaying, decay = ", s$decay, ")"),
-           ", ", format(mean(info$steps)), " updates per iteration")
+           ", step_size = ", format(signif(mean(info$step_size), 3)), detail,
+           ", ", format(mean(info$updates_per_draw)), " updates per iteration")
   } else if (!is.null(s$batch_size)) {
     paste0("batch_size = ", s$batch_size)
   }

@@ -266,13 +266,13 @@ for (scale in names(datasets_by_scale)) {
     record(scale, paste0(smp, "_defaults"), NA, signif(mean(f$sg$step_size), 3), 10000, vhmc_array(f),
            ep, sum(f$sg$epochs_warmup + f$sg$epochs_sampling), tt$seconds, Z_all, y_all,
            batch = f$sg$batch_size[1],
-           note = sprintf("diag metric, %d updates per iteration", f$sg$steps[1]))
+           note = sprintf("diag metric, %d updates per iteration", f$sg$updates_per_draw[1]))
   }
 
   for (k in seq_len(nrow(cases))) {
     g <- cases$step[k]; n_iter <- cases$iter[k]; keep <- (n_iter / 2 + 1):n_iter
     # vhmc SGHMC (Chen et al.)
-    tt <- time_it(fit_ardl(sghmc(batch_size = B, step_size = g, friction = 1, steps = 1,
+    tt <- time_it(fit_ardl(sghmc(batch_size = B, step_size = g, friction = 1, updates = 1,
                                  metric = "unit", control_variate = FALSE), n_iter, n_iter / 2, 10 + k))
     if (inherits(tt$value, "error")) {
       record(scale, "sghmc", k, g, n_iter, NULL, ep, NA, tt$seconds, Z_all, y_all,

@@ -157,7 +157,7 @@ set_extra(vhmc_extra(r$fit))
 r <- fit_glm(nuts(), iter = sc(1000) + sc(4000), warmup = sc(1000))
 add(r, "NUTS", "defaults, 1000 warmup", "n_leapfrog__")
 for (eps in c(1e-4, 5e-5, 1e-5)) {
-  r <- fit_glm(sgld(batch_size = 500, step_size = eps / 2, steps = 10, metric = "unit",
+  r <- fit_glm(sgld(batch_size = 500, step_size = eps / 2, updates = 10, metric = "unit",
                     control_variate = FALSE),
                iter = sc(1000) + sc(12000), warmup = sc(1000))
   add(r, "SGLD", sprintf("batch 500, eps %g (h %g)", eps, eps / 2), NULL)

@@ -57,7 +57,7 @@ for (form in c("vhmc", "paper", "paper, random init")) for (schedule in c("paper
       rmse = rmse(est), err_sd = err_sd(est), true_gradients = sum(fit$counts$n_grad),
       laplace_evals = info$laplace_evals, outside_frac = info$n_outside / 1000)
     if (t0 == 10L && schedule == "paper" && form == "vhmc") {
-      la <- fit$sampler$laplace
+      la <- fit$laplace
       rows[[length(rows) + 1L]] <- data.frame(method = "Laplace", setting = NA,
         evaluations = la$evaluations * N, rmse = rmse(la$mode), err_sd = err_sd(la$mode),
         true_gradients = NA,

@@ -26,7 +26,9 @@ test_that("sghmc() and sgld() validate their arguments", {
   expect_error(sgld(step_size = -1e-3), "`step_size`")
   expect_error(sghmc(friction = 0), "`friction`")
   expect_error(sghmc(friction = -1), "`friction`")
-  expect_error(sghmc(steps = 0), "`steps`")
+  expect_error(sghmc(updates = 0), "`updates`")
+  expect_warning(s <- sghmc(steps = 3), "`steps` is deprecated")
+  expect_identical(s$updates, 3L)
   expect_error(sghmc(friction = 1, noise_estimate = 2), "`noise_estimate`")
   expect_error(sghmc(learning_rate = 1e-4), "`momentum_decay`")
   expect_error(sghmc(learning_rate = 1e-4, momentum_decay = 0.1, step_size = 1), "`learning_rate`")
@@ -53,20 +55,20 @@ test_that("batch_size is checked against the data, and vhmc_sample() refuses SG 
 test_that("a diverging SG chain stops with an error suggesting a smaller step size", {
   expect_error(
     vhmc_glm(y ~ x1, data = sg_data, chains = 1, iter = 50, seed = 1, progress = FALSE,
-             sampler = sghmc(step_size = 1, friction = 1, steps = 10, metric = "unit")),
+             sampler = sghmc(step_size = 1, friction = 1, updates = 10, metric = "unit")),
     "non-finite.*smaller step_size")
 })
 
 test_that("SG fits say there is no Metropolis correction and report epochs", {
   # (too short to mix: the convergence warnings are expected)
   fit <- suppressWarnings(vhmc_glm(y ~ x1 + x2, data = sg_data,
-                                   sampler = sgld(batch_size = 100, steps = 10,
+                                   sampler = sgld(batch_size = 100, updates = 10,
                                                   control_variate = FALSE),
                                    chains = 2, iter = 60, warmup = 20, seed = 3, progress = FALSE))
   expect_true(all(c("n_obs_grad", "epochs") %in% names(fit$counts)))
   info <- sg_info(fit)
   expect_equal(info$batch_size, c(100, 100))
-  expect_equal(info$steps, c(10, 10))
+  expect_equal(info$updates_per_draw, c(10, 10))
   # 60 iterations x 10 updates x 100 rows, plus the curvature estimates (500 rows each)
   expect_true(all(fit$counts$epochs > 60 * 10 * 100 / 5000))
   expect_equal(fit$counts$n_grad, c(600, 600))
@@ -180,7 +182,7 @@ test_that("SGHMC-CV and SGLD-CV match the exact posterior of a linear regression
   expect_true(any(grepl("SGHMC-CV", out)))
   expect_true(any(grepl("Control variate: \\+ .* epochs once per fit", out)))
   # the CV updates cost 2B rows: sampling epochs = 2 x updates x B / N
-  expect_equal(info$epochs_sampling, 2 * 5000 * info$steps * info$batch_size / info$n_obs)
+  expect_equal(info$epochs_sampling, 2 * 5000 * info$updates_per_draw * info$batch_size / info$n_obs)
   check(run(sgld(control_variate = TRUE)))
   # a user init is kept
   fit <- run(sghmc(control_variate = TRUE),
