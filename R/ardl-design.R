@@ -2,7 +2,7 @@
 # design and response, what forecasts start from.
 
 # Everything about the data and lags, checked, before any sampling: the series, the lagged
-# design Z and response y (SPEC A6), and what forecasts start from.
+# design Z and response y (Asaad 2017, eq. 8), and what forecasts start from.
 ardl_build <- function(formula, data, p, q, time = NULL) {
   p <- check_lag(p, "p")
   series <- ardl_series(formula, data, time, environment(formula))
@@ -216,7 +216,7 @@ check_series <- function(v, name, what) {
   invisible()
 }
 
-# The lagged design Z (N x d, SPEC A6 order) and response for rows t0 + 1, ..., T.
+# The lagged design Z (N x d, intercept, the response's lags, then each regressor lag by lag) and response for rows t0 + 1, ..., T.
 ardl_design <- function(y, x, p, q, intercept, yname) {
   n <- length(y)
   m <- ncol(x)

@@ -53,7 +53,7 @@ prior_summary.vhmc_ardl <- function(object, ...) {
 #' Exact posterior of a conjugate model
 #'
 #' For an ARDL fit with a fixed noise precision (`vhmc_ardl(..., noise_precision = alpha)`)
-#' the posterior of the coefficients is Gaussian (SPEC A6, the slides' Proposition):
+#' the posterior of the coefficients is Gaussian (the Proposition of Asaad 2017):
 #' \eqn{N(\mu, \Sigma)} with \eqn{\Sigma = (\alpha Z'Z + \beta I)^{-1}} and
 #' \eqn{\mu = \alpha \Sigma Z'y}, computed through the Cholesky factor of
 #' \eqn{\alpha Z'Z + \beta I}. Use it to check samplers.

@@ -1,8 +1,8 @@
 #' Stomach-cancer mortality in 20 Missouri cities
 #'
 #' Deaths from stomach cancer among men at risk in 20 cities of Missouri, the data of the
-#' beta-binomial overdispersion example of Albert (2009, section 5.4), used by the
-#' variational-HMC and surrogate-HMC experiments (Zhang, Shahbaba and Zhao 2018, section 4.1).
+#' beta-binomial overdispersion example of Albert (2009), used by the
+#' variational-HMC and surrogate-HMC experiments (Zhang, Shahbaba and Zhao 2018, Figures 1-2).
 #'
 #' @format A data frame with 20 rows and 2 integer columns:
 #' \describe{

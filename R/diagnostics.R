@@ -1,4 +1,4 @@
-# Sampler diagnostics (SPEC A7): per-transition Stan-style statistics,
+# Sampler diagnostics: per-transition Stan-style statistics,
 # per-chain summaries (divergences, tree-depth saturation, E-BFMI, acceptance,
 # costs) and the post-sampling checks that warn the user.
 #
@@ -72,7 +72,7 @@ sampler_diagnostics <- function(fit, inc_warmup = FALSE) {
 
 #' Energy Bayesian fraction of missing information
 #'
-#' E-BFMI of one chain (SPEC A7; Betancourt 2016):
+#' E-BFMI of one chain (Betancourt 2016):
 #' `sum((E[n] - E[n-1])^2, n = 2..N) / sum((E[n] - mean(E))^2)`.
 #' Values below 0.3 suggest the momentum resampling cannot move the chain
 #' through the energy levels of the posterior (heavy tails, funnels).
@@ -219,7 +219,7 @@ format_names <- function(x, max = 8L) {
 #' Checks whose statistic the sampler does not report are skipped.
 #'
 #' @param fit A `vhmc_fit` object.
-#' @param rhat_threshold,ess_threshold,ebfmi_threshold Thresholds (SPEC A7).
+#' @param rhat_threshold,ess_threshold,ebfmi_threshold Thresholds (Vehtari et al. 2021; Betancourt 2016).
 #' @param warn If `FALSE`, only compute and return the findings.
 #' @return Invisibly, a list with elements `rhat` (named numeric: R-hat of the
 #'   flagged variables), `ess_bulk`, `ess_tail` (likewise), `divergences`

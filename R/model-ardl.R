@@ -1,6 +1,6 @@
 #' Bayesian autoregressive distributed lag (ARDL) models
 #'
-#' Fits an ARDL(p, q) time-series regression (SPEC section A6): the response is regressed on
+#' Fits an ARDL(p, q) time-series regression (Asaad 2017): the response is regressed on
 #' an intercept, its own lags 1..`p` and every regressor at lags 0..`q`,
 #'
 #' \deqn{y_t = w_0 + \sum_{k=1}^p w_k y_{t-k} + \sum_{l=0}^{q} \sum_{i=1}^m w_{p+lm+i}
@@ -19,7 +19,7 @@
 #'   initial values and every method of GLM fits work as there (`predict()` and
 #'   `fitted()` give one-step-ahead predictions from observed lags).
 #'   The default priors are those of [vhmc_glm()] (weakly informative, autoscaled to the
-#'   data), not SPEC A6's unscaled \eqn{N(0, 10^2)}: vhmc_glm's intercept prior applies at
+#'   data), not the slides' unscaled \eqn{N(0, 10^2)}: vhmc_glm's intercept prior applies at
 #'   the predictor means, where an unscaled prior would conflict with a series whose level
 #'   is far from 0. Give `prior = normal(0, 10)` and `prior_intercept = normal(0, 10)` for
 #'   fixed scales (as the arK test does).
@@ -193,7 +193,7 @@ ardl_fixed_model <- function(meta) {
   list(type = "ardl", coef_names = colnames(meta$Z), intercept = meta$intercept, nobs = nrow(meta$Z))
 }
 
-# The fixed-precision model (SPEC A6) on the core's gaussian GLM potential with the noise
+# The fixed-precision model (Asaad 2017) on the core's gaussian GLM potential with the noise
 # precision fixed: U(w) = (alpha/2) ||y - Zw||^2 + (beta/2) ||w||^2, full gradients from the
 # sufficient statistics, minibatch gradients (sghmc(), sgld()) from the rows of Z. Z is used
 # as it is (no centring, no scaling): the prior N(0, 1/beta) applies to every coefficient,

@@ -137,7 +137,7 @@
 #' @param resample Redraw the SGHMC momentum from N(0, I) every `resample` updates; `0`
 #'   (default) never.
 #' @param control_variate Use the control-variate gradient (SGLD-CV / SGHMC-CV; Baker et
-#'   al. 2017; SPEC A5): `TRUE` (default) or `FALSE` (the plain minibatch gradient). See
+#'   al. 2019): `TRUE` (default) or `FALSE` (the plain minibatch gradient). See
 #'   "Control variates" in Details.
 #' @param learning_rate,momentum_decay Chen et al.'s `eta` and `alpha`, an alternative to
 #'   `step_size` and `friction` (`step_size = sqrt(eta)`, `friction = alpha / sqrt(eta)`).

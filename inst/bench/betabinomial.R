@@ -1,4 +1,4 @@
-# The beta-binomial overdispersion model of the cancer-mortality data (Albert 2009; SPEC B5.3
+# The beta-binomial overdispersion model of the cancer-mortality data (Albert 2009; Zhang et al. 2018
 # item 1) as an R log density of x = (logit m, log K), shared by the benchmarks and tests:
 # -U(x) = sum_j [log B(Km + y_j, K(1 - m) + n_j - y_j) - log B(Km, K(1 - m))] + x_2 - 2 log(1 + e^x_2).
 # The log-beta differences are sums of lgamma ratios, computed without the cancellation of two

@@ -1,4 +1,4 @@
-# The "census-like" stand-in for the a9a data (SPEC B5.4), shared by the logistic-regression
+# The "census-like" stand-in for the a9a data , shared by the logistic-regression
 # benchmarks: N = 32561 rows of 14 categorical variables one-hot encoded into 123 binary
 # columns (a9a's shape), labels from a logistic model tuned to about 24% positives (a9a has
 # 24.1%), then a Gaussian random projection to k columns with entries N(0, 1/k), standardised,

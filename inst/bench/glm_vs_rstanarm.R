@@ -1,6 +1,6 @@
 # Benchmark: vhmc_glm (NUTS) against rstanarm::stan_glm on three GLMs of the same size
 # (N = 100000 observations, 50 coefficients):
-#   logistic - the simulated logistic regression of SPEC B5.1: X = (0.1 * 1, X_1), rows of X_1
+#   logistic - the simulated logistic regression of Zhang et al. 2017: X = (0.1 * 1, X_1), rows of X_1
 #              iid N_49(0, I/100), beta ~ U[0,1]^50, y ~ Bernoulli(logit^-1(X beta)), prior
 #              beta ~ N(0, 10^2). rstanarm rejects a constant column, so the column 0.1 * 1
 #              is fitted as the intercept alpha = 0.1 beta_1, whose prior N(0, 10^2) on

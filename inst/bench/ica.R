@@ -1,5 +1,5 @@
-# Bayesian ICA (SPEC B5.3 item 4; Zhang, Shahbaba and Zhao 2018, section 4.4) with the
-# stand-in for the MEG data (SPEC B5.4), shared by the benchmark and the vignette.
+# Bayesian ICA (Zhang, Shahbaba and Zhao 2018) with the
+# stand-in for the MEG data, shared by the benchmark and the vignette.
 # Model: p(x | W) = |det W| prod_i p(w_i' x), p(y) = 1 / (4 cosh(y / 2)) (up to a constant),
 # prior w_ij ~ N(0, 100). For data X (n x N) and Y = W X:
 #   U(W) = -N log|det W| + sum log(4 cosh(Y / 2)) + ||W||_F^2 / 200,
@@ -56,7 +56,7 @@ amari <- function(W, W_ref) {
   c(amari = d, amari_norm = d / (2 * n * (n - 1)))
 }
 
-# Natural-gradient SGLD (Amari et al. 1996 metric W'W; SPEC B5.3 item 4), in R: vhmc's sgld()
+# Natural-gradient SGLD (Amari et al. 1996 metric W'W), in R: vhmc's sgld()
 # handles GLMs only. Step eps_t = a (b + t)^(-delta); with X_b the batch and Y_b = W X_b,
 #   W += (eps/2) ([N I - (N/B) tanh(Y_b/2) Y_b'/2] W - W W'W/100) + noise, rows ~ N(0, eps W'W).
 # The metric's correction term (its divergence) is omitted, as in the paper. Stores every

@@ -1,4 +1,4 @@
-# Benchmark: NUTS efficiency of vhmc against rstan on two Gaussian targets (SPEC A8):
+# Benchmark: NUTS efficiency of vhmc against rstan on two Gaussian targets (a 100-d Gaussian of widely varying scales and a strongly correlated 2-d one):
 #   gauss100 - 100-d iid Gaussian, sds log-spaced from 0.01 to 100 (diag metric)
 #   corr2    - 2-d Gaussian, unit variances, correlation 0.99 (diag and dense metrics)
 # Reports min bulk ESS per gradient evaluation (the algorithmic efficiency, comparable

@@ -1,4 +1,4 @@
-# The illustrations of Zhang, Shahbaba and Zhao (2017) (SPEC B5.2): how the acceptance rate
+# The illustrations of Zhang, Shahbaba and Zhao (2017) (Figures 2-5): how the acceptance rate
 # of surrogate HMC depends on the number of bases and of training points, on
 #   banana   - the 2-d banana of the paper's code: y_i ~ N(theta1 + theta2^2, 4), i = 1..100,
 #              y = 1 + 2 N(0, 1) (seed 2016), prior N(0, I_2); the paper's HMC settings

@@ -1,8 +1,8 @@
 # Reproduction of the simulated logistic regression rows of Table 1 of Zhang, Shahbaba and
-# Zhao (2017, "HMC acceleration using surrogate functions with random bases"; SPEC B5.1),
+# Zhao (2017, "HMC acceleration using surrogate functions with random bases"),
 # with vhmc's automatic samplers measured in the same run.
 #
-# Data (SPEC B5.1 recipe 1): N = 1e5, d = 50, X = (0.1 * 1, X_1), rows of X_1 iid
+# Data (the paper's simulated logistic regression): N = 1e5, d = 50, X = (0.1 * 1, X_1), rows of X_1 iid
 # N(0, I/100), beta_true ~ U[0,1]^50, y ~ Bernoulli(logit^-1(X beta)); prior beta ~ N(0, 10^2 I).
 # vhmc_glm fits the column 0.1 * 1 as the intercept alpha = 0.1 beta_1 (prior normal(0, 1),
 # applied at the centred predictors, whose means are ~3e-4: a negligible change) and the
@@ -17,7 +17,7 @@
 #                         network on the exploration's states (every leapfrog state after
 #                         the first 20% of exploration, capped at 50000 points)
 #   RNS-HMC (paper)      the same with vhmc's default gradient training (quadratic base plus
-#                        the bases, SPEC B2.2)
+#                        the bases)
 #   NUTS                 nuts(), vhmc's automatic sampler
 #   surrogate_hmc        surrogate_hmc(), vhmc's automatic surrogate sampler
 # The paper rows use 5000 warmup (the surrogates: all of it exploration, as the papers'

@@ -1,5 +1,5 @@
-# The ARDL slides' protocol (seed 003; SPEC A6, last paragraphs) on real data shipped with
-# R, with the package defaults SPEC A6 lists for what the slides leave open.
+# The ARDL slides' protocol (Asaad 2017) on real data shipped with
+# R, with vhmc's defaults for what the slides leave open.
 #
 # Data: datasets::Seatbelts (UK road casualties, monthly). Response: year-over-year growth
 # (percent, 100 * 12-month log difference) of `drivers`, car drivers killed or seriously
@@ -28,12 +28,12 @@
 #    default batches: without replacement, reshuffled every epoch).
 #  * slides_sghmc: the slides' Algorithm 6 as written (eq. 4.32: the friction C p lacks the
 #    step-size factor), same settings, implemented in R below (it is not part of vhmc). It
-#    targets a posterior tempered by the step size (SPEC A5); shown for the discussion only.
+#    targets a posterior tempered by the step size ; shown for the discussion only.
 #  * nuts: vhmc's NUTS, 2000 iterations (1000 warmup, the first half).
 #  * sghmc_defaults, sgld_defaults: vhmc's SG samplers with all settings at their defaults
 #    (not the slides' protocol; the package's own use: the control variate is on), 10000
 #    iterations, first half burn-in.
-#  * rwm: random-walk Metropolis implemented below in R on the closed-form U(w) of SPEC A6,
+#  * rwm: random-walk Metropolis implemented below in R on the closed-form U(w),
 #    Gaussian proposal with covariance 2.38^2 / d times the posterior covariance estimated in
 #    a pilot run (the pilot: 5000 iterations with a scalar proposal sd tuned towards 25%
 #    acceptance, then 20000 iterations with 2.38^2 / d times the covariance of the first
@@ -89,7 +89,7 @@ for (v in names(ctr)) std[[v]] <- (raw[[v]] - ctr[[v]]) / scl[[v]]
 datasets_by_scale <- list(raw = raw, standardised = std)
 to_percent <- list(raw = function(y) y, standardised = function(y) ctr[["y"]] + scl[["y"]] * y)
 
-# The lagged design of the whole sample (SPEC A6 order, the names vhmc_ardl gives).
+# The lagged design of the whole sample (the order and names vhmc_ardl gives).
 design <- function(d) {
   t <- (t0 + 1L):nrow(d)
   cbind("(Intercept)" = 1, L1.y = d$y[t - 1], L0.kms = d$kms[t], L0.petrol = d$petrol[t],

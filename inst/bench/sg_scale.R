@@ -1,4 +1,4 @@
-# Stochastic-gradient MCMC at scale (issue 6, item 5; SPEC A5 reporting). N = 1e6 rows:
+# Stochastic-gradient MCMC at scale (costs in epochs, as Baker et al. 2019 report them). N = 1e6 rows:
 #  * linear (gaussian) regression, d = 20 independent N(0, 1) covariates, sigma = 2;
 #  * logistic regression, d = 50 independent N(0, 1) covariates.
 # Flat priors on every coefficient (and on sigma), so that the reference is exact or nearly so:

@@ -1,5 +1,5 @@
 # Surrogate HMC on a custom R target without a gradient (issue 4, item 7): the
-# beta-binomial overdispersion model of the cancer-mortality data (SPEC B5.3 item 1), in
+# beta-binomial overdispersion model of the cancer-mortality data (Zhang, Shahbaba and Zhao 2018), in
 # Albert's parameterisation (logit m, log K), written as an R function with no gradient.
 # NUTS then differentiates numerically (central differences: 2 d = 4 log-density calls per
 # gradient) at every leapfrog step; surrogate_hmc() does so only during its exploration and

@@ -1,5 +1,5 @@
 # Variational HMC on the beta-binomial overdispersion model of the cancer-mortality data
-# (Zhang, Shahbaba and Zhao 2018, section 4.1, Figures 1-2; SPEC B5.3 item 1): how close
+# (Zhang, Shahbaba and Zhao 2018, Figures 1-2): how close
 # the approximation q ~ exp(-V) is to the exact posterior, against the number of hidden
 # units. The target is an R log density of (logit m, log K) without a gradient (central
 # differences; inst/bench/betabinomial.R); variational_hmc() with mu_t = 1 - exp(-t / 200)

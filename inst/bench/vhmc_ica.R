@@ -1,9 +1,9 @@
-# Variational HMC on Bayesian ICA against time (Zhang, Shahbaba and Zhao 2018, section 4.4,
-# Figure 5; SPEC B5.3 item 4): Amari distance between the running sample mean W_bar and a
+# Variational HMC on Bayesian ICA against time (Zhang, Shahbaba and Zhao 2018,
+# Figure 5): Amari distance between the running sample mean W_bar and a
 # reference, against elapsed wall seconds, for variational_hmc(), static HMC and
 # natural-gradient SGLD, in one run.
 #
-# Data (SPEC B5.4 stand-in for the MEG recordings; inst/bench/ica.R): 5 hyperbolic-secant
+# Data (a stand-in for the MEG recordings; inst/bench/ica.R): 5 hyperbolic-secant
 # sources (the model's own law), N = 17730, mixing A with N(0, 1) entries (seed 1996), so
 # W_0 = A^{-1} is the true unmixing matrix; d = 25. The target is an R log density with its R
 # gradient, vectorised over the N columns, passed to vhmc_sample().
@@ -27,7 +27,7 @@
 #   * HMC: vhmc's hmc(steps = 40) (jittered, adapted step size and diagonal metric), 200
 #     warmup iterations;
 #   * natural-gradient SGLD written in R (vhmc's sgld() handles vhmc_glm() models only):
-#     batch 500, eps_t = 5e-3 (1e4 + t)^(-1/2) (SPEC: b = 1e4, not the printed 1e-4), every
+#     batch 500, eps_t = 5e-3 (1e4 + t)^(-1/2) (b = 1e4: the printed 1e-4 is a typo), every
 #     10th state stored with its own wall-clock stamp, stopped after 150 s or 1e6 iterations
 #     (1e5 stored states), whichever comes first; no burn-in is
 #     discarded (it starts at the same point as the others).

@@ -1,9 +1,9 @@
 # Variational HMC on a logistic regression against time (Zhang, Shahbaba and Zhao 2018,
-# section 4.3, Figure 4; SPEC B5.3 item 3): relative error of the running mean (REM) and of
+# Figure 4): relative error of the running mean (REM) and of
 # the running covariance (REC) against a reference posterior, as a function of elapsed wall
 # seconds, for variational_hmc(), NUTS and SGLD in one run.
 #
-# Data: the census-like stand-in for a9a (SPEC B5.4; inst/bench/census_like.R): N = 32561,
+# Data: the census-like stand-in for a9a (inst/bench/census_like.R): N = 32561,
 # 14 categorical variables one-hot into 123 binary columns, logistic labels with 24%
 # positives, Gaussian random projection to 50 columns (N(0, 1/50) entries, seed 2017),
 # standardised, plus an intercept: d = 51. Prior normal(0, 10) on every coefficient and the
@@ -29,7 +29,7 @@
 #   chains started from a Laplace draw; see ?variational_hmc)
 #   * NUTS with vhmc's defaults (diag metric, adapt_delta 0.8), 1000 warmup;
 #   * SGLD (Welling and Teh 2011), batch 500, constant steps, unit metric. The paper's
-#     step sizes are Welling and Teh's eps in {2e-3, ..., 1e-5}; vhmc's h = eps / 2 (SPEC A5).
+#     step sizes are Welling and Teh's eps in {2e-3, ..., 1e-5}; vhmc's h = eps / 2.
 #     Here the largest curvature of U is about 1.8e4, so h must stay below 2 / 1.8e4 = 1.1e-4
 #     for stability: eps in {1e-4, 5e-5, 1e-5}, i.e. h in {5e-5, 2.5e-5, 5e-6}; 10 updates per
 #     saved draw; 1000 saved draws (10000 updates) of burn-in, then 12000 draws.

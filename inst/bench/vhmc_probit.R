@@ -1,5 +1,5 @@
-# Variational HMC on a Bayesian probit regression (Zhang, Shahbaba and Zhao 2018, section 4.2,
-# Figure 3; SPEC B5.3 item 2): RMSE of the posterior-mean estimate against theta_true as a
+# Variational HMC on a Bayesian probit regression (Zhang, Shahbaba and Zhao 2018,
+# Figure 3): RMSE of the posterior-mean estimate against theta_true as a
 # function of the number of likelihood evaluations (per-observation terms: a full gradient
 # costs N), with the Laplace approximation as the fixed-form baseline and NUTS for reference.
 # Data: N = 10000, d = 5, x_n ~ N(0, I_5), theta_true ~ N(0, I_5) (seed 2018), prior N(0, 100 I),

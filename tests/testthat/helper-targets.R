@@ -1,4 +1,4 @@
-# Test targets with known answers (SPEC A8), written as R log densities with gradients, and
+# Test targets with known answers , written as R log densities with gradients, and
 # Monte Carlo tolerances taken from posterior's MCSE estimates.
 
 gaussian_target <- function(mean, sd) {

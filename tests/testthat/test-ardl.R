@@ -1,4 +1,4 @@
-# ARDL(p, q) models (SPEC A6): lag construction, names, ts/mts input, errors raised before
+# ARDL(p, q) models (Asaad 2017): lag construction, names, ts/mts input, errors raised before
 # sampling, the fixed-precision model against its conjugate posterior (NUTS, SGHMC, SGLD), AR(5) against the
 # posteriordb arK reference, and forecasts.
 
@@ -14,7 +14,7 @@ ardl_data <- function(n = 60, seed = 1) {
 
 build <- function(...) vhmc:::ardl_build(...)
 
-test_that("the lagged design matches a hand-built one (SPEC A6 order and names)", {
+test_that("the lagged design matches a hand-built one (intercept, lags, regressor lags; names)", {
   d <- ardl_data(20)
   b <- build(y ~ x1 + x2, d, p = 2, q = 1)
   t <- 3:20
@@ -168,7 +168,7 @@ test_that("with a fixed noise precision NUTS matches the conjugate posterior", {
                    chains = 4, iter = 2000, seed = 5, progress = FALSE)
   expect_s3_class(fit, "vhmc_ardl")
   ep <- exact_posterior(fit)
-  # The closed form, computed directly (SPEC A6)
+  # The closed form, computed directly (Asaad 2017)
   Z <- fit$ardl$Z
   Sigma <- solve(alpha * crossprod(Z) + 0.01 * diag(ncol(Z)))
   expect_equal(unname(ep$Sigma), unname(Sigma), tolerance = 1e-10)

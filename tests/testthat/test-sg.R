@@ -1,4 +1,4 @@
-# Stochastic-gradient samplers (sghmc(), sgld(); SPEC A5): argument checks, errors, the
+# Stochastic-gradient samplers (sghmc(), sgld()): argument checks, errors, the
 # printed warning about the missing Metropolis correction and the epochs count, seeds, and
 # accuracy against NUTS on a gaussian linear regression (N = 5000).
 #

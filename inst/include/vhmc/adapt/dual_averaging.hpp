@@ -1,6 +1,6 @@
 #pragma once
 // Step-size adaptation by Nesterov dual averaging, Hoffman & Gelman (2014) Algorithm 5,
-// with Stan's constants (SPEC A4): gamma = 0.05, t0 = 10, kappa = 0.75, mu = log(10 eps).
+// with Stan's constants: gamma = 0.05, t0 = 10, kappa = 0.75, mu = log(10 eps).
 #include <algorithm>
 #include <cmath>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Welford's online mean and (co)variance, and Stan's regularisation of the warmup estimate
-// toward 1e-3 I (SPEC A4): W = n/(n+5) S + 1e-3 * 5/(n+5) I.
+// toward 1e-3 I (Stan Reference Manual, HMC adaptation): W = n/(n+5) S + 1e-3 * 5/(n+5) I.
 #include <stdexcept>
 
 #include "../base/types.hpp"

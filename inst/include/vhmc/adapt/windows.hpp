@@ -1,5 +1,5 @@
 #pragma once
-// Stan's windowed warmup schedule (SPEC A4): an initial fast buffer, slow windows doubling
+// Stan's windowed warmup schedule (Stan Reference Manual, HMC adaptation): an initial fast buffer, slow windows doubling
 // in size from base_window (the last one stretched to the terminal buffer), and a terminal
 // fast buffer. Short warmups shrink the buffers to 15% / 10%; below 20 iterations the
 // metric is not adapted at all.

@@ -1,7 +1,7 @@
 #pragma once
 // Euclidean Hamiltonian system H = U(theta) + 1/2 p' W p with the leapfrog integrator
-// (SPEC A2; book eqs. 12.76-12.78) and Stan's initial step-size heuristic (SPEC A4;
-// Hoffman & Gelman 2014 Algorithm 4 with Stan's threshold 0.8 and fresh momenta).
+// (Neal 2011; Murphy 2023, eqs. 12.76-12.78) and Stan's initial step-size heuristic
+// (Hoffman & Gelman 2014, Algorithm 4, with Stan's threshold 0.8 and fresh momenta).
 #include <stdexcept>
 
 #include "../base/rng.hpp"

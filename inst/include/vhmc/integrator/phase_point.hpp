@@ -1,6 +1,6 @@
 #pragma once
 // A point of phase space with its cached potential, gradient and sharp momentum
-// (v = W p, the velocity), so that every leapfrog step costs one gradient (SPEC A2).
+// (v = W p, the velocity), so that every leapfrog step costs one gradient (Neal 2011, eqs. 5.18-5.20).
 #include "../base/types.hpp"
 
 namespace vhmc {

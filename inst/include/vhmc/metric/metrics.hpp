@@ -1,5 +1,5 @@
 #pragma once
-// Euclidean metrics W = M^{-1} (SPEC A1): kinetic energy K(p) = 1/2 p' W p, momentum
+// Euclidean metrics W = M^{-1} (Neal 2011; Betancourt 2017): kinetic energy K(p) = 1/2 p' W p, momentum
 // p ~ N(0, W^{-1}) and sharp momentum v = W p. Neither M nor W^{-1} is ever formed.
 // Each metric names the Welford estimator its warmup adaptation uses (adapt/welford.hpp).
 #include <stdexcept>

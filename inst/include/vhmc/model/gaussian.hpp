@@ -1,5 +1,5 @@
 #pragma once
-// Gaussian potentials with known moments (SPEC A8 targets 1-3), used by the core's tests and
+// Gaussian potentials with known moments (the test targets of Hoffman & Gelman 2014 and Neal 2011), used by the core's tests and
 // benchmarks: U(theta) = 1/2 (theta - m)' P (theta - m) with precision P.
 #include "../base/types.hpp"
 

@@ -29,7 +29,7 @@
 // weight the number of trials, log lik_i = w_i (y_i log p_i + (1 - y_i) log(1 - p_i)).
 // Constants that do not depend on theta (log 2 pi, lgamma(y + 1), binomial coefficients) are
 // dropped, so gaussian U = sum w e^2 / (2 sigma^2) + sum(w) log sigma + U_prior + U_aux.
-// Fixed noise precision (gaussian only; SPEC A6's fixed-precision ARDL model): with
+// Fixed noise precision (gaussian only; the fixed-precision ARDL model of Asaad 2017): with
 // noise_precision alpha > 0 there is no sigma parameter and U = (alpha/2) sum w e^2 + U_prior;
 // every code path (sufficient statistics, minibatch rows) is the sigma-estimated one with
 // 1/sigma^2 replaced by alpha, so the two models share their likelihood code.
@@ -200,10 +200,10 @@ class GlmPotential {
   // identifiability check: its rank is the design's, with every column on one scale.
   void design_gram(Mat& G) const { weighted_gram<Vec>(data_->weights, nullptr, G, nullptr); }
 
-  // Number of observations (rows of X) in the likelihood: N of SPEC A5.
+  // Number of observations (rows of X) in the likelihood: N of the minibatch estimates (Welling & Teh 2011).
   Eigen::Index n_obs() const { return data_->n(); }
 
-  // Minibatch estimate of grad U (SPEC A5) into g:
+  // Minibatch estimate of grad U (Welling & Teh 2011, eq. 1) into g:
   //   g~ = -(N/m) sum_{i in idx} grad log p(y_i | theta) - grad log p0(theta),
   // the per-observation terms with the same weights, offset, centring and scaling as the
   // full gradient (for the gaussian family in the per-row residual form, not from the
@@ -212,7 +212,7 @@ class GlmPotential {
   // changes); X itself is never copied. Averaging g~ over a partition of the rows into
   // batches of equal size gives the full gradient exactly (up to rounding).
   // With noise_var, also writes V_hat = (N^2/m) var_{i in idx}(grad log p(y_i | theta)) per
-  // coordinate (sample variance over the batch; SPEC A5's estimate behind B_hat), 0 if m < 2.
+  // coordinate (sample variance over the batch; the estimate behind Chen et al. 2014's B_hat), 0 if m < 2.
   void minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g,
                       Vec* noise_var = nullptr) {
     gather(idx, m);
@@ -222,7 +222,7 @@ class GlmPotential {
     if (noise_var) row_gradient_variance(m, *noise_var);
   }
 
-  // The control-variate part of SGLD-CV / SGHMC-CV (SPEC A5) into g:
+  // The control-variate part of SGLD-CV / SGHMC-CV (Baker et al. 2019) into g:
   //   -(N/m) sum_{i in idx} [grad log p(y_i | theta) - grad log p(y_i | theta_hat)]
   //   - grad log p0(theta) + grad log p0(theta_hat),
   // so that g(theta_hat) + g is g_cv(theta). Both rows' terms come from the same gathered

@@ -1,5 +1,5 @@
 #pragma once
-// Minibatches for stochastic-gradient MCMC (SPEC A5). A potential with minibatch gradients
+// Minibatches for stochastic-gradient MCMC (Welling & Teh 2011; Chen et al. 2014). A potential with minibatch gradients
 // provides
 //   Eigen::Index n_obs() const;                                       // N
 //   void minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g,
@@ -32,7 +32,7 @@ namespace vhmc {
 class BatchSchedule {
  public:
   // fresh = true: every batch is drawn anew (B indices without replacement by a partial
-  // Fisher-Yates pass, O(B)), independently of the previous ones (SPEC A5's first option);
+  // Fisher-Yates pass, O(B)), independently of the previous ones (sampling with replacement across batches);
   // false: epochs as above.
   BatchSchedule(Eigen::Index n, Eigen::Index b, bool fresh = false)
       : perm_(static_cast<std::size_t>(n)), n_(n), b_(b), pos_(n), fresh_(fresh) {
@@ -133,7 +133,7 @@ double estimate_curvature(P& pot, const Vec& theta, Eigen::Index m, Rng& rng, lo
   return lambda;
 }
 
-// SGLD-CV / SGHMC-CV (SPEC A5; book 12.158-12.160; Baker et al. 2017): theta_hat is the
+// SGLD-CV / SGHMC-CV (Baker et al. 2019; Murphy 2023, eqs. 12.158-12.160): theta_hat is the
 // posterior mode and grad_hat = g(theta_hat) the full gradient there, both computed once per
 // fit by the caller. The estimator
 //   g_cv(theta) = g(theta_hat) - grad log p0(theta) + grad log p0(theta_hat)

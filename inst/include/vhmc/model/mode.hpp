@@ -1,5 +1,5 @@
 #pragma once
-// Posterior mode by damped Newton with an analytic Hessian (SPEC B4's Laplace anchor; the
+// Posterior mode by damped Newton with an analytic Hessian (the Laplace anchor of variational HMC, Zhang et al. 2018; the
 // MAP behind control variates). For any potential with U(), U_grad() and hessian().
 // Far from the mode a GLM with a log-sigma coordinate can have an indefinite Hessian, so the
 // Newton system is shifted (H + tau I, Levenberg style) until its Cholesky factor exists, and

@@ -1,5 +1,5 @@
 #pragma once
-// The No-U-Turn sampler as Stan implements it (SPEC A3; Hoffman & Gelman 2014; Betancourt
+// The No-U-Turn sampler as Stan implements it (Hoffman & Gelman 2014; Betancourt
 // 2017): trajectories doubled in random directions, multinomial sampling of the state
 // (biased progressive sampling between the old trajectory and a new subtree, uniform within
 // subtrees), the generalized U-turn criterion on p# = W p with the two extra checks across

@@ -1,6 +1,6 @@
 #pragma once
 // Stochastic gradient HMC: Chen, Fox & Guestrin (2014), "Stochastic Gradient Hamiltonian
-// Monte Carlo", Algorithm 2, exactly as SPEC A5 states it, with W = M^{-1} = I, friction
+// Monte Carlo", Algorithm 2, with W = M^{-1} = I, friction
 // C = c I and noise estimate B_hat = b I (0 <= b <= c):
 //     theta <- theta + eps r
 //     r     <- r - eps g~(theta) - eps C r + N(0, 2 (C - B_hat) eps)

@@ -1,10 +1,10 @@
 #pragma once
-// Stochastic gradient Langevin dynamics: Welling & Teh (2011); book eqs. 12.146-12.148;
-// SPEC A5:  theta <- theta - h_t g~(theta) + sqrt(2 h_t) xi,  xi ~ N(0, I),
+// Stochastic gradient Langevin dynamics: Welling & Teh (2011, eq. 4); Murphy (2023,
+// eqs. 12.146-12.148):  theta <- theta - h_t g~(theta) + sqrt(2 h_t) xi,  xi ~ N(0, I),
 // h_t = a (b + t)^(-delta), t = 0, 1, ... counting updates from the start of the chain
 // (Welling & Teh's eps_t is 2 h_t). delta = 0 (default) is a constant step. No Metropolis
 // step: draws carry discretisation and gradient-noise bias.
-// Metric (SPEC A5, fixed W): theta += -h W g~ + sqrt(2h) W^{1/2} xi with W = diag(s^2); s = 1
+// Metric (a fixed preconditioner W, as in Li et al. 2016 without its adaptation): theta += -h W g~ + sqrt(2h) W^{1/2} xi with W = diag(s^2); s = 1
 // with the unit metric, s_j = 1 / sqrt(H_jj) from the driver's estimate with the diag metric.
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 #pragma once
-// Static HMC (seed 000 Algorithm 1; book Algorithm 14; SPEC A2): L leapfrog steps, L jittered
+// Static HMC (Neal 2011; Zhang, Shahbaba & Zhao 2018, Algorithm 1; Murphy 2023, Algorithm 14): L leapfrog steps, L jittered
 // uniformly in 1..L each iteration, Metropolis acceptance on the true Hamiltonian. Without
 // steps the trajectory length is chosen from the step size so that the mean integration
 // time is pi/2 (a quarter period of a unit-scale Gaussian in the adapted metric).
@@ -55,7 +55,7 @@ class StaticHmc {
     }
     double dH = ok ? prop_.H() - H0 : kInf;
     if (std::isnan(dH)) dH = kInf;
-    // SPEC A2 records the drawn L_t even when a non-finite step cut the trajectory short;
+    // The statistics record the drawn L_t even when a non-finite step cut the trajectory short;
     // the gradient counter still reports only the steps actually taken.
     info.n_leapfrog = Lt;
     info.accept_stat = dH <= 0 ? 1.0 : std::exp(-dH);

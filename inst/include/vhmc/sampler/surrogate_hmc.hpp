@@ -1,5 +1,5 @@
 #pragma once
-// RNS-HMC transition (SPEC B3.1): leapfrog driven by the surrogate's gradient, Metropolis
+// RNS-HMC transition (Zhang, Shahbaba & Zhao 2017, Algorithm 1): leapfrog driven by the surrogate's gradient, Metropolis
 // acceptance with the TRUE Hamiltonian. Any fixed force field gives a volume-preserving,
 // reversible map, so the chain stays exact; the surrogate's quality only affects acceptance.
 // One true potential evaluation per transition and no true gradient.

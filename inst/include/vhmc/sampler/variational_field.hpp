@@ -1,5 +1,5 @@
 #pragma once
-// The potential that variational HMC samples (SPEC B4, [VHMC] Algorithm 2):
+// The potential that variational HMC samples (Zhang, Shahbaba & Zhao 2018, Algorithm 2):
 //   V(theta) = mu z(theta) + (1 - mu)/2 (theta - theta_L)' H_L (theta - theta_L),
 // a blend of the random-basis surrogate z (trained online on true gradients) with the Laplace
 // approximation at the mode theta_L. mu rises from ~0 to ~1 along the schedule, so the early,

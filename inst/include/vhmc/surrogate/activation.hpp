@@ -1,8 +1,8 @@
 #pragma once
-// Activations of the random-basis network (SPEC B1.1): softplus (default of [RNS], [VHMC] and
+// Activations of the random-basis network (Zhang, Shahbaba & Zhao 2017, eq. 10): softplus (default of Zhang et al. 2017, 2018 and
 // the authors' code), logistic sigmoid, tanh for additive nodes sigma(w.u + d), and Gaussian
 // RBF nodes exp(-|u - c|^2 / (2 ell^2)). Values and the first three derivatives follow the
-// table of SPEC B1.1, written so that nothing overflows or cancels for large |x|:
+// derivatives of the logistic function, written so that nothing overflows or cancels for large |x|:
 // softplus = max(x, 0) + log1p(exp(-|x|)); the logistic l and its complement 1 - l = l(-x)
 // come from one exp(-|x|) (two-branch form), so l(1 - l) keeps full relative accuracy in the
 // tails; 1 - tanh^2 is computed as sech^2 = 4e/(1 + e)^2 with e = exp(-2|x|).
@@ -120,7 +120,7 @@ inline void d1_array(Activation a, const Vec& x, Vec& out) {
   throw std::logic_error("act::d1_array: not an additive activation");
 }
 
-// sigma''(x) and sigma'''(x) of an additive activation (SPEC B1.1 table).
+// sigma''(x) and sigma'''(x) of an additive activation 
 inline double d2(Activation a, double x) {
   double l, lc;
   switch (a) {

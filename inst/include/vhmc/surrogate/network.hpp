@@ -1,10 +1,10 @@
 #pragma once
-// The random-basis network surrogate of SPEC B1 ([RNS] eq. (10), [VHMC] (3.1), [VHMC-s] (11)):
+// The random-basis network surrogate (Zhang, Shahbaba & Zhao 2017, eq. 10; 2018, eq. 3.1):
 //   z(theta) = sum_i v_i sigma(w_hat_i . u + d_hat_i) + b,   u = L^{-1}(theta - m),
-// with the bases drawn once in standardized coordinates u (SPEC B1.2: w_hat_i ~ N(0, I_d/d),
+// with the bases drawn once in standardized coordinates u (vhmc's law: w_hat_i ~ N(0, I_d/d),
 // d_hat_i ~ N(0, 1); RBF nodes phi_i = exp(-|u - c_i|^2/(2 ell_i^2)), c_i ~ N(0, I_d),
 // ell_i^2 = d/chi2_1) and frozen; only v (and the output offset b) are trained (trainer.hpp).
-// This is the same function as SPEC B1.1 with theta-space weights w_i = L^{-T} w_hat_i and
+// This is the papers' network in theta with theta-space weights w_i = L^{-T} w_hat_i and
 // biases d_i = d_hat_i - w_i . m (theta_space_bases()); `basis_coords = "raw"` is the identity
 // Standardizer. Value/gradient cost O(sd + d^2), Hessian O(sd^2 + d^3).
 #include <cmath>
@@ -104,7 +104,7 @@ class RandomBasisNetwork {
  public:
   RandomBasisNetwork() = default;
 
-  // Draw s bases in u-space from rng (SPEC B1.2), row by row: additive nodes take d normals
+  // Draw s bases in u-space from rng, row by row: additive nodes take d normals
   // (w_hat_i = z / sqrt(d)) then one normal (d_hat_i); RBF nodes take d normals (c_i) then
   // one normal z with ell_i^2 = d / z^2. v = 0, b = 0 afterwards.
   void draw(int s, Activation act, const Standardizer& st, Rng& rng) {
@@ -202,7 +202,7 @@ class RandomBasisNetwork {
   const Mat& w_hat() const { return W_; }
   const Vec& d_hat() const { return aux_; }
 
-  // Equivalent theta-space parameters of additive nodes (SPEC B1.2):
+  // Equivalent theta-space parameters of additive nodes:
   // W = W_hat L^{-1} (rows w_i = L^{-T} w_hat_i), d = d_hat - W m.
   void theta_space_bases(Mat& W, Vec& dvec) const {
     if (act_ == Activation::Rbf)

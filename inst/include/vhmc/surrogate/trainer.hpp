@@ -1,12 +1,13 @@
 #pragma once
-// Trainers of the output weights v of a RandomBasisNetwork (SPEC B2):
-//  - RidgeTrainer: batch ridge regression on potential values (ELM, [RNS] Algorithm 2, SPEC
-//    B2.1) and/or on gradients (score matching, [VHMC] (3.19), SPEC B2.2), by normal equations
-//    accumulated in blocks;
+// Trainers of the output weights v of a RandomBasisNetwork (Zhang, Shahbaba & Zhao 2017,
+// 2018):
+//  - RidgeTrainer: batch ridge regression on potential values (an extreme learning machine,
+//    Huang et al. 2006; Zhang et al. 2017, Algorithm 2) and/or on gradients (score matching,
+//    Hyvarinen 2005; Zhang et al. 2018, eq. 3.19), by normal equations accumulated in blocks;
 //  - OnlineRidge: the exact recursive ridge updates from a batch state: ridge RLS for a value
-//    (SPEC B2.3) and the Woodbury rank-d update for a gradient ([VHMC] Proposition 2 =
-//    [VHMC-s] Proposition 1, SPEC B2.2).
-// Gradient rows are fitted in standardized coordinates (SPEC B6): A_u(u_n) v ~ L' gradU(theta_n).
+//    (recursive least squares) and the Woodbury rank-d update for a gradient (Zhang et al.
+//    2018, Proposition 2).
+// Gradient rows are fitted in standardized coordinates (vhmc's default): A_u(u_n) v ~ L' gradU(theta_n).
 //
 // Why normal equations, accumulated in blocks, solved by Cholesky. The target size is s = 2000
 // bases, d = 50 and N of tens of thousands of points on a 2-core, 24 GB machine.
@@ -27,8 +28,8 @@
 //    the bases are drawn in standardized coordinates, so every pre-activation spreads by about
 //    one over the training points and the columns of A are far from collinear, and the ridge
 //    lambda bounds cond(G + lambda I) <= (||G|| + lambda)/lambda; with lambda = 1e-3 (gradients)
-//    or 1e-6 tr(G)/s (values, SPEC B6) Cholesky loses at most ~6-10 digits of 16, while the
-//    surrogate only needs a few. Following SPEC B2.1, a failed Cholesky multiplies lambda by
+//    or 1e-6 tr(G)/s (values) Cholesky loses at most ~6-10 digits of 16, while the
+//    surrogate only needs a few. A failed Cholesky multiplies lambda by
 //    10 and tries again, and the lambda used is returned. Raw-coordinate bases with tiny lambda
 //    (paper mode) are the case where QR of [H; sqrt(lambda) I] would be worth its cost; it is
 //    not implemented here.
@@ -116,7 +117,7 @@ inline void fit_quadratic_gradients(const Standardizer& st, const Mat& thetas, c
 
 // A trainer is bound to the network's bases at construction (redraw => new trainer). Rows
 // may be added in any number of calls; gram()/rhs()/solve() can be called between additions
-// (SPEC B2.2 `refresh_every`: accumulate, re-solve every k points).
+// (variational HMC's `refresh_every`: accumulate, re-solve every k points).
 class RidgeTrainer {
  public:
   static constexpr Eigen::Index kBlock = 512;  // points per block (Hadamard and value paths)
@@ -165,7 +166,7 @@ class RidgeTrainer {
   // (the offset is left alone) and returns the lambda used.
   double solve(double lambda) { return solve(lambda, false); }
 
-  // fit_offset = true: unpenalized output bias for the value rows (SPEC B2.1): the value
+  // fit_offset = true: unpenalized output bias for the value rows (Zhang et al. 2017, eq. 10's b): the value
   // columns and targets are centred, v solved, b = mean(t) - mean(h)'v written to
   // net.offset(). Gradient rows are unaffected by b.
   double solve(double lambda, bool fit_offset) {
@@ -199,9 +200,6 @@ class RidgeTrainer {
   long n_values() const { return n_val_; }
   long n_gradients() const { return n_grad_; }
   long n_skipped() const { return n_skipped_; }
-  // Sum of the value rows h and of the targets (for the offset), as accumulated.
-  const Vec& value_feature_sum() const { return hsum_; }
-  double value_target_sum() const { return tsum_; }
 
  private:
   template <class MX, class MG>
@@ -302,7 +300,7 @@ class RidgeTrainer {
 // After every update v is the ridge solution on all rows seen (exact arithmetic). C, gram and
 // rhs are stored as lower triangles and updated by symmetric rank updates, so C stays exactly
 // symmetric; every refactor_every updates (<= 0: never) C and v are recomputed from the
-// accumulated gram + lambda I by Cholesky to remove drift (SPEC B2.2/B2.3, B6).
+// accumulated gram + lambda I by Cholesky to remove drift .
 // Costs per update: value O(s^2 + sd); gradient O(s^2 d + s d^2 + d^3); refactorization O(s^3).
 class OnlineRidge {
  public:
@@ -328,7 +326,7 @@ class OnlineRidge {
     refactor();
   }
 
-  // Ridge RLS (SPEC B2.3): kappa = C h/(1 + h'C h); v += kappa (t - h'v); C -= kappa (C h)'.
+  // Ridge RLS (recursive least squares): kappa = C h/(1 + h'C h); v += kappa (t - h'v); C -= kappa (C h)'.
   // Non-finite input is skipped (counted); should C have drifted so far that 1 + h'C h <= 0,
   // C is refactorized first.
   void add_value(const Vec& theta, double target) {
@@ -352,7 +350,7 @@ class OnlineRidge {
     after_update();
   }
 
-  // Woodbury rank-d update ([VHMC] Prop. 2), u-space rows A = A_u(u), target L'grad:
+  // Woodbury rank-d update (Zhang et al. 2018, Proposition 2), u-space rows A = A_u(u), target L'grad:
   // E = C A', Q = I + A E = R R', F = E R^{-T}; v += F R^{-1}(L'g - A v); C -= F F'.
   // Non-finite input is skipped (counted); if Q is not numerically positive definite, C is
   // refactorized and the update retried once, else the point is skipped (counted).

@@ -1,7 +1,7 @@
 #pragma once
 // Training points for a surrogate: every (theta, U, grad U) the true potential computes while
 // recording is on -- all leapfrog states of the exploration phase, accepted or not, since
-// they cost nothing extra (SPEC B3.1). Memory is capped: beyond `capacity` points a reservoir
+// they cost nothing extra (Zhang, Shahbaba & Zhao 2017, Algorithm 1). Memory is capped: beyond `capacity` points a reservoir
 // sample is kept (each point seen so far equally likely), drawn from its own stream.
 #include <cmath>
 
