@@ -42,28 +42,29 @@ inline int saved_count(const ChainConfig& cfg) {
   return n <= 0 ? 0 : (n + cfg.thin - 1) / cfg.thin;
 }
 
+// Applies f to every per-draw vector of the output (statistics; the draws aside).
+template <class F>
+void for_each_statistic(ChainOutput& out, F&& f) {
+  f(out.accept_stat);
+  f(out.step_size);
+  f(out.energy);
+  f(out.n_leapfrog);
+  f(out.treedepth);
+  f(out.divergent);
+}
+
 inline ChainOutput allocate_output(const ChainConfig& cfg, int d) {
   const int n = saved_count(cfg);
   ChainOutput out;
   out.draws.resize(n, d);
-  out.accept_stat.resize(n);
-  out.step_size.resize(n);
-  out.energy.resize(n);
-  out.n_leapfrog.resize(n);
-  out.treedepth.resize(n);
-  out.divergent.resize(n);
+  for_each_statistic(out, [n](auto& v) { v.resize(n); });
   return out;
 }
 
 // An interrupted or failed chain keeps only the iterations it saved.
 inline void shrink(ChainOutput& out, int n) {
   out.draws.conservativeResize(n, Eigen::NoChange);
-  out.accept_stat.conservativeResize(n);
-  out.step_size.conservativeResize(n);
-  out.energy.conservativeResize(n);
-  out.n_leapfrog.conservativeResize(n);
-  out.treedepth.conservativeResize(n);
-  out.divergent.conservativeResize(n);
+  for_each_statistic(out, [n](auto& v) { v.conservativeResize(n); });
 }
 
 inline void save_transition(ChainOutput& out, int row, const Vec& theta, const TransitionInfo& info) {
