@@ -25,6 +25,14 @@ vhmc_glm_gram <- function(model) {
     .Call(`_vhmc_vhmc_glm_gram`, model)
 }
 
+vhmc_column_summary <- function(X, weights) {
+    .Call(`_vhmc_vhmc_column_summary`, X, weights)
+}
+
+vhmc_drop_row_names <- function(X) {
+    invisible(.Call(`_vhmc_vhmc_drop_row_names`, X))
+}
+
 vhmc_run_r_target <- function(potential, init, config, extras, run) {
     .Call(`_vhmc_vhmc_run_r_target`, potential, init, config, extras, run)
 }

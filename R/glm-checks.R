@@ -18,7 +18,7 @@ check_identified <- function(model, family, priors, spec, target) {
     }
     warning(problem, "; only the prior identifies the coefficients involved.", call. = FALSE)
   }
-  zero <- which(vapply(seq_len(ncol(X)), function(j) all(X[, j] == 0), logical(1)))
+  zero <- which(model$columns$zero)
   aliased <- aliased_columns(vhmc_glm_gram(target$ptr))
   if (length(zero)) {
     report(sprintf("gives model matrix column%s %s that %s all zero", if (length(zero) > 1) "s" else "",

@@ -59,6 +59,11 @@ glm_design <- function(object, newdata = NULL, need_response = FALSE) {
   out
 }
 
+# The row names of the fitted observations (1..n unless the data had others).
+model_row_names <- function(model) {
+  as.character(model$row_names %||% seq_len(nrow(model$x)))
+}
+
 linpred_draws <- function(beta, design) {
   eta <- tcrossprod(beta, design$x)
   if (!is.null(design$offset)) eta <- sweep(eta, 2L, design$offset, `+`)
@@ -231,7 +236,7 @@ predict.vhmc_glm <- function(object, newdata = NULL, type = c("link", "response"
   type <- match.arg(type)
   check_flag(se.fit, "se.fit")
   draws <- posterior_linpred(object, transform = type == "response", newdata = newdata)
-  rn <- if (is.null(newdata)) rownames(object$model$x) else rownames(as.data.frame(newdata))
+  rn <- if (is.null(newdata)) model_row_names(object$model) else rownames(as.data.frame(newdata))
   # For the fitted data, rows dropped by na.action = na.exclude come back as NA (as glm()).
   pad <- function(v) if (is.null(newdata)) stats::napredict(object$model$na.action, v) else v
   fit <- pad(stats::setNames(colMeans(draws), rn))
@@ -280,7 +285,7 @@ fitted.vhmc_glm <- function(object, ...) predict(object, type = "response")
 #' @export
 residuals.vhmc_glm <- function(object, ...) {
   mu <- colMeans(posterior_linpred(object, transform = TRUE))
-  stats::naresid(object$model$na.action, stats::setNames(object$model$y - mu, rownames(object$model$x)))
+  stats::naresid(object$model$na.action, stats::setNames(object$model$y - mu, model_row_names(object$model)))
 }
 
 #' @rdname coef.vhmc_glm

@@ -12,8 +12,8 @@ glm_priors <- function(model, family, prior, prior_intercept, prior_aux) {
   }
   # As rstanarm: a predictor with two values (a dummy) is scaled by its range, others by sd.
   scale_x <- vapply(slopes, function(j) {
-    x <- X[, j]
-    if (length(unique(x)) == 2L) diff(range(x)) else weighted_sd(x, model$weights)
+    cols <- model$columns
+    if (cols$n_distinct[j] == 2L) cols$max[j] - cols$min[j] else cols$weighted_sd[j]
   }, numeric(1))
   scale_x[!is.finite(scale_x) | scale_x == 0] <- 1
   out <- list()
@@ -44,10 +44,10 @@ weighted_sd <- function(x, w) {
 # without an intercept, which is the only coefficient that can absorb it. Other families: 0, 1.
 response_standardisation <- function(model, family) {
   if (family$family != "gaussian") return(list(center = 0, scale = 1))
-  r <- model$y - (model$offset %||% 0)
-  w <- model$weights %||% rep(1, length(r))
-  m <- sum(w * r) / sum(w)
-  s <- sqrt(sum(w * (r - m)^2) / sum(w))
+  r <- if (is.null(model$offset)) model$y else model$y - model$offset
+  w <- model$weights
+  m <- if (is.null(w)) sum(r) / length(r) else sum(w * r) / sum(w)
+  s <- sqrt(if (is.null(w)) sum((r - m)^2) / length(r) else sum(w * (r - m)^2) / sum(w))
   if (!is.finite(s) || s <= 0) s <- max(abs(r), 1)
   list(center = if (model$intercept) m else 0, scale = s)
 }

@@ -12,8 +12,8 @@ glm_spec <- function(model, family, priors) {
   X <- model$x
   skip <- if (model$intercept) 1L else 0L
   slopes <- setdiff(seq_len(ncol(X)), seq_len(skip))
-  center <- if (model$intercept && length(slopes)) as.numeric(colMeans(X)[slopes])
-  scale <- if (length(slopes)) vapply(slopes, function(j) stats::sd(X[, j]), numeric(1))
+  center <- if (model$intercept && length(slopes)) model$columns$mean[slopes]
+  scale <- if (length(slopes)) model$columns$sd[slopes]
   if (length(scale)) scale[!is.finite(scale) | scale <= 0] <- 1
   ys <- response_standardisation(model, family)
   flat <- flat()

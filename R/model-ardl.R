@@ -184,6 +184,7 @@ ardl_glm_model <- function(meta) {
   check_weight_support(NULL, nrow(meta$Z), family)
   resp <- glm_response(meta$y, family, NULL, meta$response)
   list(type = "glm", family = family, x = meta$Z, y = resp$y, weights = NULL, prior_weights = NULL,
+       columns = design_columns(meta$Z, NULL),
        trials = NULL, response_matrix = FALSE, offset = NULL, intercept = meta$intercept,
        coef_names = colnames(meta$Z), xlevels = NULL, contrasts = NULL, na.action = NULL,
        nobs = nrow(meta$Z))

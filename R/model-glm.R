@@ -101,14 +101,10 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   args <- check_run_args(chains, iter, warmup, thin, cores)
   progress <- check_flag(progress, "progress")
 
-  # The model frame, exactly as glm() builds it.
-  mf <- match.call(expand.dots = FALSE)
-  m <- match(c("formula", "data", "subset", "weights", "na.action", "offset"), names(mf), 0L)
-  mf <- mf[c(1L, m)]
-  mf$drop.unused.levels <- TRUE
-  mf[[1L]] <- quote(stats::model.frame)
-  mf <- tryCatch(eval(mf, parent.frame()), error = function(e) model_frame_error(e, formula, data))
-  model <- glm_model(mf, family, contrasts)
+  mf_call <- match.call(expand.dots = FALSE)
+  mf_call <- mf_call[c(1L, match(c("formula", "data", "subset", "weights", "na.action", "offset"),
+                                 names(mf_call), 0L))]
+  model <- glm_model(glm_model_frame(mf_call, parent.frame(), formula, data), family, contrasts)
   model$label <- sprintf("%s(%s) GLM, %s, %d observations", family$family, family$link,
                          deparse1(formula(model$terms)), model$nobs)
   fit_glm_model(model, family, list(prior = prior, prior_intercept = prior_intercept,

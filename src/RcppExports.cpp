@@ -89,6 +89,28 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// vhmc_column_summary
+Rcpp::List vhmc_column_summary(Rcpp::NumericMatrix X, SEXP weights);
+RcppExport SEXP _vhmc_vhmc_column_summary(SEXP XSEXP, SEXP weightsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type X(XSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type weights(weightsSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_column_summary(X, weights));
+    return rcpp_result_gen;
+END_RCPP
+}
+// vhmc_drop_row_names
+void vhmc_drop_row_names(SEXP X);
+RcppExport SEXP _vhmc_vhmc_drop_row_names(SEXP XSEXP) {
+BEGIN_RCPP
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type X(XSEXP);
+    vhmc_drop_row_names(X);
+    return R_NilValue;
+END_RCPP
+}
 // vhmc_run_r_target
 Rcpp::List vhmc_run_r_target(Rcpp::Function potential, Rcpp::NumericVector init, Rcpp::List config, Rcpp::List extras, Rcpp::List run);
 RcppExport SEXP _vhmc_vhmc_run_r_target(SEXP potentialSEXP, SEXP initSEXP, SEXP configSEXP, SEXP extrasSEXP, SEXP runSEXP) {
@@ -112,6 +134,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_glm_potential", (DL_FUNC) &_vhmc_vhmc_glm_potential, 2},
     {"_vhmc_vhmc_glm_mode", (DL_FUNC) &_vhmc_vhmc_glm_mode, 2},
     {"_vhmc_vhmc_glm_gram", (DL_FUNC) &_vhmc_vhmc_glm_gram, 1},
+    {"_vhmc_vhmc_column_summary", (DL_FUNC) &_vhmc_vhmc_column_summary, 2},
+    {"_vhmc_vhmc_drop_row_names", (DL_FUNC) &_vhmc_vhmc_drop_row_names, 1},
     {"_vhmc_vhmc_run_r_target", (DL_FUNC) &_vhmc_vhmc_run_r_target, 5},
     {NULL, NULL, 0}
 };

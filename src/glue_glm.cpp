@@ -130,3 +130,38 @@ Rcpp::NumericMatrix vhmc_glm_gram(SEXP model) {
   ModelPtr(model)->potential.design_gram(G);
   return Rcpp::wrap(G);
 }
+
+// Per-column statistics of a design matrix (R/glm-frame.R), computed without copying it.
+// [[Rcpp::export]]
+Rcpp::List vhmc_column_summary(Rcpp::NumericMatrix X, SEXP weights) {
+  const int k = X.ncol();
+  const Eigen::Index n = X.nrow();
+  Rcpp::NumericVector mean(k), sd(k), wsd(k), min(k), max(k);
+  Rcpp::IntegerVector distinct(k);
+  Rcpp::LogicalVector finite(k), zero(k);
+  const double* w = Rf_isNull(weights) ? nullptr : REAL(weights);
+  for (int j = 0; j < k; ++j) {
+    const vhmc::ColumnSummary s = vhmc::summarise_column(REAL(X) + static_cast<std::ptrdiff_t>(j) * n, n, w);
+    mean[j] = s.mean;
+    sd[j] = n > 1 ? s.sd : NA_REAL;
+    wsd[j] = s.weighted_sd;
+    distinct[j] = s.n_distinct;
+    min[j] = s.min;
+    max[j] = s.max;
+    finite[j] = s.all_finite;
+    zero[j] = s.all_zero;
+  }
+  return Rcpp::List::create(Rcpp::_["mean"] = mean, Rcpp::_["sd"] = sd, Rcpp::_["weighted_sd"] = wsd,
+                            Rcpp::_["n_distinct"] = distinct, Rcpp::_["min"] = min, Rcpp::_["max"] = max,
+                            Rcpp::_["finite"] = finite, Rcpp::_["zero"] = zero);
+}
+
+// Drops the row names of a model matrix in place. model.matrix() spells out 1..n as strings
+// (64 MiB at N = 1e6), and dimnames<- would copy the whole matrix, because the value
+// model.matrix() returns is still referenced by its (not yet collected) frame. Only for a
+// matrix the caller has just made and nothing else holds.
+// [[Rcpp::export]]
+void vhmc_drop_row_names(SEXP X) {
+  SEXP dn = Rf_getAttrib(X, R_DimNamesSymbol);
+  if (!Rf_isNull(dn)) SET_VECTOR_ELT(dn, 0, R_NilValue);
+}

@@ -13,6 +13,7 @@
 #include "base/rng.hpp"
 #include "base/types.hpp"
 #include "model/gaussian.hpp"
+#include "model/column_summary.hpp"
 #include "model/glm.hpp"
 #include "model/minibatch.hpp"
 #include "model/mode.hpp"
