@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "test_util.hpp"
 
@@ -461,6 +462,11 @@ void check_both_samplers(const M& metric) {
   var << 0.5, 1.0, 2.0;
   GaussianPotential pot(Vec(Vec::Zero(3)), var);
   using T = Target<GaussianPotential>;
+  // What the warmup phase and the loop learn from a kernel's type: its metric, its columns.
+  static_assert(std::is_same<typename vhmc::Nuts<T, M>::Metric, M>::value, "Nuts::Metric");
+  static_assert(std::is_same<typename vhmc::StaticHmc<T, M>::Metric, M>::value, "StaticHmc::Metric");
+  static_assert(vhmc::Nuts<T, M>::kColumns == (vhmc::kHmcColumns | vhmc::kTreedepth), "Nuts columns");
+  static_assert(vhmc::StaticHmc<T, M>::kColumns == vhmc::kHmcColumns, "StaticHmc columns");
   T target(pot);
   {
     Hamiltonian<T, M> ham(target, metric);
