@@ -1,7 +1,8 @@
 // Tests of Stan's warmup (adapt/, SPEC A4): dual averaging against a hand computation, the
 // windowed schedule against a hand simulation of Stan's rules, Welford estimators against
-// two-pass estimates, and the Adapter's ordering (dual averaging every iteration; at a window
-// end: metric = regularized estimate of that window only, heuristic, mu = log(10 eps), restart).
+// two-pass estimates, and the ordering of the warmup phase WindowedAdaptation (dual averaging
+// every iteration; at a window end: metric = regularized estimate of that window only,
+// heuristic, mu = log(10 eps), restart).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -278,12 +279,14 @@ TEST_CASE("Welford: mean, variance and covariance equal the two-pass estimates",
 }
 
 // ---------------------------------------------------------------------------------------
-// Adapter: the order of operations of SPEC A4, observed through a minimal sampler
+// WindowedAdaptation: the order of operations of SPEC A4, observed through a minimal kernel
 
 namespace {
 
+// The kernel interface the phase needs: Metric, step_size(), hamiltonian().
 template <class M>
 struct FakeSampler {
+  using Metric = M;
   using T = vhmc::Target<vhmc::GaussianPotential>;
   vhmc::Hamiltonian<T, M>& ham;
   double eps = 1.0;
@@ -333,8 +336,9 @@ Mat expected_metric(const Mat& X, int a, int b, const vhmc::DenseMetric&) {
   return (n / (n + 5.0)) * S + 1e-3 * (5.0 / (n + 5.0)) * Mat::Identity(S.rows(), S.cols());
 }
 
-// Drives an Adapter for n_w iterations with prescribed states and acceptance statistics, and
-// mirrors what SPEC A4 says must happen with an independent DualAveraging.
+// Drives the phase WindowedAdaptation for n_w iterations with prescribed states (the chain
+// state it reads) and acceptance statistics (the transitions it observes), and mirrors what
+// SPEC A4 says must happen with an independent DualAveraging.
 template <class M>
 void check_adapter(int n_w, const M& metric0, const Windows& windows) {
   using T = vhmc::Target<vhmc::GaussianPotential>;
@@ -349,13 +353,13 @@ void check_adapter(int n_w, const M& metric0, const Windows& windows) {
   Rng rng(4, 4);
 
   vhmc::AdaptConfig cfg;
-  vhmc::Adapter<FakeSampler<M>, M> adapter(n_w, d, cfg);
   vhmc::PhasePoint z(d);
+  vhmc::WindowedAdaptation<FakeSampler<M>> adapter(s, z, n_w, cfg);
   z.theta = X.row(0).transpose();
   REQUIRE(ham.init_point(z));
   const double eps_user = 1.0;
   s.eps = eps_user;
-  adapter.start(s, z, rng);
+  adapter.start(rng);
   CHECK(is_power_of_two_multiple(s.eps, eps_user));  // heuristic ran
 
   DualAveraging mirror;
@@ -367,7 +371,9 @@ void check_adapter(int n_w, const M& metric0, const Windows& windows) {
     REQUIRE(ham.init_point(z));
     const double a = 0.5 + 0.45 * std::sin(0.37 * i);  // a deterministic statistic in [0.05, 0.95]
     const double eps_da = mirror.learn(a);
-    adapter.learn(i, a, z, s, rng);
+    vhmc::TransitionInfo info;
+    info.accept_stat = a;
+    adapter.observe(i, info, rng);
     INFO("iteration " << i);
     const bool window_end = next_window < windows.size() && i == windows[next_window].second;
     if (window_end) {
@@ -395,7 +401,7 @@ void check_adapter(int n_w, const M& metric0, const Windows& windows) {
 
 }  // namespace
 
-TEST_CASE("Adapter: dual averaging every iteration, metric from each window only, restarts",
+TEST_CASE("WindowedAdaptation: dual averaging every iteration, metric from each window only, restarts",
           "[adapt][adapter]") {
   SECTION("diagonal metric, n_w = 100") {
     check_adapter(100, vhmc::DiagMetric(Vec::Ones(3)), Windows{{15, 89}});
@@ -413,7 +419,7 @@ TEST_CASE("Adapter: dual averaging every iteration, metric from each window only
   }
 }
 
-TEST_CASE("Adapter: switches (metric off, step size off, short warmup)", "[adapt][adapter]") {
+TEST_CASE("WindowedAdaptation: switches (metric off, step size off, short warmup)", "[adapt][adapter]") {
   using T = vhmc::Target<vhmc::GaussianPotential>;
   vhmc::GaussianPotential pot(Vec(Vec::Zero(2)), Vec(Vec::Ones(2)));
   T target(pot);
@@ -422,15 +428,17 @@ TEST_CASE("Adapter: switches (metric off, step size off, short warmup)", "[adapt
   auto drive = [&](vhmc::AdaptConfig cfg, int n_w, double& eps_out, Vec& w_out) {
     vhmc::Hamiltonian<T, vhmc::DiagMetric> ham(target, vhmc::DiagMetric(Vec::Ones(2)));
     FakeSampler<vhmc::DiagMetric> s{ham, 0.3};
-    vhmc::Adapter<FakeSampler<vhmc::DiagMetric>, vhmc::DiagMetric> ad(n_w, 2, cfg);
     vhmc::PhasePoint z(2);
+    vhmc::WindowedAdaptation<FakeSampler<vhmc::DiagMetric>> ad(s, z, n_w, cfg);
     z.theta = X.row(0).transpose();
     REQUIRE(ham.init_point(z));
-    ad.start(s, z, rng);
+    ad.start(rng);
+    vhmc::TransitionInfo info;
+    info.accept_stat = 0.6;
     for (int i = 0; i < n_w; ++i) {
       z.theta = X.row(i).transpose();
       REQUIRE(ham.init_point(z));
-      ad.learn(i, 0.6, z, s, rng);
+      ad.observe(i, info, rng);
     }
     eps_out = s.eps;
     w_out = ham.metric().w();

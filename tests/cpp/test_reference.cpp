@@ -34,7 +34,7 @@ struct RefSystem {
   double max_dH = 1000.0;
 
   double U_grad(const Vec& th, Vec& g) const {
-    const double u = pot.value_grad(th, g);
+    const double u = pot.U_grad(th, g);
     return (std::isfinite(u) && g.allFinite()) ? u : vhmc::kInf;
   }
   double H(const RState& s) const {
@@ -281,7 +281,7 @@ void compare_hmc(S& s, Ham& ham, const RefSystem<P>& sys, double eps, int L, boo
 // 3-d banana (x, y) plus an independent N(0, 1) coordinate, NaN for x > 1.5.
 struct BananaWall {
   int dim() const { return 3; }
-  double value_grad(const Vec& th, Vec& g) const {
+  double U_grad(const Vec& th, Vec& g) const {
     if (th[0] > 1.5) {
       g.setConstant(3, std::nan(""));
       return std::nan("");
@@ -291,9 +291,9 @@ struct BananaWall {
     g << x - 2 * x * r, r, th[2];
     return 0.5 * (x * x + r * r + th[2] * th[2]);
   }
-  double value(const Vec& th) const {
+  double U(const Vec& th) const {
     Vec g(3);
-    return value_grad(th, g);
+    return U_grad(th, g);
   }
 };
 

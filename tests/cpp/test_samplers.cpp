@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "test_util.hpp"
 
@@ -83,22 +84,27 @@ void check_chain(const ChainOutput& out, int n_save, bool nuts, int max_depth = 
     CHECK((out.treedepth.array() >= 0).all());
     CHECK((out.treedepth.array() <= max_depth).all());
     CHECK((out.n_leapfrog.array() <= (1 << max_depth) - 1).all());
+    CHECK(out.columns == (vhmc::kHmcColumns | vhmc::kTreedepth));
   } else {
     CHECK((out.treedepth.array() == -1).all());
+    CHECK(out.columns == vhmc::kHmcColumns);  // no tree: no treedepth column
   }
   // The step size is fixed after warmup at the adapted value.
-  CHECK(out.final_step_size > 0);
-  CHECK((out.step_size.array() == out.final_step_size).all());
+  const double eps = vt::final_step_size(out);
+  CHECK(eps > 0);
+  CHECK((out.step_size.array() == eps).all());
   // SPEC A2: L leapfrog steps cost exactly L gradients (cached gradient), so with thin = 1 the
   // sampling-phase gradient count is the sum of n_leapfrog. Exception: static HMC records the
   // drawn L_t (SPEC A2 step 6) even when a non-finite step cut the trajectory short, so there
   // the count can only be smaller, and only when some transition diverged.
   const long lf = out.n_leapfrog.cast<long>().sum();
   if (nuts || out.divergent.sum() == 0) {
-    CHECK(out.n_grad_sampling == lf);
+    CHECK(vt::grad_sampling(out) == lf);
   } else {
-    CHECK(out.n_grad_sampling <= lf);
+    CHECK(vt::grad_sampling(out) <= lf);
   }
+  // Potential-only evaluations: none (every leapfrog step evaluates U with its gradient).
+  CHECK(out.counts_total.potential == 0);
 }
 
 Vec vec1(double x) { return Vec::Constant(1, x); }
@@ -143,14 +149,11 @@ TEST_CASE("Samplers on the 1-d Gaussian N(0, 4): NUTS, static HMC, MALA", "[samp
     StaticHmcConfig hc;
     hc.steps = 5;
     hc.jitter = false;
-    ChainConfig cfg = vt::chain_config(200, 4000, 13);
-    cfg.step_size = 1.0;
-    cfg.adapt.step_size = false;
-    cfg.adapt.metric = false;
-    const auto out = vt::run_hmc(pot, UnitMetric(1), init, cfg, hc);
+    const ChainConfig cfg = vt::chain_config(200, 4000, 13);
+    const auto out = vt::run_hmc(pot, UnitMetric(1), init, cfg, hc, vt::fixed_step(1.0));
     check_chain(out, 4000, false);
     CHECK((out.n_leapfrog.array() == 5).all());
-    CHECK(out.final_step_size == 1.0);
+    CHECK(vt::final_step_size(out) == 1.0);
     check_moments(out.draws, truth_m, truth_v);
   }
   SECTION("MALA = static HMC with L = 1, no jitter") {
@@ -190,7 +193,7 @@ TEST_CASE("Samplers on the 100-d Gaussian with sds 0.01..100: diagonal adaptatio
   SECTION("NUTS: W_ii / s_i^2 in [0.7, 1.3], moments, shallow trees; unit metric is deep") {
     const auto out = vt::run_nuts(pot, DiagMetric(Vec::Ones(d)), init, vt::chain_config(3000, 1000, 21));
     check_chain(out, 1000, true);
-    const Vec ratio = out.inv_metric_diag.cwiseQuotient(var);
+    const Vec ratio = vt::inv_metric_diag(out).cwiseQuotient(var);
     INFO("W_ii / s_i^2 in [" << ratio.minCoeff() << ", " << ratio.maxCoeff() << "]");
     CHECK(ratio.minCoeff() >= 0.7);
     CHECK(ratio.maxCoeff() <= 1.3);
@@ -212,7 +215,7 @@ TEST_CASE("Samplers on the 100-d Gaussian with sds 0.01..100: diagonal adaptatio
   SECTION("static HMC: W_ii / s_i^2 in [0.7, 1.3], moments; unit metric needs longer paths") {
     const auto out = vt::run_hmc(pot, DiagMetric(Vec::Ones(d)), init, vt::chain_config(3000, 1000, 23));
     check_chain(out, 1000, false);
-    const Vec ratio = out.inv_metric_diag.cwiseQuotient(var);
+    const Vec ratio = vt::inv_metric_diag(out).cwiseQuotient(var);
     INFO("W_ii / s_i^2 in [" << ratio.minCoeff() << ", " << ratio.maxCoeff() << "]");
     CHECK(ratio.minCoeff() >= 0.7);
     CHECK(ratio.maxCoeff() <= 1.3);
@@ -256,10 +259,11 @@ TEST_CASE("Samplers on the 2-d Gaussian with correlation 0.99: dense vs diagonal
   auto dense_beats_diag = [&](auto run, bool nuts, unsigned seed) {
     const auto dense = run(DenseMetric(Mat::Identity(2, 2)), vt::chain_config(3000, 4000, seed));
     check_chain(dense, 4000, nuts);
-    INFO("dense W =\n" << dense.inv_metric_dense);
+    const Mat W = vt::inv_metric_dense(dense);
+    INFO("dense W =\n" << W);
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 2; ++j)
-        CHECK(std::abs(dense.inv_metric_dense(i, j) - S(i, j)) < 0.2 * std::abs(S(i, j)));
+        CHECK(std::abs(W(i, j) - S(i, j)) < 0.2 * std::abs(S(i, j)));
     check_moments(dense.draws, truth_m, truth_v);
     check_cross(dense.draws);
 
@@ -268,8 +272,8 @@ TEST_CASE("Samplers on the 2-d Gaussian with correlation 0.99: dense vs diagonal
     check_moments(diag.draws, truth_m, truth_v);
     check_cross(diag.draws);
 
-    const double eff_dense = vt::min_ess(dense.draws) / static_cast<double>(dense.n_grad_sampling);
-    const double eff_diag = vt::min_ess(diag.draws) / static_cast<double>(diag.n_grad_sampling);
+    const double eff_dense = vt::min_ess(dense.draws) / static_cast<double>(vt::grad_sampling(dense));
+    const double eff_diag = vt::min_ess(diag.draws) / static_cast<double>(vt::grad_sampling(diag));
     INFO("min ESS per gradient: dense " << eff_dense << ", diag " << eff_diag);
     CHECK(eff_dense > 3.0 * eff_diag);
   };
@@ -393,12 +397,9 @@ TEST_CASE("Chains on a potential that is NaN for theta[0] > 1.5", "[samplers][na
     // leave the truncated target invariant.
     StaticHmcConfig hc;
     hc.steps = 8;
-    ChainConfig cfg = vt::chain_config(200, 4000, 52);
-    cfg.step_size = 0.3;
-    cfg.adapt.step_size = false;
-    cfg.adapt.metric = false;
+    const ChainConfig cfg = vt::chain_config(200, 4000, 52);
     ChainOutput out;
-    CHECK_NOTHROW(out = vt::run_hmc(pot, UnitMetric(2), init, cfg, hc));
+    CHECK_NOTHROW(out = vt::run_hmc(pot, UnitMetric(2), init, cfg, hc, vt::fixed_step(0.3)));
     check_finite(out, false);
     CHECK(out.divergent.sum() > 0);
     check_moments(out.draws, truth_m, truth_v, truth_vsq);
@@ -409,9 +410,9 @@ TEST_CASE("Chains on a potential that is NaN for theta[0] > 1.5", "[samplers][na
     // if that happens in the terminal buffer, the chain sits at the wall with a tiny final eps
     // (final eps ~1e-3 .. 1e-5 in ~1 seed in 300 with the automatic L and ~1 in 500 with
     // L = 8; measured with VHMC_TEST_SEED_OFFSET). See the report.
-    for (int L : {0, 8}) {
+    for (int L : {0, 8}) {  // 0: the automatic length (no steps given)
       StaticHmcConfig hc;
-      hc.steps = L;
+      if (L > 0) hc.steps = L;
       ChainOutput out;
       CHECK_NOTHROW(out = vt::run_hmc(pot, DiagMetric(Vec::Ones(2)), init, vt::chain_config(1000, 4000, 53), hc));
       check_finite(out, false);
@@ -461,6 +462,11 @@ void check_both_samplers(const M& metric) {
   var << 0.5, 1.0, 2.0;
   GaussianPotential pot(Vec(Vec::Zero(3)), var);
   using T = Target<GaussianPotential>;
+  // What the warmup phase and the loop learn from a kernel's type: its metric, its columns.
+  static_assert(std::is_same<typename vhmc::Nuts<T, M>::Metric, M>::value, "Nuts::Metric");
+  static_assert(std::is_same<typename vhmc::StaticHmc<T, M>::Metric, M>::value, "StaticHmc::Metric");
+  static_assert(vhmc::Nuts<T, M>::kColumns == (vhmc::kHmcColumns | vhmc::kTreedepth), "Nuts columns");
+  static_assert(vhmc::StaticHmc<T, M>::kColumns == vhmc::kHmcColumns, "StaticHmc columns");
   T target(pot);
   {
     Hamiltonian<T, M> ham(target, metric);
@@ -502,7 +508,7 @@ TEST_CASE("run_chain is reproducible given seed and chain, and chains differ", "
   auto same = [](const ChainOutput& a, const ChainOutput& b) {
     return a.draws == b.draws && a.accept_stat == b.accept_stat && a.energy == b.energy &&
            a.n_leapfrog == b.n_leapfrog && a.treedepth == b.treedepth &&
-           a.final_step_size == b.final_step_size;
+           vt::final_step_size(a) == vt::final_step_size(b);
   };
   SECTION("NUTS, dense metric") {
     const auto a = vt::run_nuts(pot, DenseMetric(Mat::Identity(2, 2)), init, vt::chain_config(200, 200, 9, 1));
@@ -510,7 +516,7 @@ TEST_CASE("run_chain is reproducible given seed and chain, and chains differ", "
     const auto c = vt::run_nuts(pot, DenseMetric(Mat::Identity(2, 2)), init, vt::chain_config(200, 200, 9, 2));
     const auto e = vt::run_nuts(pot, DenseMetric(Mat::Identity(2, 2)), init, vt::chain_config(200, 200, 10, 1));
     CHECK(same(a, b));
-    CHECK((a.inv_metric_dense.array() == b.inv_metric_dense.array()).all());
+    CHECK((vt::inv_metric_dense(a).array() == vt::inv_metric_dense(b).array()).all());
     CHECK_FALSE(same(a, c));
     CHECK_FALSE(same(a, e));
     CHECK((a.draws.array() != c.draws.array()).count() > 300);  // not just a few draws
@@ -520,7 +526,7 @@ TEST_CASE("run_chain is reproducible given seed and chain, and chains differ", "
     const auto b = vt::run_hmc(pot, DiagMetric(Vec::Ones(2)), init, vt::chain_config(200, 200, 9, 1));
     const auto c = vt::run_hmc(pot, DiagMetric(Vec::Ones(2)), init, vt::chain_config(200, 200, 9, 2));
     CHECK(same(a, b));
-    CHECK(a.inv_metric_diag == b.inv_metric_diag);
+    CHECK(vt::inv_metric_diag(a) == vt::inv_metric_diag(b));
     CHECK_FALSE(same(a, c));
   }
 }
@@ -589,52 +595,104 @@ TEST_CASE("run_chain: thinning, interrupts, counters and errors", "[samplers][dr
     CHECK(out.error.empty());
     CHECK(out.draws.rows() == 26);  // ceil(101 / 4)
     CHECK(out.iterations_done == 201);
-    CHECK(out.n_grad_warmup > 0);
-    CHECK(out.n_grad_sampling >= out.n_leapfrog.cast<long>().sum());
+    CHECK(vt::grad_warmup(out) > 0);
+    CHECK(vt::grad_sampling(out) >= out.n_leapfrog.cast<long>().sum());
   }
   SECTION("no warmup: no adaptation, the user step size is kept") {
-    ChainConfig cfg = vt::chain_config(0, 50, 82);
-    cfg.step_size = 0.37;
-    const auto out = vt::run_hmc(pot, DiagMetric(Vec::Ones(1)), init, cfg);
+    // Only the initial step size given: with no warmup iteration nothing adapts it.
+    const ChainConfig cfg = vt::chain_config(0, 50, 82);
+    vhmc::HmcWarmupConfig wc;
+    wc.step_size = 0.37;
+    const auto out = vt::run_hmc(pot, DiagMetric(Vec::Ones(1)), init, cfg, StaticHmcConfig{}, wc);
     CHECK(out.error.empty());
     CHECK(out.draws.rows() == 50);
-    CHECK(out.final_step_size == 0.37);
+    CHECK(vt::final_step_size(out) == 0.37);
     CHECK((out.step_size.array() == 0.37).all());
-    CHECK(out.inv_metric_diag[0] == 1.0);
+    CHECK(vt::inv_metric_diag(out)[0] == 1.0);
+    CHECK(vt::grad_warmup(out) == 1);  // the initial values' evaluation only
   }
   SECTION("an interrupt ends the chain and keeps the saved draws") {
-    using T = Target<GaussianPotential>;
-    T target(pot);
-    Hamiltonian<T, DiagMetric> ham(target, DiagMetric(Vec::Ones(1)));
-    vhmc::Nuts<T, DiagMetric> s(ham, NutsConfig{});
-    vhmc::Callbacks cb;
-    int polls = 0;
-    cb.interrupted = [&] { return ++polls > 15; };  // polled every 10 iterations
-    const ChainConfig cfg = vt::chain_config(100, 100, 83);
-    const auto out = vhmc::run_chain<vhmc::Nuts<T, DiagMetric>, DiagMetric>(s, init, cfg, cb);
+    // Interrupted after 150 iterations (100 warmup, 50 sampling); see vt::InterruptAfter.
+    ChainConfig cfg = vt::chain_config(100, 100, 83);
+    cfg.refresh = 1;
+    vt::InterruptAfter stop(150);
+    const auto out = vhmc::run_hmc_family<vhmc::Nuts>(pot, DiagMetric(Vec::Ones(1)), NutsConfig{},
+                                                       vhmc::HmcWarmupConfig{}, cfg, init, stop.cb);
     CHECK(out.interrupted);
+    CHECK(out.error.empty());
     CHECK(out.iterations_done == 150);
     CHECK(out.draws.rows() == 50);
     CHECK(out.n_leapfrog.size() == 50);
+    CHECK(out.accept_stat.size() == 50);
     CHECK(out.draws.allFinite());
+    CHECK(stop.polls >= 2);  // at the first iteration and after the pause
+    // The counts and reports of the interrupted chain are still filled in.
+    CHECK(vt::grad_sampling(out) >= out.n_leapfrog.cast<long>().sum());
+    CHECK(vt::final_step_size(out) > 0);
+  }
+  SECTION("an interrupt during warmup: no draws, warmup counts are the total counts") {
+    ChainConfig cfg = vt::chain_config(100, 100, 87);
+    cfg.refresh = 1;
+    vt::InterruptAfter stop(40);
+    const auto cut = vhmc::run_hmc_family<vhmc::StaticHmc>(pot, DiagMetric(Vec::Ones(1)), StaticHmcConfig{},
+                                                           vhmc::HmcWarmupConfig{}, cfg, init, stop.cb);
+    CHECK(cut.interrupted);
+    CHECK(cut.error.empty());
+    CHECK(cut.iterations_done == 40);
+    CHECK(cut.draws.rows() == 0);
+    CHECK(cut.counts_warmup.grad == cut.counts_total.grad);
+    CHECK(cut.counts_total.grad > 0);
+  }
+  SECTION("interrupts are polled at the first iteration") {
+    vhmc::Callbacks cb;
+    int polls = 0;
+    cb.interrupted = [&] {
+      ++polls;
+      return true;
+    };
+    const ChainConfig cfg = vt::chain_config(100, 100, 88);
+    const auto out = vhmc::run_hmc_family<vhmc::Nuts>(pot, DiagMetric(Vec::Ones(1)), NutsConfig{},
+                                                       vhmc::HmcWarmupConfig{}, cfg, init, cb);
+    CHECK(out.interrupted);
+    CHECK(out.error.empty());
+    CHECK(polls == 1);
+    CHECK(out.iterations_done == 0);
+    CHECK(out.draws.rows() == 0);
+  }
+  SECTION("interrupts are polled at most every 50 ms of wall time") {
+    vhmc::Callbacks cb;
+    int polls = 0;
+    cb.interrupted = [&] {
+      ++polls;
+      return false;
+    };
+    const ChainConfig cfg = vt::chain_config(1000, 2000, 89);
+    const auto out = vhmc::run_hmc_family<vhmc::Nuts>(pot, DiagMetric(Vec::Ones(1)), NutsConfig{},
+                                                       vhmc::HmcWarmupConfig{}, cfg, init, cb);
+    REQUIRE(out.error.empty());
+    CHECK_FALSE(out.interrupted);
+    CHECK(out.iterations_done == 3000);
+    const double seconds = out.warmup_seconds + out.sampling_seconds;
+    INFO(polls << " polls in " << seconds << " s");
+    CHECK(polls >= 1);
+    CHECK(polls <= 1 + static_cast<int>(seconds / 0.05));
   }
   SECTION("progress messages through the log callback") {
-    using T = Target<GaussianPotential>;
-    T target(pot);
-    Hamiltonian<T, DiagMetric> ham(target, DiagMetric(Vec::Ones(1)));
-    vhmc::StaticHmc<T, DiagMetric> s(ham, StaticHmcConfig{});
     vhmc::Callbacks cb;
     int lines = 0;
-    std::string last;
+    std::string first, last;
     cb.log = [&](const std::string& m) {
-      ++lines;
+      if (lines++ == 0) first = m;
       last = m;
     };
     ChainConfig cfg = vt::chain_config(50, 50, 84);
     cfg.refresh = 25;
-    const auto out = vhmc::run_chain<vhmc::StaticHmc<T, DiagMetric>, DiagMetric>(s, init, cfg, cb);
+    const auto out = vhmc::run_hmc_family<vhmc::StaticHmc>(pot, DiagMetric(Vec::Ones(1)), StaticHmcConfig{},
+                                                           vhmc::HmcWarmupConfig{}, cfg, init, cb);
     CHECK(out.error.empty());
     CHECK(lines == 4);
+    CHECK(first.find(" 25 / 100") != std::string::npos);
+    CHECK(first.find("(warmup)") != std::string::npos);
     CHECK(last.find("100 / 100") != std::string::npos);
     CHECK(last.find("sampling") != std::string::npos);
   }
@@ -654,5 +712,6 @@ TEST_CASE("run_chain: thinning, interrupts, counters and errors", "[samplers][dr
     CHECK_NOTHROW(out = vt::run_hmc(nanpot, DiagMetric(Vec::Ones(2)), bad, vt::chain_config(10, 10, 86)));
     CHECK_FALSE(out.error.empty());
     CHECK(out.draws.rows() == 0);
+    CHECK(out.iterations_done == 0);
   }
 }

@@ -1,7 +1,8 @@
 // Tests of stochastic-gradient MCMC (SPEC A5): the GLM minibatch gradient (unbiased; one
 // epoch of batches averages to the full gradient; B = N is the full gradient) for every
 // family with weights, offset, centring and scaling; the batch schedule; SGHMC and SGLD on a
-// conjugate Gaussian model; errors for non-finite states; interrupts.
+// conjugate Gaussian model through run_sg (reports, counts); errors for non-finite states;
+// interrupts.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -11,10 +12,12 @@
 #include <vector>
 
 #include <vhmc/vhmc.hpp>
-#include <vhmc/driver/run_sg_chain.hpp>
 #include <vhmc/model/glm.hpp>
+#include <vhmc/sampler/sg_sampler.hpp>
 #include <vhmc/sampler/sghmc.hpp>
 #include <vhmc/sampler/sgld.hpp>
+
+#include "test_util.hpp"
 
 namespace {
 
@@ -90,7 +93,7 @@ TEST_CASE("minibatch gradients average to the full gradient over one epoch", "[s
       Vec theta(pot.dim());
       for (int j = 0; j < pot.dim(); ++j) theta[j] = 0.3 * rng.normal();
       Vec g_full;
-      pot.value_grad(theta, g_full);
+      pot.U_grad(theta, g_full);
       for (int B : {1, 8, 30, 120}) {
         INFO("B = " << B);
         vhmc::BatchSchedule sched(n, B);
@@ -119,7 +122,7 @@ TEST_CASE("minibatch gradient is unbiased over random batches and reshuffles per
   Vec theta(3);
   theta << 0.1, -0.2, 0.3;
   Vec g_full, g, acc = Vec::Zero(3);
-  pot.value_grad(theta, g_full);
+  pot.U_grad(theta, g_full);
   vhmc::Rng rng(9, 2);
   vhmc::BatchSchedule sched(n, 7);  // 7 does not divide 50: the tail is skipped
   std::vector<int> first(7), second(7);
@@ -199,6 +202,34 @@ vhmc::ChainConfig sg_chain(int iter, int warmup) {
   return cfg;
 }
 
+// A named value of an SG chain's report (SgChain::report).
+double rep_double(const vhmc::ChainOutput& out, const char* name) { return vt::report_value<double>(out.report, name); }
+long rep_long(const vhmc::ChainOutput& out, const char* name) { return vt::report_value<long>(out.report, name); }
+
+// What every completed SG chain reports: the diagnostic columns of a kernel without
+// Metropolis step or tree, the updates per iteration as n_leapfrog, the frozen step size,
+// and the report's sizes and counts.
+void check_sg_output(const vhmc::ChainOutput& out, long n_obs, long batch_size, int n_save) {
+  REQUIRE(out.error.empty());
+  REQUIRE(out.draws.rows() == n_save);
+  CHECK(out.columns == (vhmc::kStepSize | vhmc::kLeapfrog));
+  CHECK((out.treedepth.array() == -1).all());
+  CHECK((out.divergent.array() == 0).all());
+  CHECK(out.accept_stat.array().isNaN().all());
+  CHECK(out.energy.array().isNaN().all());
+  const long updates = rep_long(out, "updates");
+  CHECK(updates >= 1);
+  CHECK((out.n_leapfrog.array() == updates).all());
+  CHECK(rep_long(out, "n_obs") == n_obs);
+  CHECK(rep_long(out, "batch_size") == batch_size);
+  // one minibatch gradient per update, none of the true potential; the updates per
+  // iteration are frozen for sampling (thin = 1: every sampling iteration is saved)
+  CHECK(out.counts_total.grad == rep_long(out, "n_updates"));
+  CHECK(vt::grad_sampling(out) == static_cast<long>(n_save) * updates);
+  CHECK(out.counts_total.potential == 0);
+  CHECK(vt::final_step_size(out) == rep_double(out, "step_size"));
+}
+
 }  // namespace
 
 TEST_CASE("SGHMC and SGLD recover a conjugate Gaussian posterior", "[sg]") {
@@ -217,42 +248,45 @@ TEST_CASE("SGHMC and SGLD recover a conjugate Gaussian posterior", "[sg]") {
   };
   SECTION("SGHMC, defaults from the curvature") {
     vhmc::SghmcConfig c;
-    c.batch_size = 50;
-    vhmc::Sghmc s(c, 1);
-    auto res = vhmc::run_sg_chain(model, s, 50, sg_chain(4000, 200), init, cb);
+    const auto out = vhmc::run_sg<vhmc::Sghmc>(model, c, 50, nullptr, sg_chain(4000, 200), init, cb);
+    check_sg_output(out, n, 50, 3800);
     // diag metric: s^2 = 1 / N, curvature 1 in the preconditioned coordinates
-    CHECK(res.sg.curvature == Approx(1.0).epsilon(1e-4));
-    CHECK(res.chain.inv_metric_diag[0] == Approx(1.0 / n).epsilon(1e-4));
-    CHECK(res.sg.n_obs_grad_sampling == 3800L * res.sg.steps * 50);
-    check(res.chain, 0.1);
+    CHECK(rep_double(out, "curvature") == Approx(1.0).epsilon(1e-4));
+    CHECK(vt::inv_metric_diag(out)[0] == Approx(1.0 / n).epsilon(1e-4));
+    CHECK(vt::obs_grad_sampling(out) == 3800L * rep_long(out, "updates") * 50);
+    check(out, 0.1);
   }
   SECTION("SGHMC, unit metric, defaults from the curvature") {
     vhmc::SghmcConfig c;
     c.diag_metric = false;
-    vhmc::Sghmc s(c, 1);
-    auto res = vhmc::run_sg_chain(model, s, 50, sg_chain(4000, 200), init, cb);
-    CHECK(res.sg.curvature == Approx(n).epsilon(1e-4));
-    CHECK(res.sg.friction == Approx(std::sqrt(n)).epsilon(1e-4));
-    CHECK(res.sg.step_size == Approx(0.2 * 50.0 / n / std::sqrt(n)).epsilon(1e-4));  // eps_u = 0.2 B/N
-    check(res.chain, 0.1);
+    const auto out = vhmc::run_sg<vhmc::Sghmc>(model, c, 50, nullptr, sg_chain(4000, 200), init, cb);
+    check_sg_output(out, n, 50, 3800);
+    CHECK(rep_double(out, "curvature") == Approx(n).epsilon(1e-4));
+    CHECK(rep_double(out, "friction") == Approx(std::sqrt(n)).epsilon(1e-4));
+    CHECK(rep_double(out, "step_size") == Approx(0.2 * 50.0 / n / std::sqrt(n)).epsilon(1e-4));  // eps_u = 0.2 B/N
+    check(out, 0.1);
   }
   SECTION("SGLD, defaults from the curvature") {
     vhmc::SgldConfig c;
-    c.batch_size = 50;
-    vhmc::Sgld s(c, 1);
-    auto res = vhmc::run_sg_chain(model, s, 50, sg_chain(4000, 200), init, cb);
-    check(res.chain, 0.1);
+    const auto out = vhmc::run_sg<vhmc::Sgld>(model, c, 50, nullptr, sg_chain(4000, 200), init, cb);
+    check_sg_output(out, n, 50, 3800);
+    CHECK(rep_double(out, "friction") == 0.0);
+    check(out, 0.1);
   }
   SECTION("SGLD with a decaying step") {
     vhmc::SgldConfig c;
     c.diag_metric = false;
     c.step_size = 2e-4;
     c.decay = 0.1;
-    c.steps = 20;
-    vhmc::Sgld s(c, 1);
-    auto res = vhmc::run_sg_chain(model, s, 100, sg_chain(3000, 200), init, cb);
-    REQUIRE(res.chain.error.empty());
-    CHECK(res.chain.step_size[res.chain.step_size.size() - 1] < 2e-4 * std::pow(200.0 * 20, -0.1));
+    c.updates = 20;
+    const auto out = vhmc::run_sg<vhmc::Sgld>(model, c, 100, nullptr, sg_chain(3000, 200), init, cb);
+    REQUIRE(out.error.empty());
+    check_sg_output(out, n, 100, 2800);
+    CHECK(rep_long(out, "updates") == 20);
+    // all settings given, unit metric: no curvature estimate
+    CHECK(rep_double(out, "curvature") == 0.0);
+    CHECK(out.counts_total.obs_grad == 3000L * 20 * 100);
+    CHECK(out.step_size[out.step_size.size() - 1] < 2e-4 * std::pow(200.0 * 20, -0.1));
   }
 }
 
@@ -262,26 +296,23 @@ TEST_CASE("SGHMC-CV and SGLD-CV recover a conjugate Gaussian posterior at the la
   vhmc::ControlVariate cv;
   cv.theta_hat = Vec::Constant(1, cj.ybar);
   cv.grad_hat = Vec::Zero(1);
-  auto check = [&](const vhmc::SgChainOutput& res) {
-    REQUIRE(res.chain.error.empty());
-    const auto [m, sd] = draw_moments(res.chain);
+  auto check = [&](const vhmc::ChainOutput& out) {
+    REQUIRE(out.error.empty());
+    check_sg_output(out, 1000, 50, 3800);
+    const auto [m, sd] = draw_moments(out);
     CHECK(std::fabs(m - cj.ybar) < 0.15 * cj.post_sd);
     CHECK(sd / cj.post_sd == Approx(1.0).margin(0.1));
     // every update costs 2B rows
-    CHECK(res.sg.n_obs_grad_sampling == 3800L * res.sg.steps * 2 * 50);
+    CHECK(vt::obs_grad_sampling(out) == 3800L * rep_long(out, "updates") * 2 * 50);
   };
   vhmc::SghmcConfig c;
-  c.batch_size = 50;
-  vhmc::Sghmc s(c, 1);
-  auto res = vhmc::run_sg_chain(cj.model, s, 50, sg_chain(4000, 200), cv.theta_hat, cb, &cv);
+  const auto res = vhmc::run_sg<vhmc::Sghmc>(cj.model, c, 50, &cv, sg_chain(4000, 200), cv.theta_hat, cb);
   // no measured noise: the step is the discretisation limit 0.1 / sqrt(lambda), lambda = 1
-  CHECK(res.sg.step_size == Approx(0.1).epsilon(1e-3));
+  CHECK(rep_double(res, "step_size") == Approx(0.1).epsilon(1e-3));
   check(res);
   vhmc::SgldConfig c2;
-  c2.batch_size = 50;
-  vhmc::Sgld s2(c2, 1);
-  auto res2 = vhmc::run_sg_chain(cj.model, s2, 50, sg_chain(4000, 200), cv.theta_hat, cb, &cv);
-  CHECK(res2.sg.step_size == Approx(0.1).epsilon(1e-3));
+  const auto res2 = vhmc::run_sg<vhmc::Sgld>(cj.model, c2, 50, &cv, sg_chain(4000, 200), cv.theta_hat, cb);
+  CHECK(rep_double(res2, "step_size") == Approx(0.1).epsilon(1e-3));
   check(res2);
 }
 
@@ -294,23 +325,30 @@ TEST_CASE("SG chains stop with a clear error on a non-finite state, and on inter
   c.diag_metric = false;
   c.step_size = 0.5;  // eps^2 lambda = 125: explodes
   c.friction = 1.0;
-  c.steps = 10;
-  vhmc::Sghmc s(c, 1);
-  auto res = vhmc::run_sg_chain(model, s, 50, sg_chain(200, 100), init, cb);
-  CHECK(res.chain.error.find("smaller step_size") != std::string::npos);
-  CHECK(res.chain.draws.rows() == 0);
-  CHECK(res.chain.draws.allFinite());
+  c.updates = 10;
+  const auto res = vhmc::run_sg<vhmc::Sghmc>(model, c, 50, nullptr, sg_chain(200, 100), init, cb);
+  INFO(res.error);
+  CHECK(res.error.find("smaller step_size") != std::string::npos);
+  // the loop says where: "at iteration i (warmup)", no placeholder left
+  CHECK(res.error.find("at iteration ") != std::string::npos);
+  CHECK(res.error.find("(warmup)") != std::string::npos);
+  CHECK(res.error.find("{where}") == std::string::npos);
+  CHECK(res.draws.rows() == 0);
+  CHECK(res.draws.allFinite());
+  CHECK(res.iterations_done < 100);
 
-  int polls = 0;
-  cb.interrupted = [&] { return ++polls > 3; };
+  // Interrupted after 30 iterations (20 burn-in, 10 saved); see vt::InterruptAfter.
+  vhmc::ChainConfig cfg = sg_chain(200, 20);
+  cfg.refresh = 1;
+  vt::InterruptAfter stop(30);
   vhmc::SgldConfig c2;
-  c2.batch_size = 50;
-  vhmc::Sgld s2(c2, 1);
-  auto res2 = vhmc::run_sg_chain(model, s2, 50, sg_chain(200, 20), init, cb);
-  CHECK(res2.chain.interrupted);
-  CHECK(res2.chain.error.empty());
-  CHECK(res2.chain.iterations_done == 30);
-  CHECK(res2.chain.draws.rows() == 10);
+  const auto res2 = vhmc::run_sg<vhmc::Sgld>(model, c2, 50, nullptr, cfg, init, stop.cb);
+  CHECK(res2.interrupted);
+  CHECK(res2.error.empty());
+  CHECK(res2.iterations_done == 30);
+  CHECK(res2.draws.rows() == 10);
+  CHECK(res2.draws.allFinite());
+  CHECK(rep_long(res2, "n_updates") == 30L * rep_long(res2, "updates"));
 }
 
 TEST_CASE("minibatch gradient-noise estimate V_hat matches per-row gradients", "[sg]") {
@@ -355,19 +393,20 @@ TEST_CASE("SGHMC with the estimated noise B_hat recovers the conjugate posterior
   c.fresh_batches = true;
   c.estimate_noise = true;
   c.step_size = 0.05;  // natural units: eps V / 2 = 0.05 * 20 / 2 = 0.5 of C = 1
-  vhmc::Sghmc s(c, 1);
-  auto res = vhmc::run_sg_chain(model, s, 50, sg_chain(4000, 200), init, cb);
-  REQUIRE(res.chain.error.empty());
-  const auto [m, sd] = draw_moments(res.chain);
+  const auto res = vhmc::run_sg<vhmc::Sghmc>(model, c, 50, nullptr, sg_chain(4000, 200), init, cb);
+  REQUIRE(res.error.empty());
+  check_sg_output(res, 1000, 50, 3800);
+  const auto [m, sd] = draw_moments(res);
   CHECK(std::fabs(m - ybar) < 0.15 * post_sd);
   CHECK(sd / post_sd == Approx(1.0).margin(0.1));
-  CHECK(res.sg.n_clamped < res.sg.n_updates / 100);  // V_hat rarely exceeds 2 C / eps
+  CHECK(rep_long(res, "n_clamped") < rep_long(res, "n_updates") / 100);  // V_hat rarely exceeds 2 C / eps
   // Without the correction, the same step inflates the variance by about (1 + 0.5).
   vhmc::SghmcConfig c0 = c;
   c0.estimate_noise = false;
-  vhmc::Sghmc s0(c0, 1);
-  auto res0 = vhmc::run_sg_chain(model, s0, 50, sg_chain(4000, 200), init, cb);
-  CHECK(draw_moments(res0.chain).second / post_sd > 1.1);
+  const auto res0 = vhmc::run_sg<vhmc::Sghmc>(model, c0, 50, nullptr, sg_chain(4000, 200), init, cb);
+  REQUIRE(res0.error.empty());
+  CHECK(rep_long(res0, "n_clamped") == 0);
+  CHECK(draw_moments(res0).second / post_sd > 1.1);
 }
 
 TEST_CASE("fixed-precision gaussian potential: SPEC A6 closed form and epoch-averaged minibatch gradients", "[sg]") {
@@ -393,8 +432,8 @@ TEST_CASE("fixed-precision gaussian potential: SPEC A6 closed form and epoch-ave
     w1[j] = 0.5 * rng.normal();
   }
   // U up to a constant, and g(w) = -alpha Z'(y - Zw) + beta w (SPEC A6).
-  CHECK(pot.value(w1) - pot.value(w0) == Approx(closed_u(w1) - closed_u(w0)).epsilon(1e-10));
-  pot.value_grad(w0, g_full);
+  CHECK(pot.U(w1) - pot.U(w0) == Approx(closed_u(w1) - closed_u(w0)).epsilon(1e-10));
+  pot.U_grad(w0, g_full);
   const Vec g_closed = -alpha * Z.transpose() * (y - Z * w0) + beta * w0;
   CHECK(max_rel_diff(g_full, g_closed) < 1e-10);
   // g~(w) = -alpha (N/B) sum_S (y - w'z) z + beta w, and an epoch of batches averages to g.
@@ -439,9 +478,9 @@ TEST_CASE("control-variate gradient is unbiased: one epoch averages to the full 
         cv.theta_hat[j] = 0.2 * rng.normal();
         theta[j] = cv.theta_hat[j] + 0.3 * rng.normal();
       }
-      pot.value_grad(cv.theta_hat, cv.grad_hat);
+      pot.U_grad(cv.theta_hat, cv.grad_hat);
       Vec g_full;
-      pot.value_grad(theta, g_full);
+      pot.U_grad(theta, g_full);
       for (int B : {1, 8, 30, 120}) {
         INFO("B = " << B);
         vhmc::BatchSchedule sched(n, B);
@@ -475,27 +514,27 @@ TEST_CASE("control-variate gradient noise is far below the plain minibatch noise
     Vec th = Vec::Zero(d), g(d), g1(d);
     vhmc::Mat H(d, d);
     for (int it = 0; it < 40; ++it) {
-      const double u = pot.value_grad(th, g);
+      const double u = pot.U_grad(th, g);
       for (int j = 0; j < d; ++j) {
         Vec e = th;
         e[j] += 1e-6;
-        pot.value_grad(e, g1);
+        pot.U_grad(e, g1);
         H.col(j) = (g1 - g) / 1e-6;
       }
       const Vec step = (0.5 * (H + H.transpose())).ldlt().solve(g);
       double t = 1.0;
-      while (t > 1e-6 && !(pot.value(th - t * step) <= u)) t /= 2;
+      while (t > 1e-6 && !(pot.U(th - t * step) <= u)) t /= 2;
       th -= t * step;
     }
     vhmc::ControlVariate cv;
     cv.theta_hat = th;
-    pot.value_grad(th, cv.grad_hat);
+    pot.U_grad(th, cv.grad_hat);
     REQUIRE(cv.grad_hat.norm() < 1e-6 * std::sqrt(static_cast<double>(n)));
     // One posterior sd away from the mode in every coordinate (sd from the Hessian).
     const vhmc::Mat cov = (0.5 * (H + H.transpose())).inverse();
     Vec theta = th + cov.diagonal().cwiseSqrt();
     Vec g_full;
-    pot.value_grad(theta, g_full);
+    pot.U_grad(theta, g_full);
     vhmc::Rng rng(3, 2);
     vhmc::BatchSchedule sched(n, B, true);
     const int reps = 4000;

@@ -105,10 +105,27 @@ TEST_CASE("activations: names, stable evaluation, derivatives", "[surrogate]") {
   CHECK_THROWS_AS(vhmc::activation_from_name("relu"), std::invalid_argument);
 
   namespace act = vhmc::act;
-  // Far tails: finite and accurate (no log(1 + exp(x)) overflow, no 1 - l cancellation).
-  CHECK(act::softplus(1000.0) == Approx(1000.0));
-  CHECK(act::softplus(-1000.0) == 0.0);
-  CHECK(act::softplus(-30.0) == Approx(std::exp(-30.0)).epsilon(1e-12));
+  // Far tails: finite and accurate (no log(1 + exp(x)) overflow, no 1 - l cancellation). The
+  // softplus activation is vhmc::softplus (base/math.hpp).
+  CHECK(vhmc::softplus(1000.0) == Approx(1000.0));
+  CHECK(vhmc::softplus(-1000.0) == 0.0);
+  CHECK(vhmc::softplus(-30.0) == Approx(std::exp(-30.0)).epsilon(1e-12));
+  for (double x : {-1000.0, -30.0, -0.7, 0.0, 2.5, 1000.0}) {
+    CHECK(act::value(Activation::Softplus, x) == vhmc::softplus(x));
+    // The logistic pair: l = 1 / (1 + e^-x) and its complement, each accurate in its tail.
+    double l, lc;
+    vhmc::logistic_pair(x, l, lc);
+    CHECK(l == Approx(vhmc::logistic(x)).epsilon(1e-15));
+    CHECK(lc == Approx(vhmc::logistic(-x)).epsilon(1e-15));
+    CHECK(act::d1(Activation::Softplus, x) == Approx(vhmc::logistic(x)).epsilon(1e-15));
+  }
+  {
+    double l, lc;
+    vhmc::logistic_pair(40.0, l, lc);
+    CHECK(lc == Approx(std::exp(-40.0)).epsilon(1e-12));
+    vhmc::logistic_pair(-40.0, l, lc);
+    CHECK(l == Approx(std::exp(-40.0)).epsilon(1e-12));
+  }
   CHECK(act::d1(Activation::Sigmoid, 40.0) == Approx(std::exp(-40.0)).epsilon(1e-12));
   CHECK(act::d1(Activation::Tanh, 20.0) == Approx(4.0 * std::exp(-40.0)).epsilon(1e-12));
   CHECK(act::d2(Activation::Softplus, -40.0) == Approx(std::exp(-40.0)).epsilon(1e-12));

@@ -1,12 +1,18 @@
 #pragma once
 // Shared helpers of the Catch2 tests of the vhmc core: Monte Carlo error (single-chain ESS by
 // Geyer's initial positive / initial monotone sequence), moment checks with MCSE-based
-// tolerances (SPEC A8: |estimate - truth| < 4 MCSE), small test potentials, and one-call
-// runners around vhmc::run_chain.
+// tolerances (SPEC A8: |estimate - truth| < 4 MCSE), small test potentials, one-call runners
+// around vhmc::run_hmc_family (the NUTS / static HMC samplers on vhmc::run_chain), accessors
+// of a ChainOutput's reports and counts, and callbacks that interrupt a chain after a given
+// number of iterations.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <string>
+#include <thread>
+#include <variant>
 #include <vector>
 
 #include <vhmc/vhmc.hpp>
@@ -111,11 +117,11 @@ inline Mat two_pass_cov(const Mat& X) {
 // Banana: U = x^2/2 + (y - x^2)^2/2 (non-quadratic, 2-d).
 struct Banana {
   int dim() const { return 2; }
-  double value(const Vec& th) const {
+  double U(const Vec& th) const {
     const double x = th[0], y = th[1], r = y - x * x;
     return 0.5 * x * x + 0.5 * r * r;
   }
-  double value_grad(const Vec& th, Vec& g) const {
+  double U_grad(const Vec& th, Vec& g) const {
     const double x = th[0], y = th[1], r = y - x * x;
     g.resize(2);
     g[0] = x - 2.0 * x * r;
@@ -129,11 +135,11 @@ struct Banana {
 struct NanGaussian {
   int d = 2;
   int dim() const { return d; }
-  double value(const Vec& th) const {
+  double U(const Vec& th) const {
     if (th[0] > 1.5) return std::numeric_limits<double>::quiet_NaN();
     return 0.5 * th.squaredNorm();
   }
-  double value_grad(const Vec& th, Vec& g) const {
+  double U_grad(const Vec& th, Vec& g) const {
     if (th[0] > 1.5) {
       g.setConstant(th.size(), std::numeric_limits<double>::quiet_NaN());
       return std::numeric_limits<double>::quiet_NaN();
@@ -147,8 +153,8 @@ struct NanGaussian {
 struct Flat {
   int d = 1;
   int dim() const { return d; }
-  double value(const Vec&) const { return 0.0; }
-  double value_grad(const Vec& th, Vec& g) const {
+  double U(const Vec&) const { return 0.0; }
+  double U_grad(const Vec& th, Vec& g) const {
     g.setZero(th.size());
     return 0.0;
   }
@@ -174,28 +180,85 @@ inline vhmc::ChainConfig chain_config(int warmup, int sampling, std::uint64_t s,
   return cfg;
 }
 
-// One chain of sampler S (Nuts or StaticHmc) with sampler config C on potential P.
-template <template <class, class> class S, class M, class P, class C>
-vhmc::ChainOutput run_sampler(P& pot, const M& metric, const Vec& init,
-                              const vhmc::ChainConfig& cfg, const C& sampler_cfg) {
-  using T = vhmc::Target<P>;
-  T target(pot);
-  vhmc::Hamiltonian<T, M> ham(target, metric);
-  S<T, M> s(ham, sampler_cfg);
+// One chain of the HMC-family sampler K (Nuts or StaticHmc) with kernel config C on potential
+// P, through the samplers' entry point vhmc::run_hmc_family. wc: the initial/fixed step size
+// and Stan's adaptation switches (default: step size 1, adapted, metric adapted).
+template <template <class, class> class K, class M, class P, class C>
+vhmc::ChainOutput run_sampler(P& pot, const M& metric, const Vec& init, const vhmc::ChainConfig& cfg,
+                              const C& kernel_cfg, const vhmc::HmcWarmupConfig& wc = {}) {
   vhmc::Callbacks cb;
-  return vhmc::run_chain<S<T, M>, M>(s, init, cfg, cb);
+  return vhmc::run_hmc_family<K>(pot, metric, kernel_cfg, wc, cfg, init, cb);
 }
 
 template <class M, class P>
 vhmc::ChainOutput run_nuts(P& pot, const M& metric, const Vec& init, const vhmc::ChainConfig& cfg,
-                           const vhmc::NutsConfig& nc = {}) {
-  return run_sampler<vhmc::Nuts>(pot, metric, init, cfg, nc);
+                           const vhmc::NutsConfig& nc = {}, const vhmc::HmcWarmupConfig& wc = {}) {
+  return run_sampler<vhmc::Nuts>(pot, metric, init, cfg, nc, wc);
 }
 
 template <class M, class P>
 vhmc::ChainOutput run_hmc(P& pot, const M& metric, const Vec& init, const vhmc::ChainConfig& cfg,
-                          const vhmc::StaticHmcConfig& hc = {}) {
-  return run_sampler<vhmc::StaticHmc>(pot, metric, init, cfg, hc);
+                          const vhmc::StaticHmcConfig& hc = {}, const vhmc::HmcWarmupConfig& wc = {}) {
+  return run_sampler<vhmc::StaticHmc>(pot, metric, init, cfg, hc, wc);
 }
+
+// A fixed step size without any adaptation (step size and metric switches off).
+inline vhmc::HmcWarmupConfig fixed_step(double eps) {
+  vhmc::HmcWarmupConfig wc;
+  wc.step_size = eps;
+  wc.adapt.step_size = false;
+  wc.adapt.metric = false;
+  return wc;
+}
+
+// ---------------------------------------------------------------------------------------
+// What a chain reports
+
+// The value of type T stored under name in a report (throws if absent or of another type).
+template <class T>
+T report_value(const vhmc::Report& r, const std::string& name) {
+  return std::get<T>(r.at(name));
+}
+
+// The step size the chain ended with (after warmup: the adapted or fixed one).
+inline double final_step_size(const vhmc::ChainOutput& out) {
+  return report_value<double>(out.adaptation, "step_size");
+}
+// The final inverse metric: a vector for unit and diagonal metrics, a matrix for dense ones.
+inline Vec inv_metric_diag(const vhmc::ChainOutput& out) { return report_value<Vec>(out.adaptation, "inv_metric"); }
+inline Mat inv_metric_dense(const vhmc::ChainOutput& out) { return report_value<Mat>(out.adaptation, "inv_metric"); }
+
+// Gradient evaluations of the true potential during warmup and during sampling.
+inline long grad_warmup(const vhmc::ChainOutput& out) { return out.counts_warmup.grad; }
+inline long grad_sampling(const vhmc::ChainOutput& out) { return out.counts_total.grad - out.counts_warmup.grad; }
+// Per-observation gradient terms (stochastic-gradient samplers) during sampling.
+inline long obs_grad_sampling(const vhmc::ChainOutput& out) {
+  return out.counts_total.obs_grad - out.counts_warmup.obs_grad;
+}
+
+// ---------------------------------------------------------------------------------------
+// Interrupts
+
+// Callbacks that interrupt a chain after exactly n iterations. The loop polls the host at
+// the first iteration and then at most every 50 ms of wall time, so the iterations are
+// counted by the progress messages (the chain must run with cfg.refresh = 1); after the n-th
+// the log callback waits 60 ms, so the poll before iteration n + 1 is due, and it reports
+// the interrupt. Every poll before that reports none.
+struct InterruptAfter {
+  explicit InterruptAfter(int n) : n(n) {
+    cb.log = [this](const std::string&) {
+      if (++logged == this->n) std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    };
+    cb.interrupted = [this] {
+      ++polls;
+      return logged >= this->n;
+    };
+  }
+  InterruptAfter(const InterruptAfter&) = delete;
+  InterruptAfter& operator=(const InterruptAfter&) = delete;
+  int n;
+  int logged = 0, polls = 0;
+  vhmc::Callbacks cb;
+};
 
 }  // namespace vt
