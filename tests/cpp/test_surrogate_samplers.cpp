@@ -150,8 +150,7 @@ TEST_CASE("Surrogate HMC: too short an exploration is an error, not an exception
                                               vt::chain_config(10, 10, 65), vt::uniform_init(2, 65), cb));
   CHECK(out.error.find("explore") != std::string::npos);
   CHECK(out.draws.rows() == 0);
-  // (The report of such a chain is not checked: the trajectory-tuning phase reports its
-  // "steps" without having started, from 0 / 0, a core defect noted with this port.)
+  CHECK_THROWS(out.report.at("steps"));  // the tuning phase never started, so it says nothing
 }
 
 TEST_CASE("Variational HMC with the Laplace base is exact on a Gaussian and stops using the data",
@@ -204,5 +203,32 @@ TEST_CASE("Variational HMC with the Laplace base is exact on a Gaussian and stop
     CHECK(vt::report_value<Vec>(*net, "weights").size() == 80);
     CHECK(vt::report_value<bool>(*net, "laplace_base"));
     CHECK(vt::inv_metric_dense(out).isApprox(target_cov(), 1e-12));
+  }
+}
+
+// A chain that fails or is interrupted before a phase starts reports nothing for that phase
+// (its report would read state that was never made): no crash, no garbage values.
+TEST_CASE("Phases a failed or interrupted chain never reached do not report", "[surrogate][sampler]") {
+  vhmc::GaussianPotential pot(target_mean(), target_cov());
+  vhmc::ChainConfig cfg;
+  cfg.iter = 40;
+  cfg.warmup = 20;
+  vhmc::Callbacks cb;
+  SECTION("variational HMC whose Laplace Hessian is not positive definite") {
+    Mat H(2, 2);
+    H << 1, 0, 0, -1;
+    vhmc::VariationalConfig vc;
+    vc.train_until = 10;
+    const ChainOutput out = vhmc::run_variational_hmc(pot, target_mean(), H, vc, cfg, Vec::Zero(2), cb);
+    CHECK(out.error.find("not positive definite") != std::string::npos);
+    CHECK_THROWS(out.report.at("n_train"));
+  }
+  SECTION("surrogate HMC interrupted during exploration") {
+    cb.interrupted = [] { return true; };
+    vhmc::SurrogateConfig sc;
+    const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc,
+                                                    vhmc::HmcWarmupConfig{}, cfg, Vec::Zero(2), cb);
+    CHECK(out.interrupted);
+    CHECK_THROWS(out.report.at("steps"));
   }
 }

@@ -9,7 +9,8 @@
 //   observe(t)   after that transition, with its statistics,
 //   saved(row)   (sampling) after the draw of this iteration was saved in `row`,
 //   finish()     after its last iteration (even when it had none),
-//   report()     after the chain, the named values the phase measured or chose.
+//   report()     after the chain, the named values the phase measured or chose (only a
+//                phase that started reports: one a failed chain never reached has nothing).
 #include <vector>
 
 #include "../base/report.hpp"

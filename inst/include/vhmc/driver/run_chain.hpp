@@ -18,6 +18,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "chain_output.hpp"
 #include "phase.hpp"
@@ -78,9 +79,11 @@ struct PhaseRunner {
   ChainOutput& out;
   int i = 0;      // iterations done so far in the chain
   int saved = 0;  // draws saved so far
+  std::vector<Phase*> started;  // phases whose start() ran: only they report
 
   template <class Chain>
   void run(Chain& chain, Phase& phase, int iterations, bool sampling, Rng& rng) {
+    started.push_back(&phase);
     phase.start(rng);
     for (int t = 0; t < iterations; ++t) {
       poll.check();
@@ -112,7 +115,7 @@ ChainOutput run_chain(Chain& chain, const Schedule& schedule, const ChainConfig&
   Rng rng(cfg.seed, static_cast<std::uint64_t>(cfg.chain));
   ChainClock clock;
   detail::InterruptPoll poll(cb);
-  detail::PhaseRunner runner{cfg, cb, poll, out};
+  detail::PhaseRunner runner{cfg, cb, poll, out, 0, 0, {}};
   SamplingPhase plain;
   Phase& sampling = schedule.sampling ? *schedule.sampling : plain;
   bool warm = false;
@@ -136,8 +139,7 @@ ChainOutput run_chain(Chain& chain, const Schedule& schedule, const ChainConfig&
   clock.finish(out);
   out.counts_total = chain.counts();
   chain.adaptation(out.adaptation);
-  for (const PhasePlan& p : schedule.warmup) p.phase->report(out.report);
-  sampling.report(out.report);
+  for (Phase* p : runner.started) p->report(out.report);
   return out;
 }
 

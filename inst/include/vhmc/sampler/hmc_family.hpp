@@ -14,8 +14,8 @@
 namespace vhmc {
 
 // The warmup and step size of any kernel of the HMC family (also NUTS's exploration in
-// surrogate_hmc()). step_size: the user's fixed step size; without one the step size
-// starts at 1 and is adapted.
+// surrogate_hmc()). step_size: the initial step size (1 without one); adapt.step_size says
+// whether warmup adapts it (the R glue fixes a step size the user gave).
 struct HmcWarmupConfig {
   std::optional<double> step_size;
   AdaptConfig adapt{};
