@@ -12,7 +12,7 @@
 #    DESCRIPTION (Imports, LinkingTo, Suggests) plus the development tools below
 #    that is still missing or older than DESCRIPTION asks. This is the path on
 #    a non-Debian machine or without root, and the only one for R packages
-#    without a Debian package (liver). Suggests that only the benchmarks use
+#    without a Debian package (liver). Packages that only the benchmarks use
 #    (R_BENCH_PKGS below) are left out unless --bench is given.
 # A machine that already has everything is left untouched and one line is printed.
 set -euo pipefail
@@ -32,11 +32,12 @@ for arg in "$@"; do
 done
 
 # R packages needed to build, test and check (DESCRIPTION is read as well).
-R_PKGS="Rcpp RcppEigen coda posterior knitr rmarkdown future future.apply roxygen2 testthat withr pkgbuild bayesplot loo rstantools"
-# Benchmark-only R packages (inst/bench); installed only with --bench. liver holds
-# the real data of the Table 1 a9a and Bank Marketing rows (inst/bench/table1_data.R);
-# it is also in Suggests, but has no Debian package, so it comes from the R path.
-R_BENCH_PKGS="rstan MCMCpack rstanarm liver"
+# liver holds the real data of the Table 1 a9a and Bank Marketing rows
+# (inst/bench/table1_data.R); it is in Suggests, which R CMD check wants installed, and has
+# no Debian package, so it comes from the R path.
+R_PKGS="Rcpp RcppEigen coda posterior knitr rmarkdown future future.apply roxygen2 testthat withr pkgbuild bayesplot loo rstantools liver"
+# Benchmark-only R packages (inst/bench); installed only with --bench.
+R_BENCH_PKGS="rstan MCMCpack rstanarm"
 
 # Debian packages: R packages prebuilt, plus the C++ test and vignette toolchain.
 DEB_PKGS="r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-coda r-cran-posterior r-cran-knitr
