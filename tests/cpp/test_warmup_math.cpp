@@ -380,8 +380,10 @@ struct Quadratic {  // U = x'Ax/2 - b'x, mode A^{-1} b
   int evals = 0;
   double value_grad(const Vec& x, Vec& g) {
     ++evals;
-    g = A * x - b;
-    return 0.5 * x.dot(A * x) - b.dot(x);
+    g.noalias() = A * x;
+    const double u = 0.5 * x.dot(g) - b.dot(x);
+    g -= b;
+    return u;
   }
 };
 

@@ -71,7 +71,7 @@ inline Mat span_basis(const Mat& Z) {
   qr.setThreshold(1e-12);
   const Eigen::Index r = qr.rank();
   Mat Q = Mat::Identity(Z.rows(), r);
-  Q = qr.householderQ() * Q;
+  qr.householderQ().applyThisOnTheLeft(Q);
   return Q;
 }
 
