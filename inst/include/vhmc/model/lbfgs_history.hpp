@@ -4,8 +4,8 @@
 // gamma = s'y / y'y of the newest pair (Nocedal & Wright 2006, eq. 7.20).
 //  * apply(v) = H v by the two-loop recursion (Nocedal & Wright 2006, Algorithm 7.4), O(m d);
 //  * the same H in compact form (Byrd, Nocedal & Schnabel 1994, Theorem 2.2)
-//      H = gamma I + W N W',  W = [S, gamma Y] (d x 2m),
-//      N = [[R^-T (D + gamma Y'Y) R^-1, -R^-T], [-R^-1, 0]],
+//      H = H_0 + W N W',  W = [S, H_0 Y] (d x 2m),
+//      N = [[R^-T (D + Y'H_0 Y) R^-1, -R^-T], [-R^-1, 0]],
 //    R the upper triangle of S'Y, D its diagonal; gives diag(H) in O(m^2 d) and the dense
 //    H in O(m d^2) (for reporting, or an initial dense metric when d is a few hundred).
 // On a quadratic U with Hessian A, y_j = A s_j, and H satisfies the secant equation
@@ -54,32 +54,38 @@ class LbfgsHistory {
   }
 
   Vec inverse_hessian_diag(Eigen::Index d) const {
-    Vec h = Vec::Constant(d, gamma());
-    if (s_.empty()) return h;
-    const Mat W = compact_w(d);
-    h += (W * compact_n(d)).cwiseProduct(W).rowwise().sum();
-    return h;
+    const Vec h0 = Vec::Constant(d, gamma());
+    if (s_.empty()) return h0;
+    const Mat W = compact_w(h0);
+    return h0 + (W * compact_n(h0)).cwiseProduct(W).rowwise().sum();
   }
 
   Mat inverse_hessian(Eigen::Index d) const {
-    Mat H = Mat::Identity(d, d) * gamma();
+    return inverse_hessian_from(Vec::Constant(d, gamma()));
+  }
+
+  // The same pairs applied to a diagonal initial matrix H_0 = diag(h0) instead of gamma I
+  // (the compact form holds for any H_0; Pathfinder's choice, model/pathfinder.hpp).
+  Mat inverse_hessian_from(const Vec& h0) const {
+    Mat H = h0.asDiagonal();
     if (s_.empty()) return H;
-    const Mat W = compact_w(d);
-    H.noalias() += W * compact_n(d) * W.transpose();
+    const Mat W = compact_w(h0);
+    H.noalias() += W * compact_n(h0) * W.transpose();
     return 0.5 * (H + H.transpose());
   }
 
  private:
-  Mat compact_w(Eigen::Index d) const {
+  Mat compact_w(const Vec& h0) const {
     const int k = size();
-    Mat W(d, 2 * k);
+    Mat W(h0.size(), 2 * k);
     for (int j = 0; j < k; ++j) {
       W.col(j) = s_[j];
-      W.col(k + j) = gamma() * y_[j];
+      W.col(k + j) = h0.cwiseProduct(y_[j]);
     }
     return W;
   }
-  Mat compact_n(Eigen::Index d) const {
+  Mat compact_n(const Vec& h0) const {
+    const Eigen::Index d = h0.size();
     const int k = size();
     Mat S(d, k), Y(d, k);
     for (int j = 0; j < k; ++j) {
@@ -88,7 +94,7 @@ class LbfgsHistory {
     }
     const Mat SY = S.transpose() * Y;
     const Mat Rinv = SY.triangularView<Eigen::Upper>().solve(Mat::Identity(k, k));
-    Mat Dm = gamma() * (Y.transpose() * Y);
+    Mat Dm = Y.transpose() * h0.asDiagonal() * Y;
     Dm.diagonal() += SY.diagonal();
     Mat N = Mat::Zero(2 * k, 2 * k);
     N.topLeftCorner(k, k) = Rinv.transpose() * Dm * Rinv;
