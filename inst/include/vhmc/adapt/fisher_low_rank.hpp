@@ -1,0 +1,152 @@
+#pragma once
+// Low-rank plus diagonal inverse metric minimising the sample Fisher divergence (Seyboldt,
+// Carlson & Carpenter 2026, arXiv:2603.18845; nutpie's "low_rank" adaptation):
+//   W = D (I + U (Lambda - I) U') D,   D = diag(sigma), U'U = I_k.
+// Steps, for the n (draw, gradient) pairs of a window (g = grad U):
+//  1. sigma_i^2 = sqrt(var(x_i) / var(g_i)), the Fisher-optimal diagonal
+//     (adapt/draw_grad_diag.hpp); rescale x~ = (x - mean x) / sigma, g~ = (g - mean g) .* sigma.
+//  2. Over dense affine maps the Fisher-optimal covariance S of the rescaled target solves
+//     S C_g S = C_x (C_x, C_g the draws' and gradients' covariances), i.e. S is the
+//     geometric mean C_g^{-1} # C_x = C_g^{-1/2} (C_g^{1/2} C_x C_g^{1/2})^{1/2} C_g^{-1/2}.
+//     On a Gaussian C_g = S^{-1} C_x S^{-1} holds for the SAMPLE covariances of any point
+//     set (g is linear in x), so S is recovered exactly once C_x is invertible.
+//  3. The n pairs only inform the span of the centred draws and gradients (dimension
+//     r <= min(d, 2n)); S is computed in an orthonormal basis Q of that span, and taken as
+//     the identity (the diagonal alone) outside it. The sums of squares are regularised as
+//     C = P P' + gamma I (nuts-rs's convention, gamma = 1e-5; P the projected pairs),
+//     which only matters where draws or gradients have (near) zero spread in the span.
+//  4. Eigenvectors of S whose eigenvalue lies in [1/cutoff, cutoff] are dropped (their
+//     eigenvalue set to 1: the diagonal is good enough there; nuts-rs uses cutoff = 2); of
+//     the rest at most max_rank are kept, those with the largest |log lambda| (vhmc's cap,
+//     bounding the O(d k) cost of every leapfrog step). U = Q V.
+// Cost O(d n^2 + n^3) per update, no d x d matrix.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/QR>
+
+#include "../base/types.hpp"
+#include "draw_grad_buffer.hpp"
+#include "draw_grad_diag.hpp"
+
+namespace vhmc {
+
+struct LowRankConfig {
+  double gamma = 1e-5;    // added to the projected sums of squares (nuts-rs default)
+  double cutoff = 2.0;    // keep eigenvalues outside [1/cutoff, cutoff] (nuts-rs default)
+  int max_rank = 10;      // vhmc's cap on k
+  DrawGradClamp clamp{};  // for sigma^2, as the diagonal estimator
+};
+
+// W = D (I + U (Lambda - I) U') D; location = mean(x) - W mean(g) (the fitted Gaussian's
+// centre, for reporting; empty when no estimate was made). k = lambda.size() may be 0 (a
+// pure diagonal metric).
+struct LowRankFactors {
+  Vec sigma;
+  Mat U;
+  Vec lambda;
+  Vec location;
+};
+
+// S solving S B S = A for symmetric positive definite A, B (the geometric mean B^{-1} # A).
+inline Mat spd_fisher_mean(const Mat& A, const Mat& B) {
+  Eigen::SelfAdjointEigenSolver<Mat> eb(B);
+  const Vec e = eb.eigenvalues().cwiseMax(0.0);
+  const Mat B_half = eb.eigenvectors() * e.cwiseSqrt().asDiagonal() * eb.eigenvectors().transpose();
+  const Mat B_mhalf =
+      eb.eigenvectors() * e.cwiseSqrt().cwiseInverse().asDiagonal() * eb.eigenvectors().transpose();
+  Eigen::SelfAdjointEigenSolver<Mat> em(B_half * A * B_half);
+  const Vec m = em.eigenvalues().cwiseMax(0.0).cwiseSqrt();
+  const Mat M_half = em.eigenvectors() * m.asDiagonal() * em.eigenvectors().transpose();
+  const Mat S = B_mhalf * M_half * B_mhalf;
+  return 0.5 * (S + S.transpose());
+}
+
+// Orthonormal basis (d x r) of the column span of Z, by column-pivoted QR.
+inline Mat span_basis(const Mat& Z) {
+  Eigen::ColPivHouseholderQR<Mat> qr(Z);
+  qr.setThreshold(1e-12);
+  const Eigen::Index r = qr.rank();
+  Mat Q = Mat::Identity(Z.rows(), r);
+  qr.householderQ().applyThisOnTheLeft(Q);
+  return Q;
+}
+
+// Indices of the eigenvalues to keep: outside [1/cutoff, cutoff], largest |log| first.
+inline std::vector<Eigen::Index> select_eigen(const Vec& lam, const LowRankConfig& cfg) {
+  std::vector<Eigen::Index> keep;
+  for (Eigen::Index j = 0; j < lam.size(); ++j)
+    if (lam[j] > cfg.cutoff || lam[j] < 1.0 / cfg.cutoff) keep.push_back(j);
+  std::sort(keep.begin(), keep.end(), [&](Eigen::Index a, Eigen::Index b) {
+    return std::fabs(std::log(lam[a])) > std::fabs(std::log(lam[b]));
+  });
+  if (static_cast<int>(keep.size()) > cfg.max_rank) keep.resize(std::max(0, cfg.max_rank));
+  return keep;
+}
+
+// The diagonal step: sigma (fallback_w where a coordinate has no finite ratio), and the
+// rescaled centred pairs written back into X and G.
+inline Vec rescale_pairs(Mat& X, Mat& G, const Vec& fallback_w, const DrawGradClamp& c) {
+  const double n = static_cast<double>(X.cols());
+  Vec sigma(X.rows());
+  for (Eigen::Index i = 0; i < X.rows(); ++i) {
+    X.row(i).array() -= X.row(i).mean();
+    G.row(i).array() -= G.row(i).mean();
+    const double r = std::sqrt((X.row(i).squaredNorm() / n) / (G.row(i).squaredNorm() / n));
+    const double w =
+        std::isfinite(r) && r > 0.0 ? std::min(std::max(r, c.lower), c.upper) : fallback_w[i];
+    sigma[i] = std::sqrt(w);
+    X.row(i) /= sigma[i];
+    G.row(i) *= sigma[i];
+  }
+  return sigma;
+}
+
+// The estimate from a window of pairs; fallback_w is the inverse-metric diagonal in use.
+// Fewer than 2 pairs, or a non-finite result, give the diagonal fallback_w with k = 0.
+inline LowRankFactors fisher_low_rank(const DrawGradBuffer& buf, const Vec& fallback_w,
+                                      const LowRankConfig& cfg = {}) {
+  LowRankFactors f;
+  f.sigma = fallback_w.cwiseSqrt();
+  f.U.resize(fallback_w.size(), 0);
+  f.lambda.resize(0);
+  if (buf.n() < 2) return f;
+  Mat X = buf.draws(), G = buf.grads();
+  const Vec xbar = X.rowwise().mean(), gbar = G.rowwise().mean();
+  const Vec sigma = rescale_pairs(X, G, fallback_w, cfg.clamp);
+  Mat Z(X.rows(), 2 * X.cols());
+  Z << X, G;
+  const Mat Q = span_basis(Z);
+  if (Q.cols() == 0) {  // every pair equal: nothing to learn beyond the diagonal
+    f.sigma = sigma;
+    return f;
+  }
+  const Mat Px = Q.transpose() * X, Pg = Q.transpose() * G;
+  Mat Cx = Px * Px.transpose(), Cg = Pg * Pg.transpose();
+  Cx.diagonal().array() += cfg.gamma;
+  Cg.diagonal().array() += cfg.gamma;
+  Eigen::SelfAdjointEigenSolver<Mat> es(spd_fisher_mean(Cx, Cg));
+  const Vec lam = es.eigenvalues();
+  const std::vector<Eigen::Index> keep = select_eigen(lam, cfg);
+  Mat U(X.rows(), static_cast<Eigen::Index>(keep.size()));
+  Vec kept(static_cast<Eigen::Index>(keep.size()));
+  for (std::size_t j = 0; j < keep.size(); ++j) {
+    U.col(static_cast<Eigen::Index>(j)) = Q * es.eigenvectors().col(keep[j]);
+    kept[static_cast<Eigen::Index>(j)] = lam[keep[j]];
+  }
+  if (!sigma.allFinite() || !U.allFinite() || !kept.allFinite() || !(kept.array() > 0).all())
+    return f;
+  f.sigma = sigma;
+  f.U = U;
+  f.lambda = kept;
+  // location = xbar - W gbar with W = D (I + U (Lambda - I) U') D
+  const Vec t = sigma.cwiseProduct(gbar);
+  const Vec Wg = sigma.cwiseProduct(t + U * ((kept.array() - 1.0).matrix().cwiseProduct(U.transpose() * t)));
+  f.location = xbar - Wg;
+  return f;
+}
+
+}  // namespace vhmc
