@@ -380,7 +380,7 @@ struct Quadratic {  // U = x'Ax/2 - b'x, mode A^{-1} b
   Mat A;
   Vec b;
   int evals = 0;
-  double value_grad(const Vec& x, Vec& g) {
+  double U_grad(const Vec& x, Vec& g) {
     ++evals;
     g.noalias() = A * x;
     const double u = 0.5 * x.dot(g) - b.dot(x);
@@ -390,7 +390,7 @@ struct Quadratic {  // U = x'Ax/2 - b'x, mode A^{-1} b
 };
 
 struct Rosenbrock {  // sum_i 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2, mode (1, ..., 1)
-  double value_grad(const Vec& x, Vec& g) {
+  double U_grad(const Vec& x, Vec& g) {
     g = Vec::Zero(x.size());
     double u = 0.0;
     for (Eigen::Index i = 0; i + 1 < x.size(); ++i) {
@@ -404,7 +404,7 @@ struct Rosenbrock {  // sum_i 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2, mode (1, ..
 };
 
 struct LogBarrier {  // sum_i x_i - log x_i, +inf outside x > 0, mode (1, ..., 1)
-  double value_grad(const Vec& x, Vec& g) {
+  double U_grad(const Vec& x, Vec& g) {
     g = Vec::Ones(x.size()) - x.cwiseInverse();
     if ((x.array() <= 0.0).any()) return vhmc::kInf;
     return (x.array() - x.array().log()).sum();
@@ -413,7 +413,7 @@ struct LogBarrier {  // sum_i x_i - log x_i, +inf outside x > 0, mode (1, ..., 1
 
 struct NanWall {  // ||x - c||^2 / 2 inside the ball ||x|| < 2, NaN outside
   Vec c;
-  double value_grad(const Vec& x, Vec& g) {
+  double U_grad(const Vec& x, Vec& g) {
     g = x - c;
     if (x.norm() >= 2.0) return std::numeric_limits<double>::quiet_NaN();
     return 0.5 * (x - c).squaredNorm();
@@ -427,7 +427,7 @@ TEST_CASE("Strong Wolfe line search: both conditions hold at the accepted step",
   Rosenbrock ros;
   const Vec x0 = (Vec(2) << -1.2, 1.0).finished();
   Vec g0;
-  const double f0 = ros.value_grad(x0, g0);
+  const double f0 = ros.U_grad(x0, g0);
   const Vec p = -g0;
   for (double a0 : {1e-6, 1e-3, 1.0, 10.0}) {
     const vhmc::LineSearchResult ls = vhmc::wolfe_line_search(ros, x0, f0, g0, p, a0);
@@ -582,7 +582,7 @@ namespace {
 struct GaussianPotential {  // U = (x - mu)' A (x - mu) / 2, unnormalised
   Vec mu;
   Mat A;
-  double value_grad(const Vec& x, Vec& g) {
+  double U_grad(const Vec& x, Vec& g) {
     g.noalias() = A * (x - mu);
     return 0.5 * (x - mu).dot(g);
   }

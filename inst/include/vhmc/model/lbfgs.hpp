@@ -1,7 +1,7 @@
 #pragma once
 // Minimisation of a potential U by limited-memory BFGS (Liu & Nocedal 1989; Nocedal &
 // Wright 2006, Algorithm 7.5) with a strong Wolfe line search (model/line_search.hpp). Needs
-// only value_grad(theta, g) -> U, so it serves any target, including those without the
+// only U_grad(theta, g) -> U, so it serves any target, including those without the
 // analytic Hessian that newton_mode (model/mode.hpp) requires; it returns the stored pairs,
 // from which the inverse-Hessian estimate (dense or diagonal) is available as a cheap
 // initial metric. Convergence (any of):
@@ -39,7 +39,7 @@ struct LbfgsResult {
   double value = 0.0;
   Vec gradient;
   int iterations = 0;
-  int n_evals = 0;  // value_grad calls
+  int n_evals = 0;  // U_grad calls
   bool converged = false;
   std::string message;
   LbfgsHistory history;  // pairs at the end: history.inverse_hessian(d), ..._diag(d)
@@ -76,7 +76,7 @@ LbfgsResult lbfgs_minimize(Potential& pot, Vec theta, const LbfgsOptions& opt = 
   LbfgsResult r;
   r.history = LbfgsHistory(opt.history);
   r.gradient.resize(theta.size());
-  r.value = pot.value_grad(theta, r.gradient);
+  r.value = pot.U_grad(theta, r.gradient);
   r.theta = theta;
   r.n_evals = 1;
   if (!std::isfinite(r.value) || !r.gradient.allFinite()) {

@@ -1,7 +1,7 @@
 #pragma once
 // Line search for the strong Wolfe conditions (Nocedal & Wright 2006, Algorithms 3.5 and
 // 3.6: bracketing, then zoom by safeguarded cubic interpolation), along a descent
-// direction p of a potential with value_grad(theta, g). With phi(a) = U(x0 + a p):
+// direction p of a potential with U_grad(theta, g). With phi(a) = U(x0 + a p):
 //   sufficient decrease  phi(a) <= phi(0) + c1 a phi'(0),
 //   curvature            |phi'(a)| <= c2 |phi'(0)|.
 // The curvature condition makes s'y > 0, so every accepted step gives a positive definite
@@ -108,7 +108,7 @@ class WolfeSearch {
     x_ = x0_ + a * p_;
     Trial t;
     t.a = a;
-    t.f = pot_.value_grad(x_, g_);
+    t.f = pot_.U_grad(x_, g_);
     t.finite = std::isfinite(t.f) && g_.allFinite();
     t.df = t.finite ? g_.dot(p_) : 0.0;
     return t;

@@ -36,7 +36,7 @@ struct PathfinderResult {
   Mat cov, chol;        // Sigma_l and its lower Cholesky factor
   double elbo = -kInf;  // its ELBO estimate
   int iteration = -1;   // l (0 = the initial point, which has no pairs and is never chosen)
-  int n_evals = 0;      // value_grad calls, L-BFGS and ELBO draws
+  int n_evals = 0;      // U_grad calls, L-BFGS and ELBO draws
   LbfgsResult lbfgs;
   std::string message;
 };
@@ -90,7 +90,7 @@ class PathfinderScan {
       for (Eigen::Index i = 0; i < z_.size(); ++i) z_[i] = rng_.normal();
       phi_.noalias() = L * z_;
       phi_ += mu;
-      const double u = pot_.value_grad(phi_, g_);
+      const double u = pot_.U_grad(phi_, g_);
       ++evals_;
       if (!std::isfinite(u)) return -kInf;
       const double log_q = -0.5 * z_.squaredNorm() - log_det_half - 0.5 * d * std::log(2.0 * kPi);
