@@ -35,6 +35,7 @@ inline vhmc::ChainConfig chain_config(const Rcpp::List& run) {
   cfg.seed = static_cast<std::uint64_t>(Rcpp::as<double>(run["seed"]));
   cfg.chain = Rcpp::as<int>(run["chain"]);
   cfg.refresh = Rcpp::as<int>(run["refresh"]);
+  cfg.warmup_auto = Rcpp::as<bool>(run["warmup_auto"]);
   return cfg;
 }
 
@@ -77,8 +78,8 @@ void fill_field(const Rcpp::List& l, C& c, const vhmc::Field<C, T>& f) {
   }
 }
 
-// The fit's shared results: list(laplace = list(mode, hessian), control_variate = list(mode,
-// gradient)), either absent.
+// The fit's results for this chain: list(laplace = list(mode, hessian), control_variate =
+// list(mode, gradient), inv_metric = a matrix), each possibly absent.
 inline std::optional<vhmc::Anchor> anchor_of(const Rcpp::List& extras, const char* name) {
   if (!extras.containsElementNamed(name) || Rf_isNull(extras[name])) return std::nullopt;
   const Rcpp::List a = extras[name];
@@ -93,6 +94,8 @@ inline vhmc::FitExtras fit_extras(const Rcpp::List& extras) {
   vhmc::FitExtras e;
   e.laplace = anchor_of(extras, "laplace");
   e.control_variate = anchor_of(extras, "control_variate");
+  if (extras.containsElementNamed("inv_metric") && !Rf_isNull(extras["inv_metric"]))
+    e.inv_metric = Rcpp::as<vhmc::Mat>(extras["inv_metric"]);
   return e;
 }
 
@@ -176,6 +179,7 @@ inline Rcpp::List output_to_r(const vhmc::ChainOutput& out) {
       _["draws"] = Rcpp::wrap(out.draws), _["diagnostics"] = diagnostics, _["adaptation"] = adaptation,
       _["counts"] = counts, _["warmup_seconds"] = out.warmup_seconds,
       _["sampling_seconds"] = out.sampling_seconds, _["iterations_done"] = out.iterations_done,
+      _["warmup_iterations"] = out.warmup_iterations,
       _["interrupted"] = out.interrupted, _["error"] = out.error, _["report"] = report);
 }
 

@@ -617,7 +617,7 @@ TEST_CASE("run_chain: thinning, interrupts, counters and errors", "[samplers][dr
     cfg.refresh = 1;
     vt::InterruptAfter stop(150);
     const auto out = vhmc::run_hmc_family<vhmc::Nuts>(pot, DiagMetric(Vec::Ones(1)), NutsConfig{},
-                                                       vhmc::HmcWarmupConfig{}, cfg, init, stop.cb);
+                                                       vt::stan_warmup(), cfg, init, false, stop.cb);
     CHECK(out.interrupted);
     CHECK(out.error.empty());
     CHECK(out.iterations_done == 150);
@@ -635,7 +635,7 @@ TEST_CASE("run_chain: thinning, interrupts, counters and errors", "[samplers][dr
     cfg.refresh = 1;
     vt::InterruptAfter stop(40);
     const auto cut = vhmc::run_hmc_family<vhmc::StaticHmc>(pot, DiagMetric(Vec::Ones(1)), StaticHmcConfig{},
-                                                           vhmc::HmcWarmupConfig{}, cfg, init, stop.cb);
+                                                           vt::stan_warmup(), cfg, init, false, stop.cb);
     CHECK(cut.interrupted);
     CHECK(cut.error.empty());
     CHECK(cut.iterations_done == 40);
@@ -652,7 +652,7 @@ TEST_CASE("run_chain: thinning, interrupts, counters and errors", "[samplers][dr
     };
     const ChainConfig cfg = vt::chain_config(100, 100, 88);
     const auto out = vhmc::run_hmc_family<vhmc::Nuts>(pot, DiagMetric(Vec::Ones(1)), NutsConfig{},
-                                                       vhmc::HmcWarmupConfig{}, cfg, init, cb);
+                                                       vt::stan_warmup(), cfg, init, false, cb);
     CHECK(out.interrupted);
     CHECK(out.error.empty());
     CHECK(polls == 1);
@@ -668,7 +668,7 @@ TEST_CASE("run_chain: thinning, interrupts, counters and errors", "[samplers][dr
     };
     const ChainConfig cfg = vt::chain_config(1000, 2000, 89);
     const auto out = vhmc::run_hmc_family<vhmc::Nuts>(pot, DiagMetric(Vec::Ones(1)), NutsConfig{},
-                                                       vhmc::HmcWarmupConfig{}, cfg, init, cb);
+                                                       vt::stan_warmup(), cfg, init, false, cb);
     REQUIRE(out.error.empty());
     CHECK_FALSE(out.interrupted);
     CHECK(out.iterations_done == 3000);
@@ -688,7 +688,7 @@ TEST_CASE("run_chain: thinning, interrupts, counters and errors", "[samplers][dr
     ChainConfig cfg = vt::chain_config(50, 50, 84);
     cfg.refresh = 25;
     const auto out = vhmc::run_hmc_family<vhmc::StaticHmc>(pot, DiagMetric(Vec::Ones(1)), StaticHmcConfig{},
-                                                           vhmc::HmcWarmupConfig{}, cfg, init, cb);
+                                                           vt::stan_warmup(), cfg, init, false, cb);
     CHECK(out.error.empty());
     CHECK(lines == 4);
     CHECK(first.find(" 25 / 100") != std::string::npos);

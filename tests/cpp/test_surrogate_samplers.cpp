@@ -84,7 +84,7 @@ TEST_CASE("Surrogate HMC is exact on a Gaussian and never needs a true gradient 
     sc.adaptive = adaptive;
     const auto cfg = vt::chain_config(1000, n_save, adaptive ? 63 : 62);
     const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc,
-                                                    vhmc::HmcWarmupConfig{}, cfg, init, cb);
+                                                    vt::stan_warmup(), cfg, init, false, cb);
     check_hmc_columns(out, n_save);
     check_gaussian_moments(out.draws, target_mean(), target_cov());
     const long steps = rep<long>(out, "steps");
@@ -130,8 +130,8 @@ TEST_CASE("Surrogate HMC with user-fixed steps uses the exploration's metric and
   sc.explore = 400;
   sc.steps = 7;
   vhmc::Callbacks cb;
-  const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vhmc::HmcWarmupConfig{},
-                                                  vt::chain_config(600, 4000, 64), vt::uniform_init(2, 64), cb);
+  const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(),
+                                                  vt::chain_config(600, 4000, 64), vt::uniform_init(2, 64), false, cb);
   check_hmc_columns(out, 4000);
   check_gaussian_moments(out.draws, target_mean(), target_cov());
   CHECK(rep<long>(out, "steps") == 7);
@@ -146,8 +146,8 @@ TEST_CASE("Surrogate HMC: too short an exploration is an error, not an exception
   sc.explore = 3;
   vhmc::Callbacks cb;
   ChainOutput out;
-  CHECK_NOTHROW(out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vhmc::HmcWarmupConfig{},
-                                              vt::chain_config(10, 10, 65), vt::uniform_init(2, 65), cb));
+  CHECK_NOTHROW(out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(),
+                                              vt::chain_config(10, 10, 65), vt::uniform_init(2, 65), false, cb));
   CHECK(out.error.find("explore") != std::string::npos);
   CHECK(out.draws.rows() == 0);
   CHECK_THROWS(out.report.at("steps"));  // the tuning phase never started, so it says nothing
@@ -227,7 +227,7 @@ TEST_CASE("Phases a failed or interrupted chain never reached do not report", "[
     cb.interrupted = [] { return true; };
     vhmc::SurrogateConfig sc;
     const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc,
-                                                    vhmc::HmcWarmupConfig{}, cfg, Vec::Zero(2), cb);
+                                                    vt::stan_warmup(), cfg, Vec::Zero(2), false, cb);
     CHECK(out.interrupted);
     CHECK_THROWS(out.report.at("steps"));
   }

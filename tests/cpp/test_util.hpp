@@ -180,31 +180,44 @@ inline vhmc::ChainConfig chain_config(int warmup, int sampling, std::uint64_t s,
   return cfg;
 }
 
+// Stan's windowed warmup (step size 1, adapted; metric adapted), which most sampler tests
+// exercise; the draw/gradient adaptation has its own tests (test_warmup.cpp).
+inline vhmc::HmcWarmupConfig stan_warmup() {
+  vhmc::HmcWarmupConfig wc;
+  wc.fisher = false;
+  return wc;
+}
+
+// The draw/gradient ("Fisher") warmup, vhmc's default.
+inline vhmc::HmcWarmupConfig fisher_warmup() { return vhmc::HmcWarmupConfig{}; }
+
 // One chain of the HMC-family sampler K (Nuts or StaticHmc) with kernel config C on potential
 // P, through the samplers' entry point vhmc::run_hmc_family. wc: the initial/fixed step size
-// and Stan's adaptation switches (default: step size 1, adapted, metric adapted).
+// and the adaptation (default: Stan's); initial_metric: `metric` came from the curvature.
 template <template <class, class> class K, class M, class P, class C>
 vhmc::ChainOutput run_sampler(P& pot, const M& metric, const Vec& init, const vhmc::ChainConfig& cfg,
-                              const C& kernel_cfg, const vhmc::HmcWarmupConfig& wc = {}) {
+                              const C& kernel_cfg, const vhmc::HmcWarmupConfig& wc = stan_warmup(),
+                              bool initial_metric = false) {
   vhmc::Callbacks cb;
-  return vhmc::run_hmc_family<K>(pot, metric, kernel_cfg, wc, cfg, init, cb);
+  return vhmc::run_hmc_family<K>(pot, metric, kernel_cfg, wc, cfg, init, initial_metric, cb);
 }
 
 template <class M, class P>
 vhmc::ChainOutput run_nuts(P& pot, const M& metric, const Vec& init, const vhmc::ChainConfig& cfg,
-                           const vhmc::NutsConfig& nc = {}, const vhmc::HmcWarmupConfig& wc = {}) {
-  return run_sampler<vhmc::Nuts>(pot, metric, init, cfg, nc, wc);
+                           const vhmc::NutsConfig& nc = {}, const vhmc::HmcWarmupConfig& wc = stan_warmup(),
+                           bool initial_metric = false) {
+  return run_sampler<vhmc::Nuts>(pot, metric, init, cfg, nc, wc, initial_metric);
 }
 
 template <class M, class P>
 vhmc::ChainOutput run_hmc(P& pot, const M& metric, const Vec& init, const vhmc::ChainConfig& cfg,
-                          const vhmc::StaticHmcConfig& hc = {}, const vhmc::HmcWarmupConfig& wc = {}) {
+                          const vhmc::StaticHmcConfig& hc = {}, const vhmc::HmcWarmupConfig& wc = stan_warmup()) {
   return run_sampler<vhmc::StaticHmc>(pot, metric, init, cfg, hc, wc);
 }
 
 // A fixed step size without any adaptation (step size and metric switches off).
 inline vhmc::HmcWarmupConfig fixed_step(double eps) {
-  vhmc::HmcWarmupConfig wc;
+  vhmc::HmcWarmupConfig wc = stan_warmup();
   wc.step_size = eps;
   wc.adapt.step_size = false;
   wc.adapt.metric = false;

@@ -19,7 +19,6 @@
 #include <vhmc/model/glm.hpp>
 #include <vhmc/model/lbfgs.hpp>
 #include <vhmc/model/mode.hpp>
-#include <vhmc/model/pathfinder.hpp>
 
 using vhmc::Mat;
 using vhmc::Rng;
@@ -572,67 +571,6 @@ TEST_CASE("L-BFGS: non-finite potentials", "[warmup-math][lbfgs]") {
     CHECK(r.message.find("initial") != std::string::npos);
     CHECK(r.n_evals == 1);
   }
-}
-
-// ---------------------------------------------------------------------------------------
-// Pathfinder
-
-namespace {
-
-struct GaussianPotential {  // U = (x - mu)' A (x - mu) / 2, unnormalised
-  Vec mu;
-  Mat A;
-  double U_grad(const Vec& x, Vec& g) {
-    g.noalias() = A * (x - mu);
-    return 0.5 * (x - mu).dot(g);
-  }
-};
-
-}  // namespace
-
-TEST_CASE("Pathfinder: Gaussian target", "[warmup-math][pathfinder]") {
-  // For q = p the ELBO is log Z = d/2 log(2 pi) + 1/2 log det Sigma; any other q is lower.
-  Rng rng(51);
-  const int d = 10;
-  const Mat Sigma = spiked_covariance(rng, Vec::LinSpaced(d, 0.5, 5.0), (Vec(2) << 20.0, 0.1).finished());
-  GaussianPotential pot{Vec::LinSpaced(d, -3.0, 3.0), Sigma.inverse()};
-  const double log_z = 0.5 * d * std::log(2.0 * vhmc::kPi) + 0.5 * std::log(Sigma.determinant());
-  const vhmc::PathfinderResult r = vhmc::pathfinder(pot, Vec::Constant(d, 20.0), rng);
-  INFO(r.message << "; chosen iteration " << r.iteration << " of " << r.lbfgs.iterations
-                 << ", ELBO " << r.elbo << " vs log Z " << log_z << ", " << r.n_evals << " evaluations");
-  REQUIRE(r.ok);
-  CHECK(r.iteration >= 1);
-  CHECK(r.elbo > log_z - 1.0);
-  const Vec delta = r.mean - pot.mu;
-  CHECK(std::sqrt(delta.dot(pot.A * delta)) < 0.5);  // within half a posterior sd
-  INFO("identity: condition " << condition_after(Mat::Identity(d, d), Sigma));
-  CHECK(condition_after(r.cov, Sigma) < 20.0);
-  CHECK((r.chol * r.chol.transpose() - r.cov).norm() <= 1e-10 * r.cov.norm());
-}
-
-TEST_CASE("Pathfinder: logistic regression, against the Laplace approximation",
-          "[warmup-math][pathfinder]") {
-  Rng rng(52);
-  const int n = 200, k = 4;
-  Mat X(n, k);
-  for (int j = 0; j < k; ++j) X.col(j) = normals(rng, n);
-  Vec y(n);
-  for (int i = 0; i < n; ++i) y[i] = rng.uniform() < 1.0 / (1.0 + std::exp(-X(i, 0) + 0.5 * X(i, 1))) ? 1.0 : 0.0;
-  const vhmc::GlmData data(X.data(), n, k, y.data());
-  vhmc::GlmPotential pot(data, vhmc::GlmFamily::BinomialLogit, true, vhmc::Prior::normal(0.0, 10.0),
-                         vhmc::Prior::normal(0.0, 5.0));
-  const vhmc::ModeResult newton = vhmc::newton_mode(pot, Vec::Zero(k + 1));
-  REQUIRE(newton.converged);
-  const Mat laplace = newton.hessian.inverse();
-  const vhmc::PathfinderResult r = vhmc::pathfinder(pot, Vec::Constant(k + 1, 3.0), rng);
-  INFO(r.message << "; chosen iteration " << r.iteration << ", ELBO " << r.elbo);
-  REQUIRE(r.ok);
-  const Vec sd = laplace.diagonal().cwiseSqrt();
-  CHECK(((r.mean - newton.mode).array() / sd.array()).abs().maxCoeff() < 0.5);
-  const Vec ratio = r.cov.diagonal().array() / laplace.diagonal().array();
-  INFO("var ratio pathfinder / Laplace: " << ratio.transpose());
-  CHECK(ratio.minCoeff() > 0.3);
-  CHECK(ratio.maxCoeff() < 3.0);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 #pragma once
 // Umbrella header of the vhmc core: R-free, Eigen + std only. Layers, bottom up:
 //   base/        vectors, random numbers, shared scalar math, reports
-//   model/       potentials U and grad U: GLMs and their priors, Gaussians, minibatches, modes
-//   metric/      Euclidean metrics (kinetic energy, momentum draws)
+//   model/       potentials U and grad U: GLMs and their priors, Gaussians, minibatches;
+//                modes (Newton, L-BFGS)
+//   metric/      Euclidean metrics (unit, diagonal, dense, low-rank): kinetic energy, momenta
 //   integrator/  phase points, the leapfrog, the initial step-size heuristic
-//   adapt/       dual averaging, Welford estimators, Stan's windowed adaptation
+//   adapt/       dual averaging; Stan's windowed adaptation and the draw/gradient (Fisher)
+//                adaptation with its estimators, schedule and convergence test
 //   surrogate/   random-basis networks, their trainers and training sets
 //   driver/      the one chain loop and the warmup-phase interface
 //   sampler/     kernels and the samplers built from a kernel and its warmup phases
@@ -15,14 +17,28 @@
 #include "model/gaussian.hpp"
 #include "model/column_summary.hpp"
 #include "model/glm.hpp"
+#include "model/lbfgs.hpp"
+#include "model/lbfgs_history.hpp"
+#include "model/line_search.hpp"
 #include "model/minibatch.hpp"
 #include "model/mode.hpp"
 #include "model/priors.hpp"
 #include "model/target.hpp"
+#include "metric/low_rank_metric.hpp"
 #include "metric/metrics.hpp"
 #include "integrator/hamiltonian.hpp"
 #include "integrator/phase_point.hpp"
+#include "adapt/adapt_config.hpp"
+#include "adapt/draw_grad_buffer.hpp"
+#include "adapt/draw_grad_diag.hpp"
 #include "adapt/dual_averaging.hpp"
+#include "adapt/fisher_adaptation.hpp"
+#include "adapt/fisher_estimators.hpp"
+#include "adapt/fisher_low_rank.hpp"
+#include "adapt/fisher_schedule.hpp"
+#include "adapt/metric_change.hpp"
+#include "adapt/switching_estimator.hpp"
+#include "adapt/warmup_convergence.hpp"
 #include "adapt/welford.hpp"
 #include "adapt/windowed_adaptation.hpp"
 #include "adapt/windows.hpp"
@@ -32,6 +48,7 @@
 #include "surrogate/trainer.hpp"
 #include "surrogate/training_set.hpp"
 #include "driver/chain_output.hpp"
+#include "driver/fit_extras.hpp"
 #include "driver/phase.hpp"
 #include "driver/run_chain.hpp"
 #include "sampler/hmc_family.hpp"

@@ -149,4 +149,23 @@ inline LowRankFactors fisher_low_rank(const DrawGradBuffer& buf, const Vec& fall
   return f;
 }
 
+// The factors of a known covariance S (a Gaussian approximation's): sigma = sqrt(diag S),
+// and the eigen-directions of the correlation matrix diag(sigma)^-1 S diag(sigma)^-1 outside
+// [1/cutoff, cutoff], at most max_rank, as for an estimate (O(d^3), once per chain).
+inline LowRankFactors low_rank_from_covariance(const Mat& S, const LowRankConfig& cfg = {}) {
+  LowRankFactors f;
+  f.sigma = S.diagonal().cwiseSqrt();
+  const Vec inv = f.sigma.cwiseInverse();
+  Eigen::SelfAdjointEigenSolver<Mat> es(inv.asDiagonal() * S * inv.asDiagonal());
+  const Vec lam = es.eigenvalues();
+  const std::vector<Eigen::Index> keep = select_eigen(lam, cfg);
+  f.U.resize(S.rows(), static_cast<Eigen::Index>(keep.size()));
+  f.lambda.resize(static_cast<Eigen::Index>(keep.size()));
+  for (std::size_t j = 0; j < keep.size(); ++j) {
+    f.U.col(static_cast<Eigen::Index>(j)) = es.eigenvectors().col(keep[j]);
+    f.lambda[static_cast<Eigen::Index>(j)] = lam[keep[j]];
+  }
+  return f;
+}
+
 }  // namespace vhmc

@@ -7,23 +7,10 @@
 #include "../base/rng.hpp"
 #include "../driver/phase.hpp"
 #include "../integrator/phase_point.hpp"
-#include "dual_averaging.hpp"
+#include "adapt_config.hpp"
 #include "windows.hpp"
 
 namespace vhmc {
-
-struct AdaptConfig {
-  bool step_size = true;  // adapt the step size (false: the user fixed it)
-  bool metric = true;     // adapt the metric (false: unit metric, or no warmup)
-  double init_accept = 0.8;
-  DualAveragingConfig dual{};
-  WindowConfig windows{};
-  static auto fields() {
-    return std::make_tuple(field("adapt_step_size", &AdaptConfig::step_size),
-                           field("adapt_metric", &AdaptConfig::metric),
-                           field("init_accept", &AdaptConfig::init_accept), field("dual", &AdaptConfig::dual));
-  }
-};
 
 // Kernel: a kernel with step_size() and hamiltonian() (NUTS, static HMC); z: the chain's
 // state, which the phase reads (and the step-size heuristic starts from).

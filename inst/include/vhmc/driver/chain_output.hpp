@@ -2,7 +2,9 @@
 // What one chain is asked to do (ChainConfig: the run's settings, shared by every sampler)
 // and what it gives back (ChainOutput: saved draws with their transition statistics,
 // evaluation counts at the end of warmup and in total, wall time, the sampler's reports).
-// Iterations 0..warmup-1 are warmup; iterations warmup, warmup + thin, ... are saved.
+// Iterations 0..warmup-1 are warmup; iterations warmup, warmup + thin, ... are saved. An
+// automatic warmup (warmup_auto) may end before iteration warmup; the saved iterations follow
+// it, as many as a full warmup would leave.
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -21,6 +23,9 @@ struct ChainConfig {
   std::uint64_t seed = 1;
   int chain = 1;
   int refresh = 0;  // progress message every `refresh` iterations; 0 = silent
+  // warmup is a maximum: a sampler whose adaptation converges may end it early (the draws
+  // kept are still iter - warmup)
+  bool warmup_auto = false;
 };
 
 struct ChainOutput {
@@ -31,6 +36,7 @@ struct ChainOutput {
   EvalCounts counts_warmup, counts_total;
   double warmup_seconds = 0.0, sampling_seconds = 0.0;
   int iterations_done = 0;
+  int warmup_iterations = 0;  // warmup iterations taken (fewer than cfg.warmup if it ended early)
   bool interrupted = false;
   std::string error;
   Report adaptation;  // final step size and inverse metric

@@ -1,7 +1,9 @@
 #pragma once
-// What the host computes once per fit and every chain shares: the Laplace anchor (mode and
-// Hessian) of variational HMC and the control-variate anchor (mode and full gradient) of
-// SGLD-CV / SGHMC-CV.
+// What the host computes before the chains: the Laplace anchor (mode and Hessian) of
+// variational HMC, the control-variate anchor (mode and full gradient) of SGLD-CV /
+// SGHMC-CV (both shared by every chain), and the chain's initial inverse metric: the
+// covariance of the Gaussian approximation its start was drawn from (the inverse Hessian at
+// the posterior mode), absent when the chain starts from the identity.
 #include <optional>
 
 #include "../base/types.hpp"
@@ -17,6 +19,7 @@ struct Anchor {
 struct FitExtras {
   std::optional<Anchor> laplace;
   std::optional<Anchor> control_variate;
+  std::optional<Mat> inv_metric;
 };
 
 }  // namespace vhmc

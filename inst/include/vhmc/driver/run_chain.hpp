@@ -55,13 +55,14 @@ class InterruptPoll {
   std::chrono::steady_clock::time_point last_;
 };
 
-// "Chain c: iteration i / n [p%] (label)" every cfg.refresh iterations and at the end.
-inline void log_progress(const ChainConfig& cfg, int i, const char* label, Callbacks& cb) {
-  if (cfg.refresh <= 0 || ((i + 1) % cfg.refresh != 0 && i + 1 != cfg.iter)) return;
+// "Chain c: iteration i / n [p%] (label)" every cfg.refresh iterations and at the end; n is
+// the chain's total, which shrinks when an automatic warmup ends early.
+inline void log_progress(const ChainConfig& cfg, int i, int total, const char* label, Callbacks& cb) {
+  if (cfg.refresh <= 0 || ((i + 1) % cfg.refresh != 0 && i + 1 != total)) return;
   char buf[160];
   std::snprintf(buf, sizeof(buf), "Chain %d: iteration %*d / %d [%3d%%] (%s)\n", cfg.chain,
-                static_cast<int>(std::to_string(cfg.iter).size()), i + 1, cfg.iter,
-                static_cast<int>(100.0 * (i + 1) / cfg.iter), label);
+                static_cast<int>(std::to_string(total).size()), i + 1, total,
+                static_cast<int>(100.0 * (i + 1) / total), label);
   cb.log(buf);
 }
 
@@ -79,6 +80,7 @@ struct PhaseRunner {
   ChainOutput& out;
   int i = 0;      // iterations done so far in the chain
   int saved = 0;  // draws saved so far
+  int total;      // iterations the chain will take
   std::vector<Phase*> started;  // phases whose start() ran: only they report
 
   template <class Chain>
@@ -100,7 +102,8 @@ struct PhaseRunner {
         phase.saved(saved++);
       }
       out.iterations_done = ++i;
-      log_progress(cfg, i - 1, phase.label(), cb);
+      log_progress(cfg, i - 1, total, phase.label(), cb);
+      if (!sampling && phase.done()) break;
     }
     phase.finish(rng);
   }
@@ -115,13 +118,15 @@ ChainOutput run_chain(Chain& chain, const Schedule& schedule, const ChainConfig&
   Rng rng(cfg.seed, static_cast<std::uint64_t>(cfg.chain));
   ChainClock clock;
   detail::InterruptPoll poll(cb);
-  detail::PhaseRunner runner{cfg, cb, poll, out, 0, 0, {}};
+  detail::PhaseRunner runner{cfg, cb, poll, out, 0, 0, cfg.iter, {}};
   SamplingPhase plain;
   Phase& sampling = schedule.sampling ? *schedule.sampling : plain;
   bool warm = false;
   try {
     chain.start(rng);
     for (const PhasePlan& p : schedule.warmup) runner.run(chain, *p.phase, p.iterations, false, rng);
+    out.warmup_iterations = runner.i;
+    runner.total = runner.i + (cfg.iter - cfg.warmup);
     out.counts_warmup = chain.counts();
     clock.close_warmup();
     warm = true;
@@ -132,6 +137,7 @@ ChainOutput run_chain(Chain& chain, const Schedule& schedule, const ChainConfig&
     out.error = e.what();
   }
   if (!warm) {
+    out.warmup_iterations = runner.i;
     out.counts_warmup = chain.counts();
     clock.close_warmup();
   }

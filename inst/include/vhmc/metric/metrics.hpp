@@ -5,19 +5,23 @@
 #include <stdexcept>
 #include <string>
 
+#include <optional>
+
 #include "../adapt/welford.hpp"
 #include "../base/rng.hpp"
 #include "../base/types.hpp"
+#include "low_rank_metric.hpp"
 
 namespace vhmc {
 
-enum class MetricKind { Unit, Diag, Dense };
+enum class MetricKind { Unit, Diag, Dense, LowRank };
 
 inline MetricKind metric_from_name(const std::string& name) {
   if (name == "unit") return MetricKind::Unit;
   if (name == "diag") return MetricKind::Diag;
   if (name == "dense") return MetricKind::Dense;
-  throw std::invalid_argument("metric must be \"unit\", \"diag\" or \"dense\"; got \"" + name + "\"");
+  if (name == "low_rank") return MetricKind::LowRank;
+  throw std::invalid_argument("metric must be \"unit\", \"diag\", \"dense\" or \"low_rank\"; got \"" + name + "\"");
 }
 
 class UnitMetric {
@@ -82,12 +86,27 @@ class DenseMetric {
   mutable Vec z_;
 };
 
-// Calls f with the initial metric of a kind (the identity; warmup adapts it).
+// Calls f with the initial metric of a kind: the identity, or, given the covariance of a
+// Gaussian approximation of the posterior (the inverse Hessian at the mode), that covariance
+// as the metric allows it: its diagonal, itself, or its diagonal and leading correlation
+// directions (low_rank, at most max_rank of them). Warmup adapts it from there.
+template <class F>
+auto with_metric(MetricKind kind, int d, const std::optional<Mat>& cov, int max_rank, F&& f) {
+  if (kind == MetricKind::Unit) return f(UnitMetric(d));
+  if (kind == MetricKind::Diag) return f(DiagMetric(cov ? Vec(cov->diagonal()) : Vec::Ones(d)));
+  if (kind == MetricKind::LowRank) {
+    if (!cov) return f(LowRankMetric(Vec::Ones(d)));
+    LowRankConfig lr;
+    lr.max_rank = max_rank;
+    return f(LowRankMetric(low_rank_from_covariance(*cov, lr)));
+  }
+  return f(DenseMetric(cov ? *cov : Mat::Identity(d, d)));
+}
+
+// The identity metric of a kind (samplers whose warmup starts there).
 template <class F>
 auto with_metric(MetricKind kind, int d, F&& f) {
-  if (kind == MetricKind::Unit) return f(UnitMetric(d));
-  if (kind == MetricKind::Diag) return f(DiagMetric(Vec::Ones(d)));
-  return f(DenseMetric(Mat::Identity(d, d)));
+  return with_metric(kind, d, std::nullopt, 0, std::forward<F>(f));
 }
 
 }  // namespace vhmc

@@ -1,8 +1,12 @@
 #pragma once
 // NUTS and static HMC as samplers: the kernel on the true potential, started at the
-// initial values, and Stan's windowed adaptation as its one warmup phase.
+// initial values, and one warmup phase: the draw/gradient metric adaptation (the default,
+// adapt/fisher_adaptation.hpp) or Stan's windowed adaptation (adapt/windowed_adaptation.hpp).
+#include <memory>
 #include <optional>
+#include <type_traits>
 
+#include "../adapt/fisher_adaptation.hpp"
 #include "../adapt/windowed_adaptation.hpp"
 #include "../driver/fit_extras.hpp"
 #include "../driver/run_chain.hpp"
@@ -15,13 +19,26 @@ namespace vhmc {
 
 // The warmup and step size of any kernel of the HMC family (also NUTS's exploration in
 // surrogate_hmc()). step_size: the initial step size (1 without one); adapt.step_size says
-// whether warmup adapts it (the R glue fixes a step size the user gave).
+// whether warmup adapts it (the R glue fixes a step size the user gave). fisher: the
+// draw/gradient adaptation instead of Stan's windows; max_rank: the low_rank metric's most
+// eigen-directions.
 struct HmcWarmupConfig {
   std::optional<double> step_size;
   AdaptConfig adapt{};
+  bool fisher = true;
+  int max_rank = 10;
   double initial_step_size() const { return step_size.value_or(1.0); }
+  FisherConfig fisher_config(bool automatic, bool initial_metric) const {
+    FisherConfig fc;
+    fc.automatic = automatic;
+    fc.initial_metric = initial_metric;
+    fc.max_rank = max_rank;
+    return fc;
+  }
   static auto fields() {
-    return std::make_tuple(field("step_size", &HmcWarmupConfig::step_size), field("adapt", &HmcWarmupConfig::adapt));
+    return std::make_tuple(field("step_size", &HmcWarmupConfig::step_size), field("adapt", &HmcWarmupConfig::adapt),
+                           field("fisher_adaptation", &HmcWarmupConfig::fisher),
+                           field("max_rank", &HmcWarmupConfig::max_rank));
   }
 };
 
@@ -29,6 +46,10 @@ struct HmcWarmupConfig {
 inline void report_inverse_metric(const UnitMetric& m, Report& r) { r.add("inv_metric", m.inv_metric_diag()); }
 inline void report_inverse_metric(const DiagMetric& m, Report& r) { r.add("inv_metric", m.w()); }
 inline void report_inverse_metric(const DenseMetric& m, Report& r) { r.add("inv_metric", m.W()); }
+inline void report_inverse_metric(const LowRankMetric& m, Report& r) {
+  r.add("inv_metric", m.inv_metric_diag());
+  r.add("metric_rank", m.rank());
+}
 
 // State and kernel of one chain of an HMC-family sampler.
 template <class Kernel>
@@ -61,19 +82,38 @@ class HmcChain {
   double step_size_;
 };
 
+// The warmup phase of an HMC-family kernel over `iterations`: the draw/gradient adaptation
+// (automatic: it may end early), or Stan's windows (which have no low-rank metric: the R
+// layer refuses that combination).
+template <class Kernel>
+std::unique_ptr<Phase> make_hmc_warmup(Kernel& kernel, const PhasePoint& z, int iterations,
+                                       const HmcWarmupConfig& wc, bool automatic, bool initial_metric) {
+  if (wc.fisher) {
+    FisherConfig fc = wc.fisher_config(automatic, initial_metric);
+    return std::make_unique<FisherAdaptation<Kernel>>(kernel, z, iterations, wc.adapt, fc);
+  }
+  if constexpr (std::is_same<typename Kernel::Metric, LowRankMetric>::value) {
+    throw std::invalid_argument("the low_rank metric needs the draw/gradient adaptation");
+  } else {
+    return std::make_unique<WindowedAdaptation<Kernel>>(kernel, z, iterations, wc.adapt);
+  }
+}
+
 // One chain of NUTS or static HMC (Kernel = Nuts<Target<P>, M> or StaticHmc<Target<P>, M>,
-// KernelConfig its config) on the potential P with an initial metric.
+// KernelConfig its config) on the potential P with an initial metric (initial_metric: it
+// came from the posterior's curvature rather than being the identity).
 template <template <class, class> class K, class KernelConfig, class P, class M>
 ChainOutput run_hmc_family(P& potential, M metric, const KernelConfig& kc, const HmcWarmupConfig& wc,
-                           const ChainConfig& cfg, const Vec& init, Callbacks& cb) {
+                           const ChainConfig& cfg, const Vec& init, bool initial_metric, Callbacks& cb) {
   using T = Target<P>;
   T target(potential);
   Hamiltonian<T, M> ham(target, std::move(metric));
   K<T, M> kernel(ham, kc);
   HmcChain<K<T, M>> chain(kernel, init, wc.initial_step_size());
-  WindowedAdaptation<K<T, M>> warmup(kernel, chain.state(), cfg.warmup, wc.adapt);
+  std::unique_ptr<Phase> warmup =
+      make_hmc_warmup(kernel, chain.state(), cfg.warmup, wc, cfg.warmup_auto, initial_metric);
   Schedule schedule;
-  schedule.warmup.push_back({&warmup, cfg.warmup});
+  schedule.warmup.push_back({warmup.get(), cfg.warmup});
   return run_chain(chain, schedule, cfg, cb);
 }
 
@@ -90,10 +130,11 @@ struct HmcFamilySampler {
     }
   };
   template <class P>
-  static ChainOutput run(P& potential, const Config& c, const FitExtras&, const ChainConfig& cfg,
+  static ChainOutput run(P& potential, const Config& c, const FitExtras& x, const ChainConfig& cfg,
                          const Vec& init, Callbacks& cb) {
-    return with_metric(c.metric, potential.dim(), [&](auto m) {
-      return run_hmc_family<K>(potential, std::move(m), c.kernel, c.warmup, cfg, init, cb);
+    const bool given = x.inv_metric.has_value();
+    return with_metric(c.metric, potential.dim(), x.inv_metric, c.warmup.max_rank, [&](auto m) {
+      return run_hmc_family<K>(potential, std::move(m), c.kernel, c.warmup, cfg, init, given, cb);
     });
   }
 };

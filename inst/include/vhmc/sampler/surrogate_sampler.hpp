@@ -144,16 +144,17 @@ class SurrogateChain {
 template <class Chain>
 class SurrogateExploration : public Phase {
  public:
-  SurrogateExploration(Chain& chain, const SurrogateConfig& sc, const AdaptConfig& adapt, int explore,
-                       std::unique_ptr<OnlineRidge>* online)
+  SurrogateExploration(Chain& chain, const SurrogateConfig& sc, const HmcWarmupConfig& wc, int explore,
+                       bool initial_metric, std::unique_ptr<OnlineRidge>* online)
       : chain_(chain), sc_(sc), explore_(explore), burn_(explore / 5),
-        adapter_(chain.nuts(), chain.explore_state(), explore, adapt), moments_(chain.dim()), online_(online) {}
+        adapter_(make_hmc_warmup(chain.nuts(), chain.explore_state(), explore, wc, false, initial_metric)),
+        moments_(chain.dim()), online_(online) {}
 
   const char* label() const override { return "warmup: exploration"; }
-  void start(Rng& rng) override { adapter_.start(rng); }
+  void start(Rng& rng) override { adapter_->start(rng); }
   void before(int t, Rng&) override { chain_.recorder().record(t >= burn_); }
   void observe(int t, const TransitionInfo& info, Rng& rng) override {
-    adapter_.observe(t, info, rng);
+    adapter_->observe(t, info, rng);
     if (2 * t >= explore_) {
       moments_.add(chain_.explore_state().theta);
       U_state_max_ = std::max(U_state_max_, chain_.explore_state().U);
@@ -172,6 +173,7 @@ class SurrogateExploration : public Phase {
                     train_report_, sc_.adaptive ? online_ : nullptr);
   }
   void report(Report& r) const override {
+    adapter_->report(r);
     r.add("explore", explore_);
     r.add("explore_step_size", step_size_);
     r.merge(train_report_);
@@ -187,7 +189,7 @@ class SurrogateExploration : public Phase {
   Chain& chain_;
   const SurrogateConfig& sc_;
   int explore_, burn_;
-  WindowedAdaptation<typename Chain::NutsKernel> adapter_;
+  std::unique_ptr<Phase> adapter_;
   WelfordDense moments_;
   double U_state_max_ = -kInf, traj_sum_ = 0.0, step_size_ = 0.0;
   long traj_n_ = 0;
@@ -339,12 +341,12 @@ class OnlineSurrogate : public Phase {
 
 template <class P, class M>
 ChainOutput run_surrogate_hmc(P& potential, M metric, const SurrogateConfig& sc, const HmcWarmupConfig& wc,
-                              const ChainConfig& cfg, const Vec& init, Callbacks& cb) {
+                              const ChainConfig& cfg, const Vec& init, bool initial_metric, Callbacks& cb) {
   using Chain = SurrogateChain<P, M>;
   Chain chain(potential, std::move(metric), sc, wc, cfg, init);
   const int explore = std::min(sc.explore, cfg.warmup);
   std::unique_ptr<OnlineRidge> online;
-  SurrogateExploration<Chain> exploration(chain, sc, wc.adapt, explore, &online);
+  SurrogateExploration<Chain> exploration(chain, sc, wc, explore, initial_metric, &online);
   TrajectoryTuning<Chain> tuning(chain, exploration, sc, wc.adapt.step_size, cfg.warmup - explore);
   OnlineSurrogate<Chain> arns(chain, online);
   Schedule schedule;
@@ -367,10 +369,11 @@ struct SurrogateHmcSampler {
     }
   };
   template <class P>
-  static ChainOutput run(P& potential, const Config& c, const FitExtras&, const ChainConfig& cfg,
+  static ChainOutput run(P& potential, const Config& c, const FitExtras& x, const ChainConfig& cfg,
                          const Vec& init, Callbacks& cb) {
-    return with_metric(c.metric, potential.dim(), [&](auto m) {
-      return run_surrogate_hmc(potential, std::move(m), c.surrogate, c.warmup, cfg, init, cb);
+    const bool given = x.inv_metric.has_value();
+    return with_metric(c.metric, potential.dim(), x.inv_metric, c.warmup.max_rank, [&](auto m) {
+      return run_surrogate_hmc(potential, std::move(m), c.surrogate, c.warmup, cfg, init, given, cb);
     });
   }
 };

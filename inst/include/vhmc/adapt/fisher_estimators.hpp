@@ -1,0 +1,113 @@
+#pragma once
+// The draw/gradient estimator behind each metric in the Fisher adaptation
+// (adapt/fisher_adaptation.hpp), with one interface: add a (draw, gradient) pair, switch
+// windows, update the metric from the foreground window. Each keeps two windows
+// (adapt/switching_estimator.hpp).
+//  * diag: running moments, sigma_i^2 = sqrt(var(x_i) / var(g_i)), O(d) per pair, so the
+//    metric is re-estimated after every iteration (adapt/draw_grad_diag.hpp);
+//  * low_rank: the window's pairs, diagonal plus the leading eigen-directions of the
+//    Fisher-optimal covariance (adapt/fisher_low_rank.hpp), O(d n^2) per estimate, hence
+//    re-estimated every `update_every` iterations and at every switch;
+//  * dense: the same estimate with every eigen-direction kept (cutoff 1, rank up to d),
+//    stored as a dense matrix: the Fisher-optimal covariance within the span of the window.
+// metric_diagonal() reads the diagonal of any inverse metric (for the convergence test and
+// reports); set_metric_diagonal() starts a metric from a diagonal.
+#include "../metric/low_rank_metric.hpp"
+#include "../metric/metrics.hpp"
+#include "draw_grad_buffer.hpp"
+#include "draw_grad_diag.hpp"
+#include "switching_estimator.hpp"
+
+namespace vhmc {
+
+inline Vec metric_diagonal(const UnitMetric& m) { return m.inv_metric_diag(); }
+inline Vec metric_diagonal(const DiagMetric& m) { return m.w(); }
+inline Vec metric_diagonal(const DenseMetric& m) { return m.W().diagonal(); }
+inline Vec metric_diagonal(const LowRankMetric& m) { return m.inv_metric_diag(); }
+
+inline void set_metric_diagonal(UnitMetric&, const Vec&) {}
+inline void set_metric_diagonal(DiagMetric& m, const Vec& w) { m.set_w(w); }
+inline void set_metric_diagonal(DenseMetric& m, const Vec& w) { m.set_W(w.asDiagonal()); }
+inline void set_metric_diagonal(LowRankMetric& m, const Vec& w) { m.set_w(w); }
+
+// Template argument E: the per-window estimator (DrawGradDiag or DrawGradBuffer).
+template <class E>
+class WindowedPairs {
+ public:
+  explicit WindowedPairs(int d) : est_(d) {}
+  void add(const Vec& theta, const Vec& grad_u) { est_.add(theta, grad_u); }
+  void switch_window() { est_.switch_window(); }
+  long foreground() const { return est_.foreground_count(); }
+  long background() const { return est_.background_count(); }
+
+ protected:
+  SwitchingEstimator<E> est_;
+};
+
+class DiagFisher : public WindowedPairs<DrawGradDiag> {
+ public:
+  static constexpr bool adapts = true;
+  static constexpr int update_every = 1;
+  DiagFisher(int d, int) : WindowedPairs(d) {}
+  void update(DiagMetric& m) const { m.set_w(est_.foreground().inv_metric(m.w())); }
+};
+
+template <class M>
+class BufferFisher : public WindowedPairs<DrawGradBuffer> {
+ public:
+  static constexpr bool adapts = true;
+  static constexpr int update_every = 10;
+  BufferFisher(int d, int max_rank) : WindowedPairs(d) {
+    if (std::is_same<M, DenseMetric>::value) {
+      cfg_.cutoff = 1.0;
+      cfg_.max_rank = d;
+    } else {
+      cfg_.max_rank = max_rank;
+    }
+  }
+  void update(M& m) const {
+    const LowRankFactors f = fisher_low_rank(est_.foreground(), metric_diagonal(m), cfg_);
+    if constexpr (std::is_same<M, DenseMetric>::value) {
+      m.set_W(LowRankMetric(f).inv_metric_dense());
+    } else {
+      m.set(f);
+    }
+  }
+
+ private:
+  LowRankConfig cfg_;
+};
+
+// The unit metric is never adapted; only the step size is.
+class NoFisher {
+ public:
+  static constexpr bool adapts = false;
+  static constexpr int update_every = 1;
+  NoFisher(int, int) {}
+  void add(const Vec&, const Vec&) {}
+  void switch_window() {}
+  long foreground() const { return 0; }
+  long background() const { return 0; }
+  void update(UnitMetric&) const {}
+};
+
+template <class M>
+struct FisherFor;
+template <>
+struct FisherFor<UnitMetric> {
+  using type = NoFisher;
+};
+template <>
+struct FisherFor<DiagMetric> {
+  using type = DiagFisher;
+};
+template <>
+struct FisherFor<DenseMetric> {
+  using type = BufferFisher<DenseMetric>;
+};
+template <>
+struct FisherFor<LowRankMetric> {
+  using type = BufferFisher<LowRankMetric>;
+};
+
+}  // namespace vhmc
