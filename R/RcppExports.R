@@ -37,3 +37,7 @@ vhmc_run_r_target <- function(potential, init, config, extras, run) {
     .Call(`_vhmc_vhmc_run_r_target`, potential, init, config, extras, run)
 }
 
+vhmc_lbfgs <- function(potential, init, max_iterations) {
+    .Call(`_vhmc_vhmc_lbfgs`, potential, init, max_iterations)
+}
+

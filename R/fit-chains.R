@@ -17,24 +17,29 @@
 
 fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, call, model) {
   check_target(sampler, target)
+  args$warmup_auto <- isTRUE(args$warmup_auto) && auto_warmup(sampler)
   config <- sampler_config(sampler, args, target)
-  prep <- prepare_fit(sampler, target, inits, user_init)
+  start <- start_chains(sampler, target, inits, user_init, seed)
+  prep <- prepare_fit(sampler, target, start$inits, user_init)
   refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
   chain_fun <- function(chain) {
     run <- list(iter = args$iter, warmup = args$warmup, thin = args$thin, seed = seed, chain = chain,
-                refresh = refresh)
-    target$run(config, prep$extras, prep$inits$internal[[chain]], run)
+                refresh = refresh, warmup_auto = args$warmup_auto)
+    extras <- c(prep$extras, list(inv_metric = start$inv_metric[[chain]]))
+    target$run(config, extras, prep$inits$internal[[chain]], run)
   }
   results <- run_chains(chain_fun, args$chains, args$cores)
   stop_on_chain_failure(results)
   if (!is.null(target$after_chains)) target$after_chains(results)
-  parts <- collect_chains(results, target)
+  parts <- collect_chains(results, target, start$info)
   fit <- new_vhmc_fit(
     draws = parts$draws, diagnostics = parts$diagnostics, adaptation = parts$adaptation,
     counts = parts$counts, timing = parts$timing, sampler = sampler, model = model,
-    args = c(args[c("chains", "iter", "warmup", "thin")], list(seed = seed, cores = args$cores)),
+    args = c(args[c("chains", "iter", "warmup", "thin")],
+             list(seed = seed, cores = args$cores, warmup_auto = args$warmup_auto)),
     inits = prep$inits$user, call = call
   )
+  fit$start <- start$info
   fit[names(prep$stored)] <- prep$stored
   fit$config <- config
   fit <- add_report(sampler, fit, results, target)
@@ -45,7 +50,7 @@ fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, 
 
 # Chain results (lists from the core) -> the pieces of a vhmc_fit. The draws are mapped to
 # the reported scale once, on all chains at a time, and wrapped once.
-collect_chains <- function(results, target) {
+collect_chains <- function(results, target, start) {
   n_chain <- length(results)
   n_iter <- nrow(results[[1]]$draws)
   arr <- array(NA_real_, dim = c(n_iter, n_chain, length(target$par_names)),
@@ -58,7 +63,7 @@ collect_chains <- function(results, target) {
   list(draws = posterior::as_draws_array(arr),
        diagnostics = lapply(results, function(r) as.data.frame(r$diagnostics)),
        adaptation = lapply(results, chain_adaptation, names = target$internal_names),
-       counts = chain_counts(results), timing = chain_timing(results))
+       counts = chain_counts(results, start), timing = chain_timing(results))
 }
 
 # The final step size and inverse metric of a chain, named by the sampler's coordinates.
@@ -68,29 +73,34 @@ chain_adaptation <- function(r, names) {
   list(step_size = r$adaptation$step_size, inv_metric = inv)
 }
 
-chain_counts <- function(results) {
+# Evaluations per chain; n_grad counts every gradient (start, warmup and sampling); the start's
+# analytic Hessians (GLM Newton search, made once and counted on chain 1) apart.
+chain_counts <- function(results, start) {
   num <- function(field) vapply(results, function(r) as.numeric(r$counts[[field]]), numeric(1))
   data.frame(
     chain = seq_along(results),
-    n_grad = num("n_grad_warmup") + num("n_grad_sampling"),
+    n_grad = start$evaluations + num("n_grad_warmup") + num("n_grad_sampling"),
     n_grad_warmup = num("n_grad_warmup"),
     n_grad_sampling = num("n_grad_sampling"),
     n_potential = num("n_potential"),
-    target_errors = vapply(results, function(r) as.numeric(r$target_errors %||% 0), numeric(1))
+    target_errors = vapply(results, function(r) as.numeric(r$target_errors %||% 0), numeric(1)),
+    n_grad_start = start$evaluations, n_hessian_start = start$hessians
   )
 }
 
 chain_timing <- function(results) {
   num <- function(field) vapply(results, function(r) as.numeric(r[[field]]), numeric(1))
   data.frame(chain = seq_along(results), warmup_seconds = num("warmup_seconds"),
-             sampling_seconds = num("sampling_seconds"))
+             sampling_seconds = num("sampling_seconds"), warmup_iterations = num("warmup_iterations"))
 }
 
-# Iterations and chains, checked before anything runs.
+# Iterations and chains, checked before anything runs. warmup = NULL: automatic, at most
+# floor(iter / 2) iterations for samplers that can end warmup early (fixed otherwise).
 check_run_args <- function(chains, iter, warmup, thin, cores) {
   chains <- check_count(chains, "chains")
   iter <- check_count(iter, "iter")
-  warmup <- check_count(warmup, "warmup", 0)
+  auto <- is.null(warmup)
+  warmup <- if (auto) iter %/% 2L else check_count(warmup, "warmup", 0)
   thin <- check_count(thin, "thin")
   if (warmup >= iter) {
     stop_arg("warmup", sprintf("(%d) must be smaller than `iter` (%d)", warmup, iter),
@@ -100,5 +110,5 @@ check_run_args <- function(chains, iter, warmup, thin, cores) {
     stop_arg("thin", sprintf("(%d) exceeds the %d post-warmup iterations", thin, iter - warmup))
   }
   cores <- check_count(cores, "cores")
-  list(chains = chains, iter = iter, warmup = warmup, thin = thin, cores = cores)
+  list(chains = chains, iter = iter, warmup = warmup, thin = thin, cores = cores, warmup_auto = auto)
 }

@@ -24,9 +24,26 @@ fit_header <- function(x) {
   line2 <- paste0(
     fit_nchains(x), " chain", if (fit_nchains(x) == 1L) "" else "s", " x ",
     fit_niterations(x), " post-warmup draws (thin = ", fit_thin(x),
-    "), warmup = ", fit_warmup(x)
+    "), warmup = ", warmup_label(x), start_label(x)
   )
   c(line1, line2)
+}
+
+# "1000", or "automatic, 200-260 iterations (at most 1000)".
+warmup_label <- function(x) {
+  if (!isTRUE(x$args$warmup_auto)) return(as.character(fit_warmup(x)))
+  taken <- range(x$timing$warmup_iterations)
+  sprintf("automatic, %s iterations (at most %d)",
+          if (taken[1] == taken[2]) taken[1] else paste(taken, collapse = "-"), fit_warmup(x))
+}
+
+# "; start: posterior mode", or nothing for fits made before starts were recorded.
+start_label <- function(x) {
+  st <- x$start
+  if (is.null(st)) return("")
+  what <- switch(st$method, mode = "posterior mode (Laplace draws)", random = "random",
+                 init = "user's init")
+  paste0("; start: ", what, if (!is.null(st$reason)) " (no usable mode)")
 }
 
 # Format a numeric vector with `digits` significant digits, no scientific

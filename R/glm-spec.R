@@ -94,7 +94,7 @@ glm_inits <- function(init, target, spec, chains, seed) {
     u <- target$value_grad(theta)
     is.finite(u$value) && all(is.finite(u$gradient))
   }
-  if (is.null(init)) {
+  if (is.null(init) || identical(init, "random")) {
     internal <- with_local_seed(seed, lapply(seq_len(chains), function(chain) {
       for (attempt in seq_len(100)) {
         th <- stats::runif(d, -2, 2)

@@ -4,7 +4,10 @@
 # Initial values, one named vector per chain. Random inits are drawn under a local seed
 # derived from `seed`, so they are reproducible and leave the user's RNG alone.
 resolve_inits <- function(init, parameters, chains, seed, log_density) {
-  if (is.null(init)) {
+  if (is.character(init) && !identical(init, "random")) {
+    stop_arg("init", sprintf("must be NULL, \"random\" or initial values, not %s", describe(init)))
+  }
+  if (is.null(init) || identical(init, "random")) {
     par_names <- parameter_names(parameters)
     return(with_local_seed(seed, lapply(seq_len(chains), function(chain) {
       for (attempt in seq_len(100)) {

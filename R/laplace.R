@@ -1,6 +1,15 @@
 # The Laplace anchor: the posterior mode and the Hessian of U there, for variational HMC's
 # Laplace base and for the control variates of SGLD-CV / SGHMC-CV.
 
+# The anchor the chains' start already found (first chain's; R/start.R), its evaluations
+# counted as laplace_anchor() counts them; or a new search from the first chain's inits.
+start_or_laplace_anchor <- function(target, inits, who) {
+  la <- inits$anchor
+  if (is.null(la)) return(counted_laplace_anchor(target, inits$internal[[1]], who))
+  la$evaluations <- la$evaluations + la$hessians
+  la
+}
+
 # laplace_anchor() on a target, counting the evaluations it makes (and the mode search's own).
 counted_laplace_anchor <- function(target, init, who) {
   evals <- 0
@@ -16,9 +25,10 @@ counted_laplace_anchor <- function(target, init, who) {
 # The Laplace anchor: mode and Hessian of the potential U (value_grad(theta) returns
 # list(value = U, gradient = grad U)), from `init`. With `newton` (a function of init
 # returning the core's damped-Newton result with the analytic Hessian, as vhmc_glm_mode()
-# does for GLMs) that search is used; otherwise BFGS with the gradient, then up to 20 Newton
-# steps with the Hessian from central differences of the gradient. Errors, before any chain
-# runs, when U is not finite at init or no finite optimum is found.
+# does for GLMs) that search is used; otherwise L-BFGS with the gradient, then up to 20
+# Newton steps with the Hessian from central differences of the gradient. Errors, before any
+# chain runs, when U is not finite at init or no finite optimum is found. `evaluations`
+# counts the search's own passes (Hessians included), `hessians` the analytic Hessians.
 laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_hmc()") {
   U <- function(th) {
     v <- tryCatch(value_grad(th)$value, error = function(e) NaN)
@@ -29,7 +39,7 @@ laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_h
     stop_arg("init", "gives a non-finite log density, so the mode search cannot start",
              "Supply `init` values where the log density is finite.")
   }
-  search <- if (is.null(newton)) bfgs_newton(U, G, init) else newton(init)
+  search <- if (is.null(newton)) lbfgs_newton(value_grad, U, G, init) else newton(init)
   theta <- search$mode
   hess <- search$hessian
   g <- G(theta)
@@ -60,14 +70,16 @@ laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_h
             " was added to its diagonal for the Laplace approximation.", call. = FALSE)
   }
   list(mode = as.numeric(theta), hessian = hess, value = U(theta), gradient_norm = sqrt(sum(g^2)),
-       shift = shift, evaluations = search$evaluations %||% 0)
+       shift = shift, evaluations = (search$evaluations %||% 0) + (search$hessians %||% 0),
+       hessians = search$hessians %||% 0)
 }
 
-# Mode search for targets without an analytic Hessian: BFGS, then Newton steps with the
-# Hessian from differences of the gradient (each step only if U decreases).
-bfgs_newton <- function(U, G, init) {
-  opt <- stats::optim(init, U, G, method = "BFGS", control = list(maxit = 2000, reltol = 1e-14))
-  theta <- opt$par
+# Mode search for targets without an analytic Hessian: L-BFGS in the core (its evaluations
+# go through value_grad, so a counting wrapper sees them), then Newton steps with the Hessian
+# from differences of the gradient (each step only if U decreases).
+lbfgs_newton <- function(value_grad, U, G, init) {
+  opt <- vhmc_lbfgs(lbfgs_potential(value_grad, length(init)), as.numeric(init), 2000L)
+  theta <- opt$mode
   hess <- fd_hessian(G, theta)
   for (k in seq_len(20)) {
     g <- G(theta)
@@ -80,7 +92,20 @@ bfgs_newton <- function(U, G, init) {
     theta <- new
     hess <- fd_hessian(G, theta)
   }
-  list(mode = theta, hessian = hess, converged = opt$convergence == 0)
+  list(mode = theta, hessian = hess, converged = opt$converged)
+}
+
+# value_grad as the closure the core's optimiser calls: f(theta, need_grad) returning U or
+# c(U, grad U), NaN wherever the target cannot be evaluated (an error, a non-finite or
+# malformed value), so that no R error unwinds through C++.
+lbfgs_potential <- function(value_grad, d) {
+  function(theta, need_grad) {
+    v <- tryCatch(value_grad(theta), error = function(e) NULL)
+    ok <- !is.null(v) && is.numeric(v$value) && length(v$value) == 1L && is.finite(v$value)
+    if (ok && !need_grad) return(v$value)
+    ok <- ok && is.numeric(v$gradient) && length(v$gradient) == d && all(is.finite(v$gradient))
+    if (ok) c(v$value, v$gradient) else NaN
+  }
 }
 
 # Central differences of a gradient function, symmetrised.

@@ -120,7 +120,7 @@ vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision 
                       prior = normal(0, 2.5, autoscale = TRUE),
                       prior_intercept = normal(0, 10, autoscale = TRUE),
                       prior_aux = exponential(1, autoscale = TRUE),
-                      sampler = nuts(), chains = 4, iter = 2000, warmup = floor(iter / 2),
+                      sampler = nuts(), chains = 4, iter = 2000, warmup = NULL,
                       thin = 1, seed = NULL, cores = getOption("mc.cores", 1L), init = NULL,
                       progress = interactive(), ...) {
   call <- match.call()

@@ -43,8 +43,12 @@
 #'   stochastic-gradient samplers [sghmc()] and [sgld()] (minibatch gradients, no
 #'   Metropolis correction; approximate).
 #' @inheritParams vhmc_sample
-#' @param init Initial values: `NULL` (default) draws every parameter uniformly in (-2, 2)
-#'   on the sampler's internal scale (centred intercept, log sigma), as Stan does; or
+#' @param init Where the chains start. `NULL` (default): from the posterior mode, found by
+#'   damped Newton with the analytic Hessian (once per fit), and its curvature: each chain
+#'   starts at a draw of the Laplace approximation with its covariance doubled, and the
+#'   sampler's metric starts from that covariance (see [vhmc_sample()] for when it falls
+#'   back to random starts). `"random"`: every parameter uniform in (-2, 2) on the sampler's
+#'   internal scale (centred intercept, log sigma) with a unit metric, as Stan does. Or
 #'   values on the reported scale (a named vector with every coefficient and `sigma`, a
 #'   list with one such vector per chain, or a function returning one).
 #' @param subset,weights,offset,na.action,contrasts As in [stats::glm()].
@@ -79,7 +83,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
                      prior = normal(0, 2.5, autoscale = TRUE),
                      prior_intercept = normal(0, 10, autoscale = TRUE),
                      prior_aux = exponential(1, autoscale = TRUE),
-                     sampler = nuts(), chains = 4, iter = 2000, warmup = floor(iter / 2),
+                     sampler = nuts(), chains = 4, iter = 2000, warmup = NULL,
                      thin = 1, seed = NULL, cores = getOption("mc.cores", 1L), init = NULL,
                      progress = interactive(), subset, weights, offset, na.action,
                      contrasts = NULL, ...) {

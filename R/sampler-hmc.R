@@ -13,6 +13,7 @@
 #' @param jitter Draw the number of steps uniformly in `1..steps` each iteration (default
 #'   `TRUE`), which avoids periodic trajectories.
 #' @inheritParams nuts
+#' @inheritSection nuts Warmup
 #' @return An object of class `c("vhmc_hmc", "vhmc_sampler")`.
 #' @seealso [nuts()]
 #' @examples
@@ -20,14 +21,17 @@
 #' hmc(steps = 1, jitter = FALSE) # MALA
 #' @export
 hmc <- function(steps = NULL, step_size = NULL, adapt_delta = 0.8,
-                metric = c("diag", "dense", "unit"), jitter = TRUE) {
+                metric = c("diag", "low_rank", "dense", "unit"), jitter = TRUE,
+                adaptation = c("fisher", "stan")) {
+  metric <- match_metric(metric)
   new_sampler("hmc",
     steps = if (is.null(steps)) NULL else check_count(steps, "steps", 1),
     step_size = if (is.null(step_size)) NULL else
       check_number(step_size, "step_size", 0, Inf, open = c(TRUE, TRUE)),
     adapt_delta = check_number(adapt_delta, "adapt_delta", 0, 1, open = c(TRUE, TRUE)),
-    metric = match_metric(metric),
-    jitter = check_flag(jitter, "jitter")
+    metric = metric,
+    jitter = check_flag(jitter, "jitter"),
+    adaptation = match_adaptation(adaptation, metric)
   )
 }
 
@@ -37,6 +41,8 @@ sampler_config.vhmc_hmc <- function(sampler, run, target) {
 }
 
 sampler_label.vhmc_hmc <- function(sampler) metric_label("static HMC", sampler)
+
+auto_warmup.vhmc_hmc <- function(sampler) sampler$adaptation == "fisher"
 
 divergence_fix.vhmc_hmc <- function(sampler) {
   "increase adapt_delta, e.g. hmc(adapt_delta = 0.95), or reparameterise the model (e.g. a non-centred parameterisation)"

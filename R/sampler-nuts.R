@@ -3,26 +3,61 @@
 #' Configures Stan's multinomial No-U-Turn sampler (Hoffman and Gelman 2014; Betancourt
 #' 2017): trajectories double in random directions until the generalised U-turn criterion
 #' fires or `max_treedepth` doublings are reached. During warmup the step size is tuned by
-#' dual averaging toward `adapt_delta` and the metric (inverse mass matrix) is estimated in
-#' Stan's expanding windows.
+#' dual averaging toward `adapt_delta` and the metric (inverse mass matrix) is adapted.
+#'
+#' @section Warmup:
+#' With `adaptation = "fisher"` (the default) the metric is estimated as nutpie does
+#' (Seyboldt, Carlson and Carpenter 2026): from the draws *and* the gradients of the log
+#' density in a recent window of the chain, \eqn{\sigma_i^2 = \sqrt{var(\theta_i) /
+#' var(g_i)}}{sigma_i^2 = sqrt(var(theta_i) / var(g_i))} for the diagonal, which is exact for
+#' any Gaussian with independent coordinates after a few draws; it is re-estimated during
+#' warmup (after every iteration for `"diag"`, every 10 for `"low_rank"` and `"dense"`)
+#' rather than only at the end of Stan's doubling windows. Windows switch every 10 draws at
+#' first, then grow from 50 by a factor 1.5, so the metric always rests on the most recent
+#' one to two windows; the last 15% of warmup tunes only the step size.
+#' `adaptation = "stan"` is Stan's windowed warmup (variances of the draws only, windows of
+#' 75/25.../50 iterations), vhmc's warmup before version 0.3.0.
+#'
+#' With `warmup = NULL` (the default of [vhmc_glm()], [vhmc_ardl()] and [vhmc_sample()])
+#' the draw/gradient warmup ends as soon as adaptation has converged: at a window switch the
+#' diagonal of the new metric differs from the previous one by less than 20% (root mean
+#' square of the log ratios) and the mean log density of the last window agrees with the one
+#' before it. A final window of max(50, 15% of the warmup so far) iterations then tunes the
+#' step size. It takes at most `floor(iter / 2)` iterations; the number of draws kept is
+#' always `iter - floor(iter / 2)`, as with a full warmup. `fit$timing$warmup_iterations`
+#' says how many each chain took. A warmup given as a number is run in full.
+#'
+#' Metrics: `"diag"` (per-parameter scales), `"low_rank"` (the diagonal times a correction
+#' along the at most 10 directions in which the posterior's correlation matrix differs most
+#' from the identity, eigenvalues outside (1/2, 2), estimated from the draws and gradients
+#' as the covariance minimising the Fisher divergence; two d x 10 products per leapfrog
+#' step), `"dense"` (a full covariance, d x d per step) or `"unit"` (no metric adaptation).
 #'
 #' @param adapt_delta Target mean acceptance statistic for step-size adaptation, in (0, 1).
 #'   Raise it (e.g. 0.95) to remove divergences caused by a too large step size.
 #' @param max_treedepth Maximum number of trajectory doublings (at most 2^max_treedepth - 1
 #'   leapfrog steps per iteration).
-#' @param metric `"diag"` (default; per-parameter scales), `"dense"` (full covariance,
-#'   for strongly correlated posteriors) or `"unit"` (no metric adaptation).
+#' @param metric `"diag"` (default), `"low_rank"`, `"dense"` or `"unit"`; see the Warmup
+#'   section.
+#' @param adaptation `"fisher"` (default; nutpie's draw/gradient adaptation, which can end
+#'   warmup early) or `"stan"` (Stan's windowed adaptation); see the Warmup section.
 #' @return An object of class `c("vhmc_nuts", "vhmc_sampler")`, to pass as `sampler`.
 #' @seealso [hmc()], [vhmc_sample()]
 #' @examples
 #' nuts()
 #' nuts(adapt_delta = 0.95, metric = "dense")
+#' nuts(metric = "low_rank")
+#' nuts(adaptation = "stan")  # Stan's warmup
+#' @references Seyboldt, A., Carlson, E. and Carpenter, B. (2026). Preconditioning Hamiltonian
+#'   Monte Carlo by minimizing Fisher divergence. arXiv:2603.18845.
 #' @export
-nuts <- function(adapt_delta = 0.8, max_treedepth = 10, metric = c("diag", "dense", "unit")) {
+nuts <- function(adapt_delta = 0.8, max_treedepth = 10, metric = c("diag", "low_rank", "dense", "unit"),
+                 adaptation = c("fisher", "stan")) {
+  metric <- match_metric(metric)
   new_sampler("nuts",
     adapt_delta = check_number(adapt_delta, "adapt_delta", 0, 1, open = c(TRUE, TRUE)),
     max_treedepth = check_count(max_treedepth, "max_treedepth", 1),
-    metric = match_metric(metric)
+    metric = metric, adaptation = match_adaptation(adaptation, metric)
   )
 }
 
@@ -32,6 +67,8 @@ sampler_config.vhmc_nuts <- function(sampler, run, target) {
 }
 
 sampler_label.vhmc_nuts <- function(sampler) metric_label("NUTS", sampler)
+
+auto_warmup.vhmc_nuts <- function(sampler) sampler$adaptation == "fisher"
 
 divergence_fix.vhmc_nuts <- function(sampler) {
   "increase adapt_delta, e.g. nuts(adapt_delta = 0.95), or reparameterise the model (e.g. a non-centred parameterisation)"

@@ -297,7 +297,7 @@ prepare_sg_fit <- function(sampler, target, inits, user_init) {
   if (!isTRUE(sampler$control_variate)) return(NextMethod())
   evals <- 0
   seconds <- system.time(
-    anchor <- tryCatch(counted_laplace_anchor(target, inits$internal[[1]], "mode search"),
+    anchor <- tryCatch(start_or_laplace_anchor(target, inits, "mode search"),
                        error = function(e) {
       stop("`control_variate = TRUE` needs the posterior mode, but the mode search failed: ",
            conditionMessage(e), "\nUse control_variate = FALSE, or proper priors / `init` near the mode.",
@@ -315,6 +315,11 @@ prepare_sg_fit <- function(sampler, target, inits, user_init) {
 }
 prepare_fit.vhmc_sghmc <- prepare_sg_fit
 prepare_fit.vhmc_sgld <- prepare_sg_fit
+
+# Minibatch samplers exist to avoid passes over all the data, so with init = NULL they start
+# from random values, or (control variates) at the mode their prepare_fit() finds anyway.
+start_method.vhmc_sghmc <- function(sampler) "random"
+start_method.vhmc_sgld <- function(sampler) "random"
 
 # Per-chain reports as one data.frame (fit$sg), and the cost in per-observation gradients
 # in the counts table.

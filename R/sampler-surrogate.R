@@ -74,6 +74,7 @@
 #' @param adapt_delta Target acceptance rate of the exploration's NUTS step-size
 #'   adaptation (and of the integration-time tuning when below 0.65).
 #' @param metric Metric adapted during exploration and kept for sampling.
+#' @param adaptation Warmup adaptation of the exploration's NUTS, as for [nuts()].
 #' @param max_treedepth Maximum tree depth of the exploration NUTS.
 #' @param max_train Largest number of training points kept (a uniform sample of all
 #'   points beyond that).
@@ -98,8 +99,9 @@
 surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "tanh", "rbf"),
                           train_on = c("gradient", "value"), explore = NULL, adaptive = FALSE,
                           lambda = NULL, steps = NULL, step_size = NULL, adapt_delta = 0.8,
-                          metric = c("diag", "dense", "unit"), max_treedepth = 10,
-                          max_train = 50000) {
+                          metric = c("diag", "low_rank", "dense", "unit"), max_treedepth = 10,
+                          max_train = 50000, adaptation = c("fisher", "stan")) {
+  metric <- match_metric(metric)
   new_sampler("surrogate_hmc",
     hidden = if (is.null(hidden)) NULL else check_count(hidden, "hidden", 1),
     activation = match_choice(activation, "activation", c("softplus", "sigmoid", "tanh", "rbf")),
@@ -110,7 +112,7 @@ surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "
       check_number(lambda, "lambda", 0, Inf, open = c(TRUE, TRUE)),
     steps = if (is.null(steps)) NULL else check_count(steps, "steps", 1),
     adapt_delta = check_number(adapt_delta, "adapt_delta", 0, 1, open = c(TRUE, TRUE)),
-    metric = match_metric(metric),
+    metric = metric, adaptation = match_adaptation(adaptation, metric),
     max_treedepth = check_count(max_treedepth, "max_treedepth", 1),
     max_train = check_count(max_train, "max_train", 100),
     step_size = if (is.null(step_size)) NULL else

@@ -129,10 +129,10 @@ sampler_config.vhmc_variational_hmc <- function(sampler, run, target) {
               start_laplace = sampler$start == "laplace", refresh_every = sampler$refresh_every)
 }
 
-# The Laplace anchor (mode and Hessian of U) from the first chain's initial values, once per
-# fit; the fit keeps it (fit$laplace).
+# The Laplace anchor (mode and Hessian of U), once per fit: the start's (R/start.R), or
+# searched from the first chain's initial values; the fit keeps it (fit$laplace).
 prepare_fit.vhmc_variational_hmc <- function(sampler, target, inits, user_init) {
-  la <- counted_laplace_anchor(target, inits$internal[[1]], "variational_hmc()")
+  la <- start_or_laplace_anchor(target, inits, "variational_hmc()")
   list(extras = list(laplace = list(mode = la$mode, hessian = la$hessian)), inits = inits,
        stored = list(laplace = la))
 }

@@ -6,6 +6,8 @@
 #
 #   sampler_config(s, run, target) the settings the core reads, every default settled
 #   check_target(s, target)       refuse a target the sampler cannot use (before anything runs)
+#   start_method(s)               how chains start with init = NULL: "mode" (R/start.R) or "random"
+#   auto_warmup(s)                whether warmup = NULL lets warmup end when adaptation converged
 #   prepare_fit(s, target, inits) fit-time computations shared by the chains (a mode, ...)
 #   add_report(s, fit, results, target)  what each chain's sampler reported, into the fit
 #   check_report(s, fit)          warnings about what the report shows
@@ -36,6 +38,12 @@ sampler_config <- function(sampler, run, target) UseMethod("sampler_config")
 
 check_target <- function(sampler, target) UseMethod("check_target")
 check_target.vhmc_sampler <- function(sampler, target) invisible()
+
+start_method <- function(sampler) UseMethod("start_method")
+start_method.vhmc_sampler <- function(sampler) "mode"
+
+auto_warmup <- function(sampler) UseMethod("auto_warmup")
+auto_warmup.vhmc_sampler <- function(sampler) FALSE
 
 # Returns list(extras = what the core's chains get, inits = possibly new inits, stored = what
 # the fit keeps).
@@ -70,12 +78,25 @@ divergence_fix.vhmc_sampler <- function(sampler) {
   "use a smaller step size or reparameterise the model (e.g. non-centred)"
 }
 
-# Stan's warmup of an HMC-family kernel (NUTS, static HMC, surrogate HMC's exploration):
-# the step size adapted unless the user fixed it, the metric adapted unless it is the unit
-# metric, both only with a warmup.
+# The warmup of an HMC-family kernel (NUTS, static HMC, surrogate HMC's exploration): the
+# draw/gradient adaptation (or Stan's windows), the step size adapted unless the user fixed
+# it, the metric adapted unless it is the unit metric, both only with a warmup; a low-rank
+# metric keeps at most 10 eigen-directions.
 hmc_warmup_config <- function(sampler, run) {
   list(step_size = sampler$step_size,
        adapt_step_size = is.null(sampler$step_size) && run$warmup > 0,
        adapt_metric = sampler$metric != "unit" && run$warmup > 0,
-       adapt_delta = sampler$adapt_delta, init_accept = 0.8)
+       adapt_delta = sampler$adapt_delta, init_accept = 0.8,
+       fisher_adaptation = (sampler$adaptation %||% "fisher") == "fisher", max_rank = 10L)
+}
+
+# The warmup adaptation of an HMC-family sampler; the low-rank metric exists only with the
+# draw/gradient one.
+match_adaptation <- function(adaptation, metric) {
+  adaptation <- match_choice(adaptation, "adaptation", c("fisher", "stan"))
+  if (adaptation == "stan" && metric == "low_rank") {
+    stop_arg("metric", "\"low_rank\" needs the draw/gradient adaptation",
+             "Use adaptation = \"fisher\", or metric = \"diag\" or \"dense\" with Stan's adaptation.")
+  }
+  adaptation
 }

@@ -18,18 +18,32 @@
 #' @param gradient A function returning the gradient of `log_density` (a numeric vector of
 #'   the same length). `NULL` (default) uses central finite differences, which costs
 #'   `2 * d` log-density evaluations per gradient and is less accurate.
-#' @param init Initial values: `NULL` draws each coordinate uniformly in (-2, 2) per chain
-#'   (redrawing up to 100 times until the log density is finite); a named numeric vector
-#'   used for every chain; a list with one vector per chain; or a function returning a
-#'   vector, called with the chain id if it takes an argument.
+#' @param init Where the chains start. `NULL` (default): from the posterior mode and its
+#'   curvature. Each chain runs L-BFGS from its own random point (uniform in (-2, 2) per
+#'   coordinate, redrawn up to 100 times until the log density is finite) to a mode, takes
+#'   the Hessian there by central differences of the gradient, and starts at a draw of
+#'   the Laplace approximation with its covariance doubled; the sampler's metric starts
+#'   from that covariance. When there is no finite mode with a positive definite Hessian,
+#'   or the Gaussian does not describe the posterior there (a funnel), the chains start
+#'   from the random points with a unit metric and a message says why. `"random"`: those
+#'   random points, no mode search (Stan's start). Or values: a named numeric vector used
+#'   for every chain; a list with one vector per chain; or a function returning a vector,
+#'   called with the chain id if it takes an argument. `fit$start` records how the chains
+#'   started and what the search cost.
 #' @param parameters Parameter names (a character vector), or their number; needed only
-#'   when `init = NULL`. Otherwise names come from `init`, defaulting to `theta[1]`, ...
+#'   when `init` is `NULL` or `"random"`. Otherwise names come from `init`, defaulting to
+#'   `theta[1]`, ...
 #' @param sampler A sampler from [nuts()] (default), [hmc()], [surrogate_hmc()] or
 #'   [variational_hmc()]. The stochastic-gradient samplers [sghmc()] and [sgld()] need
 #'   minibatches of a likelihood and work with [vhmc_glm()] only.
 #' @param chains Number of chains.
-#' @param iter Iterations per chain, warmup included.
-#' @param warmup Warmup (adaptation) iterations per chain; discarded.
+#' @param iter Iterations per chain with a full warmup; `iter - floor(iter / 2)` draws
+#'   are kept per chain when `warmup = NULL`, `iter - warmup` otherwise.
+#' @param warmup Warmup (adaptation) iterations per chain, discarded. `NULL` (default):
+#'   automatic, at most `floor(iter / 2)` iterations: samplers with the draw/gradient
+#'   adaptation ([nuts()], [hmc()]) end warmup when it has converged (see the Warmup section
+#'   of [nuts()]), so a chain may run fewer than `iter` iterations; other samplers use
+#'   `floor(iter / 2)`. A number is the exact warmup length.
 #' @param thin Keep every `thin`-th post-warmup iteration.
 #' @param seed A whole number. The same seed gives the same draws whatever `cores` or
 #'   future plan. `NULL` draws a seed from R's random number generator.
@@ -54,7 +68,7 @@
 #' }
 #' @export
 vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = NULL,
-                        sampler = nuts(), chains = 4, iter = 2000, warmup = floor(iter / 2),
+                        sampler = nuts(), chains = 4, iter = 2000, warmup = NULL,
                         thin = 1, seed = NULL, cores = getOption("mc.cores", 1L),
                         progress = interactive()) {
   call <- match.call()

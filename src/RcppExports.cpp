@@ -126,6 +126,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// vhmc_lbfgs
+Rcpp::List vhmc_lbfgs(Rcpp::Function potential, Rcpp::NumericVector init, int max_iterations);
+RcppExport SEXP _vhmc_vhmc_lbfgs(SEXP potentialSEXP, SEXP initSEXP, SEXP max_iterationsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::Function >::type potential(potentialSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type init(initSEXP);
+    Rcpp::traits::input_parameter< int >::type max_iterations(max_iterationsSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_lbfgs(potential, init, max_iterations));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_run_gaussian", (DL_FUNC) &_vhmc_vhmc_run_gaussian, 6},
@@ -137,6 +150,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_column_summary", (DL_FUNC) &_vhmc_vhmc_column_summary, 2},
     {"_vhmc_vhmc_drop_row_names", (DL_FUNC) &_vhmc_vhmc_drop_row_names, 1},
     {"_vhmc_vhmc_run_r_target", (DL_FUNC) &_vhmc_vhmc_run_r_target, 5},
+    {"_vhmc_vhmc_lbfgs", (DL_FUNC) &_vhmc_vhmc_lbfgs, 3},
     {NULL, NULL, 0}
 };
 

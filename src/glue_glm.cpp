@@ -119,7 +119,7 @@ Rcpp::List vhmc_glm_mode(SEXP model, Rcpp::NumericVector init) {
       Rcpp::_["value"] = r.value, Rcpp::_["gradient"] = Rcpp::wrap(r.gradient),
       Rcpp::_["iterations"] = r.iterations, Rcpp::_["converged"] = r.converged,
       Rcpp::_["message"] = r.message,
-      Rcpp::_["evaluations"] = r.n_value + r.n_gradient + r.n_hessian);
+      Rcpp::_["evaluations"] = r.n_value + r.n_gradient, Rcpp::_["hessians"] = r.n_hessian);
 }
 
 // Weighted Gram matrix of the design in the sampler's coordinates (centred, scaled columns),

@@ -47,3 +47,23 @@ Rcpp::List vhmc_run_r_target(Rcpp::Function potential, Rcpp::NumericVector init,
   RPotential pot(potential, static_cast<int>(theta0.size()));
   return vhmc_glue::run_registered(pot, config, extras, theta0, run);
 }
+
+// The posterior mode of a target by L-BFGS (inst/include/vhmc/model/lbfgs.hpp), for the
+// mode-and-curvature start and the Laplace anchors of targets without an analytic Hessian.
+// `potential` is a closure f(theta, need_grad) as above, made by R/laplace.R, that returns
+// NaN where the target cannot be evaluated. The inverse-Hessian estimate of the final
+// L-BFGS pairs comes back as well (a fallback curvature when differences are too costly).
+// [[Rcpp::export]]
+Rcpp::List vhmc_lbfgs(Rcpp::Function potential, Rcpp::NumericVector init, int max_iterations) {
+  const vhmc::Vec theta0 = Rcpp::as<vhmc::Vec>(init);
+  const int d = static_cast<int>(theta0.size());
+  RPotential pot(potential, d);
+  vhmc::LbfgsOptions opt;
+  opt.max_iterations = max_iterations;
+  const vhmc::LbfgsResult r = vhmc::lbfgs_minimize(pot, theta0, opt);
+  return Rcpp::List::create(
+      Rcpp::_["mode"] = Rcpp::wrap(r.theta), Rcpp::_["value"] = r.value,
+      Rcpp::_["gradient"] = Rcpp::wrap(r.gradient), Rcpp::_["iterations"] = r.iterations,
+      Rcpp::_["evaluations"] = r.n_evals, Rcpp::_["converged"] = r.converged,
+      Rcpp::_["message"] = r.message, Rcpp::_["inv_hessian"] = Rcpp::wrap(r.history.inverse_hessian(d)));
+}

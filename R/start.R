@@ -1,0 +1,133 @@
+# Where the chains start, and with which metric.
+#
+# init = NULL (the default) starts from the posterior mode and its curvature: the mode theta*
+# and the Hessian H of the potential there give the Laplace approximation N(theta*, S),
+# S = H^-1. For a GLM the mode comes from damped Newton with the analytic Hessian (once per
+# fit: it is unique); for a target written in R, from L-BFGS started at each chain's own
+# random initial values, with H from central differences of the gradient (one search per
+# chain, so that chains that find different modes keep them). Each chain then starts at a
+# draw of N(theta*, 2 S), overdispersed so that R-hat still compares chains that began
+# apart, and its metric starts from S, so that warmup neither has to walk in from
+# uniform(-2, 2) nor to learn the posterior's scales from a unit metric.
+# The Gaussian must describe the posterior near the mode: at every start the rise of the
+# potential above the mode, U(theta) - U(theta*), must be within a factor 4 (plus 2 nats)
+# of the Gaussian's prediction z'z. Where it is not (a funnel, whose mode sits in the neck),
+# or where there is no finite mode with a positive definite Hessian (flat directions,
+# separation, a search that fails), the chains start as with init = "random" (uniform(-2, 2)
+# on the sampler's coordinates and a unit metric), and a message says why.
+
+# How the chains start: "mode", "random" or "init" (the user's values).
+start_how <- function(sampler, init) {
+  if (identical(init, "random")) return("random")
+  if (!is.null(init)) return("init")
+  start_method(sampler)
+}
+
+# The chains' initial values (list(internal, user)) and initial inverse metrics (one per
+# chain, or NULL), and what finding them cost (fit$start).
+start_chains <- function(sampler, target, inits, init, seed) {
+  how <- start_how(sampler, init)
+  chains <- length(inits$internal)
+  plain <- list(inits = inits, inv_metric = NULL,
+                info = start_info(how, NULL, numeric(chains), numeric(chains), 0))
+  if (how != "mode") return(plain)
+  seconds <- system.time(res <- tryCatch(mode_start(target, inits, seed),
+                                         vhmc_no_mode = function(e) e))[["elapsed"]]
+  if (inherits(res, "vhmc_no_mode")) {
+    message("Starting the chains from random initial values: ", conditionMessage(res),
+            " (init = \"random\" skips the mode search).")
+    plain$info <- start_info("random", conditionMessage(res), res$evaluations, res$hessians, seconds)
+    return(plain)
+  }
+  inits$internal <- res$theta
+  inits$user <- lapply(res$theta, target$user_values)
+  inits$anchor <- res$anchors[[1]]
+  list(inits = inits, inv_metric = res$cov,
+       info = start_info("mode", NULL, res$evaluations, res$hessians, seconds))
+}
+
+start_info <- function(how, reason, evaluations, hessians, seconds) {
+  list(method = how, reason = reason, evaluations = evaluations, hessians = hessians, seconds = seconds)
+}
+
+# The Laplace approximation of each chain and its overdispersed start; signals a
+# "vhmc_no_mode" condition (with the evaluations spent) when there is no usable one.
+mode_start <- function(target, inits, seed) {
+  chains <- length(inits$internal)
+  shared <- !is.null(target$mode)
+  evals <- numeric(chains)
+  hess <- numeric(chains)
+  anchors <- vector("list", chains)
+  for (c in seq_len(chains)) {
+    if (shared && c > 1L) {
+      anchors[[c]] <- anchors[[1]]
+      next
+    }
+    anchors[[c]] <- start_anchor(target, inits$internal[[c]], c, evals, hess)
+    evals[c] <- anchors[[c]]$evaluations
+    hess[c] <- anchors[[c]]$hessians
+  }
+  starts <- with_local_seed(start_seed(seed), lapply(seq_len(chains), function(c) {
+    dispersed_start(target, anchors[[c]], c)
+  }))
+  evals <- evals + vapply(starts, `[[`, numeric(1), "evaluations")
+  bad <- Find(function(s) !is.null(s$reason), starts)
+  if (!is.null(bad)) no_mode(bad$reason, evals, hess)
+  list(theta = lapply(starts, `[[`, "theta"), cov = lapply(anchors, `[[`, "cov"),
+       anchors = anchors, evaluations = evals, hessians = hess)
+}
+
+# The mode and Hessian from one chain's initial values (R/laplace.R), or a "vhmc_no_mode"
+# condition with the reason and the evaluations spent so far (the Newton search's own
+# are known only when it returns). evaluations: potential and gradient evaluations;
+# hessians: analytic Hessians.
+start_anchor <- function(target, init, chain, evals, hess) {
+  n <- 0
+  counted <- function(theta) {
+    n <<- n + 1
+    target$value_grad(theta)
+  }
+  la <- tryCatch(
+    withCallingHandlers(laplace_anchor(counted, init, target$mode, who = "mode search"),
+                        warning = function(w) stop(conditionMessage(w), call. = FALSE)),
+    error = function(e) e)
+  evals[chain] <- n
+  if (inherits(la, "error")) no_mode(sub("^mode search: ", "", conditionMessage(la)), evals, hess)
+  cov <- tryCatch(chol2inv(chol(la$hessian)), error = function(e) NULL)
+  if (is.null(cov) || !all(is.finite(cov))) no_mode("the Hessian at the mode cannot be inverted.", evals, hess)
+  la$cov <- (cov + t(cov)) / 2
+  la$evaluations <- la$evaluations - la$hessians + n
+  la
+}
+
+no_mode <- function(reason, evaluations, hessians) {
+  stop(structure(class = c("vhmc_no_mode", "error", "condition"),
+                 list(message = reason, call = NULL, evaluations = evaluations, hessians = hessians)))
+}
+
+# A draw of N(mode, 2 S) where the potential is finite (up to 10 tries), and whether the
+# Gaussian predicts the potential's rise there; reason is NULL when it does.
+dispersed_start <- function(target, anchor, chain) {
+  R <- chol(anchor$cov)
+  u0 <- anchor$value
+  for (attempt in seq_len(10)) {
+    z <- stats::rnorm(length(anchor$mode))
+    theta <- anchor$mode + sqrt(2) * drop(crossprod(R, z))
+    u <- tryCatch(target$value_grad(theta)$value, error = function(e) NaN)
+    if (is.finite(u)) break
+  }
+  out <- list(theta = theta, evaluations = attempt, reason = NULL)
+  rise <- u - u0
+  pred <- sum(z^2)
+  if (!is.finite(u)) {
+    out$reason <- sprintf("the log density is not finite at draws of the Laplace approximation (chain %d).", chain)
+  } else if (rise > 4 * pred + 2 || rise < pred / 4 - 2) {
+    out$reason <- sprintf(paste("the Gaussian (Laplace) approximation at the mode does not describe the",
+                                "posterior: at a start drawn from it the log density fell by %.3g where",
+                                "the approximation predicts %.3g (chain %d)."), rise, pred, chain)
+  }
+  out
+}
+
+# The start draws' own stream, apart from that of the random initial values.
+start_seed <- function(seed) (seed + 104729) %% .Machine$integer.max
