@@ -151,7 +151,7 @@ phase_seconds <- function(fit) {
   col <- function(name) if (!is.null(info[[name]])) mean(info[[name]]) else NA_real_
   warm <- fit$timing$warmup_seconds; samp <- fit$timing$sampling_seconds
   mode <- col("mode_seconds")
-  if (is.na(mode) && !is.null(fit$start$seconds)) mode <- max(fit$start$seconds)
+  if (is.na(mode) && length(start_field(fit, "seconds"))) mode <- max(start_field(fit, "seconds"))
   data.frame(mode_seconds = mode, explore_seconds = col("explore_seconds"),
              train_seconds = col("train_seconds"), tuning_seconds = col("tuning_seconds"),
              explore_plus_tuning_seconds = mean(warm) - (if (is.na(col("train_seconds"))) 0

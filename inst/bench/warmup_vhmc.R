@@ -130,9 +130,20 @@ vhmc_result <- function(fit, seconds, notes, max_td, warmup_known, sigma_from_lo
 # Gradient-equivalent evaluations spent finding the start (new API; 0 before it). If the
 # Hessians are reported apart from the gradients, each counts d gradients of work.
 start_evaluations <- function(fit, d) {
+  if (is.null(fit$start)) return(0)
+  sum(start_field(fit, "evaluations")) + d * sum(start_field(fit, "hessian_evaluations"))
+}
+
+# A field of fit$start as a numeric vector (one value, or one per chain), whether fit$start
+# is one list of fields (scalars or per-chain vectors) or a list with one such list per
+# chain (the core's choice is open); numeric(0) when absent.
+start_field <- function(fit, name) {
   s <- fit$start
-  if (is.null(s)) return(0)
-  sum(s$evaluations %||% 0) + d * sum(s$hessian_evaluations %||% 0)
+  if (is.null(s)) return(numeric(0))
+  if (is.null(names(s)) && all(vapply(s, is.list, logical(1)))) {
+    return(as.numeric(unlist(lapply(s, `[[`, name))))
+  }
+  as.numeric(s[[name]])
 }
 
 # Mean warmup iterations per chain that actually ran. The new API may stop warmup early, so
