@@ -71,7 +71,7 @@ match_choice <- function(x, arg, choices) {
   x
 }
 
-match_metric <- function(metric) match_choice(metric, "metric", c("diag", "low_rank", "dense", "unit"))
+match_metric <- function(metric) match_choice(metric, "metric", c("low_rank", "diag", "dense", "unit"))
 
 # Stops unless a package vhmc only suggests is installed; `what` names the function needing it.
 require_suggested <- function(pkg, what) {

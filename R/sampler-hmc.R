@@ -21,17 +21,17 @@
 #' hmc(steps = 1, jitter = FALSE) # MALA
 #' @export
 hmc <- function(steps = NULL, step_size = NULL, adapt_delta = 0.8,
-                metric = c("diag", "low_rank", "dense", "unit"), jitter = TRUE,
+                metric = c("low_rank", "diag", "dense", "unit"), jitter = TRUE,
                 adaptation = c("fisher", "stan")) {
-  metric <- match_metric(metric)
+  w <- match_warmup(adaptation, metric, !missing(metric))
   new_sampler("hmc",
     steps = if (is.null(steps)) NULL else check_count(steps, "steps", 1),
     step_size = if (is.null(step_size)) NULL else
       check_number(step_size, "step_size", 0, Inf, open = c(TRUE, TRUE)),
     adapt_delta = check_number(adapt_delta, "adapt_delta", 0, 1, open = c(TRUE, TRUE)),
-    metric = metric,
+    metric = w$metric,
     jitter = check_flag(jitter, "jitter"),
-    adaptation = match_adaptation(adaptation, metric)
+    adaptation = w$adaptation
   )
 }
 

@@ -99,9 +99,9 @@
 surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "tanh", "rbf"),
                           train_on = c("gradient", "value"), explore = NULL, adaptive = FALSE,
                           lambda = NULL, steps = NULL, step_size = NULL, adapt_delta = 0.8,
-                          metric = c("diag", "low_rank", "dense", "unit"), max_treedepth = 10,
+                          metric = c("low_rank", "diag", "dense", "unit"), max_treedepth = 10,
                           max_train = 50000, adaptation = c("fisher", "stan")) {
-  metric <- match_metric(metric)
+  w <- match_warmup(adaptation, metric, !missing(metric))
   new_sampler("surrogate_hmc",
     hidden = if (is.null(hidden)) NULL else check_count(hidden, "hidden", 1),
     activation = match_choice(activation, "activation", c("softplus", "sigmoid", "tanh", "rbf")),
@@ -112,7 +112,7 @@ surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "
       check_number(lambda, "lambda", 0, Inf, open = c(TRUE, TRUE)),
     steps = if (is.null(steps)) NULL else check_count(steps, "steps", 1),
     adapt_delta = check_number(adapt_delta, "adapt_delta", 0, 1, open = c(TRUE, TRUE)),
-    metric = metric, adaptation = match_adaptation(adaptation, metric),
+    metric = w$metric, adaptation = w$adaptation,
     max_treedepth = check_count(max_treedepth, "max_treedepth", 1),
     max_train = check_count(max_train, "max_train", 100),
     step_size = if (is.null(step_size)) NULL else

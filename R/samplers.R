@@ -90,13 +90,15 @@ hmc_warmup_config <- function(sampler, run) {
        fisher_adaptation = (sampler$adaptation %||% "fisher") == "fisher", max_rank = 10L)
 }
 
-# The warmup adaptation of an HMC-family sampler; the low-rank metric exists only with the
-# draw/gradient one.
-match_adaptation <- function(adaptation, metric) {
+# The warmup adaptation and metric of an HMC-family sampler (as list(adaptation, metric)).
+# The low-rank metric exists only with the draw/gradient adaptation, so Stan's adaptation
+# without a metric named means Stan's diagonal metric.
+match_warmup <- function(adaptation, metric, metric_given) {
   adaptation <- match_choice(adaptation, "adaptation", c("fisher", "stan"))
+  metric <- if (!metric_given && adaptation == "stan") "diag" else match_metric(metric)
   if (adaptation == "stan" && metric == "low_rank") {
     stop_arg("metric", "\"low_rank\" needs the draw/gradient adaptation",
              "Use adaptation = \"fisher\", or metric = \"diag\" or \"dense\" with Stan's adaptation.")
   }
-  adaptation
+  list(adaptation = adaptation, metric = metric)
 }

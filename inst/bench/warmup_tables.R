@@ -144,14 +144,13 @@ print_glm_table <- function(tab) {
 
 # Per-phase seconds of one fit, means over chains. surrogate_info() has train_seconds; the
 # other phase columns are read if the installed vhmc reports them, else NA. The mode search
-# is read from surrogate_info() or fit$start$seconds (the max if per chain: chains run
-# concurrently, so the slowest is what the clock sees).
+# is read from surrogate_info() or fit$start$seconds (made once, before the chains).
 phase_seconds <- function(fit) {
   info <- if (!is.null(fit$surrogate)) vhmc::surrogate_info(fit) else list()
   col <- function(name) if (!is.null(info[[name]])) mean(info[[name]]) else NA_real_
   warm <- fit$timing$warmup_seconds; samp <- fit$timing$sampling_seconds
   mode <- col("mode_seconds")
-  if (is.na(mode) && length(start_field(fit, "seconds"))) mode <- max(start_field(fit, "seconds"))
+  if (is.na(mode) && !is.null(fit$start$seconds)) mode <- fit$start$seconds
   data.frame(mode_seconds = mode, explore_seconds = col("explore_seconds"),
              train_seconds = col("train_seconds"), tuning_seconds = col("tuning_seconds"),
              explore_plus_tuning_seconds = mean(warm) - (if (is.na(col("train_seconds"))) 0

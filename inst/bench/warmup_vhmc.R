@@ -120,38 +120,27 @@ vhmc_result <- function(fit, seconds, notes, max_td, warmup_known, sigma_from_lo
   start <- start_evaluations(fit, nrow(summ))
   list(summary = summ, whole_seconds = seconds, conds = notes,
        warmup_iters = actual_warmup(fit, warmup_known),
-       total_grads = sum(fit$counts$n_grad) + start,
+       total_grads = sum(fit$counts$n_grad_warmup + fit$counts$n_grad_sampling) + start,
        warmup_grads = sum(fit$counts$n_grad_warmup), start_evals = start,
        divergences = if (!is.null(sdg$divergent__)) sum(sdg$divergent__) else NA_real_,
        treedepth_hits = if (!is.null(sdg$treedepth__)) sum(sdg$treedepth__ >= max_td) else NA_real_,
        fit = fit)
 }
 
-# Gradient-equivalent evaluations spent finding the start (new API; 0 before it). If the
-# Hessians are reported apart from the gradients, each counts d gradients of work.
+# Gradient-equivalent evaluations spent finding the start: fit$counts$n_grad_start (potential
+# and gradient evaluations of the mode search and the start draws), plus each analytic
+# Hessian of a GLM's Newton search counted as d gradients (X'WX costs about d/2 to d
+# gradients' work; the larger figure does not flatter vhmc). 0 for fits without a start.
 start_evaluations <- function(fit, d) {
-  if (is.null(fit$start)) return(0)
-  sum(start_field(fit, "evaluations")) + d * sum(start_field(fit, "hessian_evaluations"))
-}
-
-# A field of fit$start as a numeric vector (one value, or one per chain), whether fit$start
-# is one list of fields (scalars or per-chain vectors) or a list with one such list per
-# chain (the core's choice is open); numeric(0) when absent.
-start_field <- function(fit, name) {
-  s <- fit$start
-  if (is.null(s)) return(numeric(0))
-  if (is.null(names(s)) && all(vapply(s, is.list, logical(1)))) {
-    return(as.numeric(unlist(lapply(s, `[[`, name))))
-  }
-  as.numeric(s[[name]])
+  if (is.null(fit$counts$n_grad_start)) return(0)
+  sum(fit$counts$n_grad_start) + d * sum(fit$counts$n_hessian_start)
 }
 
 # Mean warmup iterations per chain that actually ran. The new API may stop warmup early, so
 # the run's warmup is read from the fit (whichever of these names the core reports); a
 # warmup fixed by the call is that number. NA when neither is known.
 actual_warmup <- function(fit, warmup_known) {
-  per_chain <- fit$counts$warmup %||% fit$counts$n_warmup %||% fit$counts$warmup_iterations %||%
-    fit$timing$warmup_iterations %||% unlist(lapply(fit$adaptation, `[[`, "warmup_iterations"))
+  per_chain <- fit$timing$warmup_iterations
   if (length(per_chain)) return(mean(per_chain))
   if (!is.null(warmup_known)) return(warmup_known)
   if (!new_api) return(fit$args$warmup)

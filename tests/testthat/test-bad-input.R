@@ -20,7 +20,7 @@ test_that("targets must be functions that work at the initial values", {
 test_that("init is checked for length, names and values", {
   expect_error(vhmc_sample(ld, gr), "`parameters` is not given")
   expect_error(vhmc_sample(ld, gr, init = c(a = NA)), "`init` must give finite numeric values")
-  expect_error(vhmc_sample(ld, gr, init = "a"), "`init` must give finite numeric values")
+  expect_error(vhmc_sample(ld, gr, init = "a"), "`init` must be NULL, \"random\" or initial values")
   expect_error(vhmc_sample(ld, gr, init = c(0, 0), parameters = c("a", "b", "c")),
                "`init` has length 2 for chain 1, but 3 parameters")
   expect_error(vhmc_sample(ld, gr, init = list(c(a = 0), c(b = 0)), chains = 2),
@@ -55,7 +55,10 @@ test_that("sampler constructors validate their arguments", {
   expect_error(hmc(step_size = -0.1), "`step_size` must lie in \\(0, Inf\\)")
   expect_error(hmc(jitter = "yes"), "`jitter` must be TRUE or FALSE")
   expect_s3_class(nuts(), "vhmc_sampler")
-  expect_equal(nuts()$metric, "diag")
+  expect_equal(nuts()$metric, "low_rank")
+  expect_equal(nuts(adaptation = "stan")$metric, "diag")
+  expect_error(nuts(metric = "low_rank", adaptation = "stan"), "`metric` \"low_rank\" needs the draw/gradient adaptation")
+  expect_error(nuts(adaptation = "windows"), "`adaptation` must be one of")
   expect_snapshot(print(hmc(steps = 5)))
 })
 
