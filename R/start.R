@@ -9,9 +9,9 @@
 # draw of N(theta*, 2 S), overdispersed so that R-hat still compares chains that began
 # apart, and its metric starts from S, so that warmup neither has to walk in from
 # uniform(-2, 2) nor to learn the posterior's scales from a unit metric.
-# The Gaussian must describe the posterior near the mode: at every start the rise of the
-# potential above the mode, U(theta) - U(theta*), must be within a factor 4 (plus 2 nats)
-# of the Gaussian's prediction z'z. Where it is not (a funnel, whose mode sits in the neck),
+# The Gaussian must describe the posterior near the mode: at each chain's start and three more
+# draws like it, the rise of the potential above the mode, U(theta) - U(theta*), must be
+# within a factor 4 (plus 2 nats) of the Gaussian's prediction z'z. Where it is not (a funnel, whose mode sits in the neck),
 # or where there is no finite mode with a positive definite Hessian (flat directions,
 # separation, a search that fails), the chains start as with init = "random" (uniform(-2, 2)
 # on the sampler's coordinates and a unit metric), and a message says why.
@@ -105,28 +105,37 @@ no_mode <- function(reason, evaluations, hessians) {
                  list(message = reason, call = NULL, evaluations = evaluations, hessians = hessians)))
 }
 
-# A draw of N(mode, 2 S) where the potential is finite (up to 10 tries), and whether the
-# Gaussian predicts the potential's rise there; reason is NULL when it does.
-dispersed_start <- function(target, anchor, chain) {
+# A draw of N(mode, 2 S) for the chain's start, and whether the Gaussian predicts the rise
+# of the potential there and at `checks - 1` more such draws (reason is NULL when it does).
+# Non-finite draws are redrawn, up to 10 times.
+dispersed_start <- function(target, anchor, chain, checks = 4L) {
   R <- chol(anchor$cov)
-  u0 <- anchor$value
-  for (attempt in seq_len(10)) {
-    z <- stats::rnorm(length(anchor$mode))
-    theta <- anchor$mode + sqrt(2) * drop(crossprod(R, z))
-    u <- tryCatch(target$value_grad(theta)$value, error = function(e) NaN)
-    if (is.finite(u)) break
-  }
-  out <- list(theta = theta, evaluations = attempt, reason = NULL)
-  rise <- u - u0
-  pred <- sum(z^2)
-  if (!is.finite(u)) {
-    out$reason <- sprintf("the log density is not finite at draws of the Laplace approximation (chain %d).", chain)
-  } else if (rise > 4 * pred + 2 || rise < pred / 4 - 2) {
-    out$reason <- sprintf(paste("the Gaussian (Laplace) approximation at the mode does not describe the",
-                                "posterior: at a start drawn from it the log density fell by %.3g where",
-                                "the approximation predicts %.3g (chain %d)."), rise, pred, chain)
+  out <- list(theta = NULL, evaluations = 0, reason = NULL)
+  for (k in seq_len(checks)) {
+    for (attempt in seq_len(10)) {
+      z <- stats::rnorm(length(anchor$mode))
+      theta <- anchor$mode + sqrt(2) * drop(crossprod(R, z))
+      u <- tryCatch(target$value_grad(theta)$value, error = function(e) NaN)
+      out$evaluations <- out$evaluations + 1
+      if (is.finite(u)) break
+    }
+    if (k == 1L) out$theta <- theta
+    out$reason <- laplace_mismatch(u - anchor$value, sum(z^2), chain)
+    if (!is.null(out$reason)) break
   }
   out
+}
+
+# Why the Gaussian fails to describe the posterior at a draw (NULL when it does): the
+# potential rose by `rise` where it predicts `pred`.
+laplace_mismatch <- function(rise, pred, chain) {
+  if (!is.finite(rise)) {
+    return(sprintf("the log density is not finite at draws of the Laplace approximation (chain %d).", chain))
+  }
+  if (rise <= 4 * pred + 2 && rise >= pred / 4 - 2) return(NULL)
+  sprintf(paste("the Gaussian (Laplace) approximation at the mode does not describe the posterior:",
+                "at a draw from it the log density fell by %.3g where the approximation predicts",
+                "%.3g (chain %d)."), rise, pred, chain)
 }
 
 # The start draws' own stream, apart from that of the random initial values.

@@ -1,0 +1,99 @@
+# Where chains start (R/start.R): from the posterior mode and curvature by default, random
+# or the user's values on request, and random with a message where no usable mode exists.
+
+local({
+  set.seed(31)
+  n <- 300
+  x <- rnorm(n)
+  dat <- data.frame(x = x, y = rbinom(n, 1, plogis(0.5 + x)))
+
+  test_that("GLMs start from draws of the Laplace approximation at the Newton mode", {
+    fit <- vhmc_glm(y ~ x, data = dat, family = binomial(), chains = 3, iter = 600, seed = 3,
+                    progress = FALSE)
+    expect_identical(fit$start$method, "mode")
+    expect_null(fit$start$reason)
+    # One Newton search (on chain 1) with analytic Hessians, plus one evaluation per start.
+    expect_gt(fit$counts$n_hessian_start[1], 0)
+    expect_equal(fit$counts$n_hessian_start[-1], c(0, 0))
+    expect_true(all(fit$counts$n_grad_start >= 1))
+    expect_equal(fit$counts$n_grad, fit$counts$n_grad_start + fit$counts$n_grad_warmup +
+                   fit$counts$n_grad_sampling)
+    # Dispersed: different starts, each within a few posterior sd of the mode.
+    inits <- do.call(rbind, fit$inits)
+    expect_false(any(duplicated(inits)))
+    ref <- glm(y ~ x, data = dat, family = binomial())
+    z <- sweep(sweep(inits, 2, coef(ref)), 2, sqrt(diag(vcov(ref))), `/`)
+    expect_true(all(abs(z) < 6))
+    expect_match(paste(capture.output(print(fit)), collapse = "\n"), "start: posterior mode")
+  })
+
+  test_that("init = \"random\" and user values skip the mode search", {
+    r <- suppressWarnings(vhmc_glm(y ~ x, data = dat, family = binomial(), chains = 2, iter = 400,
+                                   seed = 3, init = "random", progress = FALSE))
+    expect_identical(r$start$method, "random")
+    expect_equal(r$counts$n_grad_start, c(0, 0))
+    u <- suppressWarnings(vhmc_glm(y ~ x, data = dat, family = binomial(), chains = 2, iter = 400,
+                                   seed = 3, init = c(`(Intercept)` = 0.1, x = 0.2), progress = FALSE))
+    expect_identical(u$start$method, "init")
+    expect_equal(u$inits[[2]], c(`(Intercept)` = 0.1, x = 0.2))
+  })
+
+  test_that("the start is reproducible and does not touch the user's random stream", {
+    set.seed(99)
+    before <- runif(1)
+    set.seed(99)
+    a <- suppressWarnings(vhmc_glm(y ~ x, data = dat, family = binomial(), chains = 2, iter = 400,
+                                   seed = 5, progress = FALSE))
+    expect_identical(runif(1), before)
+    b <- suppressWarnings(vhmc_glm(y ~ x, data = dat, family = binomial(), chains = 2, iter = 400,
+                                   seed = 5, progress = FALSE))
+    expect_identical(a$inits, b$inits)
+    expect_identical(unclass(a$draws), unclass(b$draws))
+  })
+})
+
+test_that("targets in R: L-BFGS per chain, then the difference Hessian", {
+  S <- matrix(c(4, 1.8, 1.8, 1), 2)
+  P <- solve(S)
+  mu <- c(a = 3, b = -1)
+  ld <- function(th) -0.5 * sum((th - mu) * (P %*% (th - mu)))
+  gr <- function(th) -as.vector(P %*% (th - mu))
+  fit <- vhmc_sample(ld, gr, parameters = c("a", "b"), chains = 2, iter = 1000, seed = 7,
+                     progress = FALSE)
+  expect_identical(fit$start$method, "mode")
+  expect_true(all(fit$counts$n_grad_start > 5))  # one search per chain
+  expect_equal(fit$counts$n_hessian_start, c(0, 0))
+  s <- posterior::summarise_draws(fit$draws, "mean", "mcse_mean")
+  expect_true(all(abs(s$mean - mu) < 4 * s$mcse_mean))
+  expect_true(all(fit$timing$warmup_iterations < 500))
+})
+
+test_that("no usable mode: random starts and a message that says why", {
+  # Neal's funnel: its mode sits deep in the neck, where the Laplace approximation is useless.
+  ld <- function(th) dnorm(th[1], 0, 3, log = TRUE) + sum(dnorm(th[-1], 0, exp(th[1] / 2), log = TRUE))
+  expect_message(
+    fit <- suppressWarnings(vhmc_sample(ld, parameters = 4, chains = 1, iter = 200, seed = 1,
+                                        progress = FALSE)),
+    "Starting the chains from random initial values: .*(does not describe|not finite|Hessian)"
+  )
+  expect_identical(fit$start$method, "random")
+  expect_type(fit$start$reason, "character")
+  expect_match(paste(capture.output(print(fit)), collapse = "\n"), "start: random \\(no usable mode\\)")
+  # An improper target (flat in one direction): L-BFGS cannot converge.
+  flat <- function(th) -0.5 * th[1]^2
+  expect_message(
+    fit2 <- suppressWarnings(vhmc_sample(flat, function(th) c(-th[1], 0), parameters = 2,
+                                         chains = 1, iter = 100, seed = 1, progress = FALSE)),
+    "Starting the chains from random initial values"
+  )
+  expect_identical(fit2$start$method, "random")
+})
+
+test_that("samplers that avoid full passes start randomly by default", {
+  d <- data.frame(x = rnorm(200))
+  d$y <- rbinom(200, 1, plogis(d$x))
+  fit <- suppressWarnings(vhmc_glm(y ~ x, data = d, family = binomial(),
+                                   sampler = sgld(control_variate = FALSE), chains = 1,
+                                   iter = 200, seed = 1, progress = FALSE))
+  expect_identical(fit$start$method, "random")
+})

@@ -1,0 +1,105 @@
+# The warmup: automatic by default (warmup = NULL), exact when given; and short warmups do
+# not hide problems: on hard targets the default warmup raises every warning that Stan's
+# warmup (vhmc before 0.3.0: random starts, Stan's windows, warmup = iter / 2) raises.
+
+# The kinds of problem the post-fit warnings name.
+problem_kinds <- function(expr) {
+  msgs <- character()
+  withCallingHandlers(suppressMessages(expr), warning = function(w) {
+    msgs <<- c(msgs, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
+  kinds <- c(divergence = "divergen", treedepth = "tree depth", rhat = "R-hat", ebfmi = "E-BFMI")
+  names(kinds)[vapply(kinds, function(k) any(grepl(k, msgs)), logical(1))]
+}
+
+legacy <- function(sampler_args = list()) {
+  list(sampler = do.call(nuts, c(sampler_args, list(adaptation = "stan"))), init = "random",
+       warmup = 500)
+}
+
+# The same target fitted with Stan's warmup and with the defaults; the fits' own warnings
+# are muffled here and raised again by check_fit() where a test asks for them.
+fit_both <- function(fun, args, sampler_args = list()) {
+  quiet <- function(expr) suppressWarnings(suppressMessages(expr))
+  before <- quiet(do.call(fun, c(args, legacy(sampler_args))))
+  after <- quiet(do.call(fun, c(args, list(sampler = do.call(nuts, sampler_args)))))
+  list(before = before, after = after)
+}
+
+test_that("warmup = NULL ends early, keeps iter - floor(iter / 2) draws and says so", {
+  set.seed(41)
+  d <- data.frame(x1 = rnorm(400), x2 = rnorm(400))
+  d$y <- 1 + d$x1 - d$x2 + rnorm(400)
+  fit <- vhmc_glm(y ~ x1 + x2, data = d, chains = 2, iter = 2000, seed = 1, progress = FALSE)
+  expect_true(fit$args$warmup_auto)
+  expect_equal(fit$args$warmup, 1000)
+  expect_true(all(fit$timing$warmup_iterations < 1000))
+  expect_true(all(fit$timing$warmup_iterations >= 150))
+  expect_equal(posterior::niterations(fit$draws), 1000)
+  expect_match(paste(capture.output(print(fit)), collapse = " "), "warmup = automatic, .* \\(at most 1000\\)")
+  exact <- vhmc_glm(y ~ x1 + x2, data = d, chains = 2, iter = 600, warmup = 250, seed = 1,
+                    progress = FALSE)
+  expect_false(exact$args$warmup_auto)
+  expect_equal(exact$timing$warmup_iterations, c(250, 250))
+  expect_equal(posterior::niterations(exact$draws), 350)
+  # Samplers without the draw/gradient adaptation take floor(iter / 2).
+  stan <- suppressWarnings(vhmc_glm(y ~ x1 + x2, data = d, chains = 1, iter = 400, seed = 1,
+                                    sampler = nuts(adaptation = "stan"), progress = FALSE))
+  expect_false(stan$args$warmup_auto)
+  expect_equal(stan$timing$warmup_iterations, 200)
+})
+
+test_that("the funnel's divergences are reported after the default warmup as before", {
+  skip_on_cran()
+  ld <- function(th) dnorm(th[1], 0, 3, log = TRUE) + sum(dnorm(th[-1], 0, exp(th[1] / 2), log = TRUE))
+  gr <- function(th) {
+    s2 <- exp(th[1])
+    c(-th[1] / 9 - (length(th) - 1) / 2 + sum(th[-1]^2) / (2 * s2), -th[-1] / s2)
+  }
+  f <- fit_both(vhmc_sample, list(log_density = ld, gradient = gr, parameters = 6, chains = 2,
+                                  iter = 1000, seed = 2, progress = FALSE))
+  expect_true("divergence" %in% problem_kinds(check_fit(f$before)))
+  expect_true(all(problem_kinds(check_fit(f$before)) %in% problem_kinds(check_fit(f$after))))
+})
+
+test_that("tree-depth and R-hat warnings fire after the default warmup as before", {
+  skip_on_cran()
+  # A correlated pair under a diagonal metric and shallow trees: tree-depth hits.
+  P <- solve(matrix(c(1, 0.999, 0.999, 1), 2))
+  ld <- function(th) -0.5 * sum(th * (P %*% th))
+  gr <- function(th) -as.vector(P %*% th)
+  f <- fit_both(vhmc_sample, list(log_density = ld, gradient = gr, parameters = 2, chains = 2,
+                                  iter = 1000, seed = 3, progress = FALSE),
+                list(metric = "diag", max_treedepth = 3))
+  expect_true("treedepth" %in% problem_kinds(check_fit(f$before)))
+  expect_true("treedepth" %in% problem_kinds(check_fit(f$after)))
+  # Two far-apart modes: chains that start in different ones never meet (R-hat).
+  ld2 <- function(th) log(0.5 * dnorm(th, -8) + 0.5 * dnorm(th, 8))
+  gr2 <- function(th) {
+    a <- dnorm(th, -8)
+    b <- dnorm(th, 8)
+    (-(th + 8) * a - (th - 8) * b) / (a + b)
+  }
+  q <- function(expr) suppressWarnings(suppressMessages(expr))
+  before <- q(vhmc_sample(ld2, gr2, init = "random", parameters = "x", chains = 4, iter = 600,
+                          warmup = 300, sampler = nuts(adaptation = "stan"), seed = 4, progress = FALSE))
+  after <- q(vhmc_sample(ld2, gr2, parameters = "x", chains = 4, iter = 600, seed = 4, progress = FALSE))
+  expect_true("rhat" %in% problem_kinds(check_fit(before)))
+  expect_true("rhat" %in% problem_kinds(check_fit(after)))
+})
+
+test_that("the banana: whatever Stan's warmup flags, the default warmup flags too", {
+  skip_on_cran()
+  # Rosenbrock-like: x ~ N(0, 1), y | x ~ N(3 x^2, 0.5^2).
+  ld <- function(th) dnorm(th[1], log = TRUE) + dnorm(th[2], 3 * th[1]^2, 0.5, log = TRUE)
+  gr <- function(th) {
+    r <- (th[2] - 3 * th[1]^2) / 0.25
+    c(-th[1] + r * 6 * th[1], -r)
+  }
+  f <- fit_both(vhmc_sample, list(log_density = ld, gradient = gr, parameters = 2, chains = 2,
+                                  iter = 1000, seed = 5, progress = FALSE), list(max_treedepth = 4))
+  expect_true(all(problem_kinds(check_fit(f$before)) %in% problem_kinds(check_fit(f$after))))
+  s <- posterior::summarise_draws(f$after$draws, "mean", "mcse_mean")
+  expect_true(abs(s$mean[1]) < 4 * s$mcse_mean[1])
+})
