@@ -721,3 +721,87 @@ TEST_CASE("variational field: V blends the network with the Laplace quadratic", 
     CHECK(rel_err(g, fd) < 1e-7);
   }
 }
+
+TEST_CASE("network: prefixes of the bases, their ridge fit, and the quadratic from a Hessian",
+          "[surrogate]") {
+  Rng rng(91, 3);
+  const int d = 3, s = 40, n = 400;
+  const Quadratic q(rng, d);
+  const Mat X = q.draws(rng, n);
+  Mat G = q.grads(X);
+  for (Eigen::Index i = 0; i < n; ++i) G(i, 0) += std::sin(X(i, 1));  // a non-quadratic part
+  RandomBasisNetwork net = softplus_net_for(X, s, rng);
+  vhmc::RidgeTrainer trainer(net);
+  trainer.add_gradients(X, G);
+  SECTION("the prefix solve of all bases is the full solve") {
+    const Vec all = trainer.solve_prefix(s, 1e-3);
+    trainer.solve(1e-3);
+    CHECK((all - net.weights()).norm() <= 1e-10 * all.norm());
+    CHECK(trainer.solve_prefix(0, 1e-3).size() == 0);
+  }
+  SECTION("truncate keeps the first bases and their weights") {
+    trainer.solve(1e-3);
+    const Vec x0 = X.row(3).transpose();
+    net.weights().tail(s - 10).setZero();
+    Vec g_full, g_cut;
+    const double z_full = net.value_grad(x0, g_full);
+    net.truncate(10);
+    CHECK(net.hidden() == 10);
+    const double z_cut = net.value_grad(x0, g_cut);
+    CHECK(z_cut == Approx(z_full).epsilon(1e-12));
+    CHECK((g_cut - g_full).norm() <= 1e-12 * g_full.norm());
+    net.truncate(0);  // the quadratic base alone (here none: zero)
+    CHECK(net.value_grad(x0, g_cut) == Approx(net.offset()));
+    CHECK(g_cut.norm() == 0.0);
+  }
+  SECTION("the quadratic base from the Hessian at the mode is exact for a Gaussian") {
+    Mat Q;
+    Vec b;
+    const vhmc::LaplaceBase lb{&q.mu, &q.P};
+    vhmc::quadratic_from_hessian(net.standardizer(), lb, Q, b);
+    net.weights().setZero();
+    net.set_quadratic(Q, b);
+    Vec g;
+    for (int i = 0; i < 5; ++i) {
+      net.value_grad(X.row(i).transpose(), g);
+      CHECK((g - q.grad(X.row(i).transpose())).norm() <= 1e-9 * q.grad(X.row(i).transpose()).norm());
+    }
+  }
+}
+
+TEST_CASE("train_surrogate chooses the number of bases by held-out error", "[surrogate]") {
+  Rng rng(92, 3);
+  const int d = 4;
+  const Quadratic q(rng, d);
+  auto train = [&](bool curved, vhmc::Report& rep) {
+    vhmc::TrainingSet set(d, 100000, Rng(93, 1));
+    const Mat X = q.draws(rng, 1500);
+    Vec g(d);
+    for (Eigen::Index i = 0; i < X.rows(); ++i) {
+      const Vec x = X.row(i).transpose();
+      g = q.grad(x);
+      // A conservative non-quadratic part, U += 1.5 sin(2 x0), so that a potential's gradient can fit it.
+      if (curved) g[0] += 3.0 * std::cos(2.0 * x[0]);
+      set.add(x, q.U(x) + (curved ? 1.5 * std::sin(2.0 * x[0]) : 0.0), g);
+    }
+    Vec m;
+    Mat S;
+    mean_cov(X, m, S);
+    vhmc::SurrogateTrainConfig tc;
+    tc.select_hidden = true;
+    RandomBasisNetwork net;
+    Rng srng(94, 1);
+    vhmc::train_surrogate(net, set, Standardizer::from_covariance(m, S), 1e300, tc, srng, rep);
+    return net.hidden();
+  };
+  vhmc::Report gaussian, curved;
+  CHECK(train(false, gaussian) == 0);  // the quadratic alone is exact: no Gram matrix at all
+  CHECK(std::get<std::string>(gaussian.at("quadratic")) == "least squares");
+  CHECK(std::get<double>(gaussian.at("grad_rel_error")) < 1e-8);
+  const int s = train(true, curved);
+  CHECK(s > 0);  // the sine needs bases
+  const Vec err = std::get<Vec>(curved.at("candidate_error"));
+  const Vec size = std::get<Vec>(curved.at("candidate_hidden"));
+  CHECK(size[size.size() - 1] == 0);
+  CHECK(err[err.size() - 1] > 1.25 * err.minCoeff());  // beyond the selection tolerance
+}

@@ -84,7 +84,7 @@ TEST_CASE("Surrogate HMC is exact on a Gaussian and never needs a true gradient 
     sc.adaptive = adaptive;
     const auto cfg = vt::chain_config(1000, n_save, adaptive ? 63 : 62);
     const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc,
-                                                    vt::stan_warmup(), cfg, init, false, cb);
+                                                    vt::stan_warmup(), cfg, init, vhmc::FitExtras{}, cb);
     check_hmc_columns(out, n_save);
     check_gaussian_moments(out.draws, target_mean(), target_cov());
     const long steps = rep<long>(out, "steps");
@@ -131,7 +131,7 @@ TEST_CASE("Surrogate HMC with user-fixed steps uses the exploration's metric and
   sc.steps = 7;
   vhmc::Callbacks cb;
   const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(),
-                                                  vt::chain_config(600, 4000, 64), vt::uniform_init(2, 64), false, cb);
+                                                  vt::chain_config(600, 4000, 64), vt::uniform_init(2, 64), vhmc::FitExtras{}, cb);
   check_hmc_columns(out, 4000);
   check_gaussian_moments(out.draws, target_mean(), target_cov());
   CHECK(rep<long>(out, "steps") == 7);
@@ -147,7 +147,7 @@ TEST_CASE("Surrogate HMC: too short an exploration is an error, not an exception
   vhmc::Callbacks cb;
   ChainOutput out;
   CHECK_NOTHROW(out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(),
-                                              vt::chain_config(10, 10, 65), vt::uniform_init(2, 65), false, cb));
+                                              vt::chain_config(10, 10, 65), vt::uniform_init(2, 65), vhmc::FitExtras{}, cb));
   CHECK(out.error.find("explore") != std::string::npos);
   CHECK(out.draws.rows() == 0);
   CHECK_THROWS(out.report.at("steps"));  // the tuning phase never started, so it says nothing
@@ -227,8 +227,43 @@ TEST_CASE("Phases a failed or interrupted chain never reached do not report", "[
     cb.interrupted = [] { return true; };
     vhmc::SurrogateConfig sc;
     const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc,
-                                                    vt::stan_warmup(), cfg, Vec::Zero(2), false, cb);
+                                                    vt::stan_warmup(), cfg, Vec::Zero(2), vhmc::FitExtras{}, cb);
     CHECK(out.interrupted);
     CHECK_THROWS(out.report.at("steps"));
   }
+}
+
+TEST_CASE("Surrogate HMC from the mode: a short automatic exploration and the quadratic alone",
+          "[surrogate][sampler]") {
+  // The chain starts at the mode with the Laplace covariance as its metric and the Hessian
+  // there, as vhmc_glm() gives them; on a Gaussian both are exact.
+  vhmc::GaussianPotential pot(target_mean(), target_cov());
+  vhmc::FitExtras x;
+  x.inv_metric = target_cov();
+  x.laplace = vhmc::Anchor{target_mean(), Mat(target_cov().inverse()), Vec()};
+  vhmc::SurrogateConfig sc;
+  sc.explore = 850;
+  sc.explore_auto = true;
+  sc.train.select_hidden = true;
+  vhmc::ChainConfig cfg = vt::chain_config(1000, 4000, 67);
+  cfg.warmup_auto = true;
+  vhmc::Callbacks cb;
+  const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DenseMetric(target_cov()), sc, vt::fisher_warmup(),
+                                                  cfg, target_mean(), x, cb);
+  INFO(out.error);
+  REQUIRE(out.error.empty());
+  const long explore = rep<long>(out, "explore");
+  INFO("exploration " << explore << " iterations, " << rep<long>(out, "n_seen") << " points");
+  CHECK(explore >= 50);
+  CHECK(explore < 300);
+  CHECK(rep<long>(out, "n_seen") >= vhmc::training_points_needed(sc.train, 2));
+  CHECK(rep<long>(out, "tuning") == 150);
+  CHECK(out.warmup_iterations == explore + 150);
+  CHECK(rep<long>(out, "hidden") == 0);
+  CHECK(rep<double>(out, "grad_rel_error") < 1e-8);
+  CHECK(rep<double>(out, "seconds_per_gradient") > 0);
+  CHECK(rep<double>(out, "seconds_per_surrogate_gradient") > 0);
+  check_hmc_columns(out, 4000);
+  check_gaussian_moments(out.draws, target_mean(), target_cov());
+  CHECK(out.accept_stat.mean() > 0.9);
 }

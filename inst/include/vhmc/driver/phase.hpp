@@ -8,9 +8,9 @@
 //   before(t)    before the transition of its t-th iteration,
 //   observe(t)   after that transition, with its statistics,
 //   saved(row)   (sampling) after the draw of this iteration was saved in `row`,
-//   done()       after observe(t): a warmup phase that has finished its work early (an
-//                automatic warmup that converged) ends the phase, and with it the
-//                warmup iterations it would still have taken,
+//   done()       before each iteration of a warmup phase: true ends the phase early (an
+//                automatic warmup that converged, an exploration with enough training
+//                points), and with it the warmup iterations it would still have taken,
 //   finish()     after its last iteration (even when it had none),
 //   report()     after the chain, the named values the phase measured or chose (only a
 //                phase that started reports: one a failed chain never reached has nothing).

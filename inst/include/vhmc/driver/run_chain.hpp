@@ -88,6 +88,7 @@ struct PhaseRunner {
     started.push_back(&phase);
     phase.start(rng);
     for (int t = 0; t < iterations; ++t) {
+      if (!sampling && phase.done()) break;
       poll.check();
       phase.before(t, rng);
       TransitionInfo info;
@@ -103,7 +104,6 @@ struct PhaseRunner {
       }
       out.iterations_done = ++i;
       log_progress(cfg, i - 1, total, phase.label(), cb);
-      if (!sampling && phase.done()) break;
     }
     phase.finish(rng);
   }

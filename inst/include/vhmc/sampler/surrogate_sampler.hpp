@@ -2,10 +2,12 @@
 // Exact surrogate-accelerated HMC (RNS-HMC and ARNS-HMC; Zhang, Shahbaba & Zhao 2017,
 // Algorithms 1-3) as a sampler: its kernel, surrogate_hmc.hpp, drives the leapfrog by a
 // random-basis network and accepts with the true potential. Its warmup phases:
-//   1. exploration: NUTS with Stan's warmup on the true potential; every gradient it
-//      computes after the first 20% is a training point (they are free); then the surrogate
-//      is trained (surrogate/train_surrogate.hpp), standardised by the mean and covariance
-//      of the second half of the exploration, whose highest potential also bounds the points;
+//   1. exploration: NUTS with its warmup adaptation on the true potential; every gradient
+//      it computes after a burn-in is a training point (they are free); then the surrogate
+//      is trained (surrogate/train_surrogate.hpp), standardised by the Laplace covariance
+//      when the chain started from the mode (else by the exploration's covariance), whose
+//      highest visited potential also bounds the points. With explore_auto the exploration
+//      lasts only as long as the training set needs (SurrogateExploration::done());
 //   2. trajectory tuning: surrogate HMC with a metric, step size and longest trajectory from
 //      the surrogate's frequencies (trajectory_length.hpp), the integration time adapted
 //      below that toward an acceptance rate;
@@ -14,7 +16,9 @@
 // min(1, t^(-1/2)) (diminishing adaptation). eps and L are frozen for sampling and never
 // depend on the state, as exactness requires.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -28,7 +32,9 @@
 namespace vhmc {
 
 struct SurrogateConfig {
-  int explore = 500;              // exploration (NUTS) iterations, part of warmup
+  int explore = 500;              // exploration (NUTS) iterations, part of warmup (the most, with explore_auto)
+  bool explore_auto = false;      // end the exploration when the training set suffices
+  int tune = 150;                 // trajectory-tuning iterations of an automatic warmup
   SurrogateTrainConfig train{};
   std::optional<int> steps;       // the user's maximal leapfrog steps; nullopt: tuned
   int max_steps = 1024;
@@ -43,7 +49,8 @@ struct SurrogateConfig {
                            field("steps", &SurrogateConfig::steps),
                            field("trajectory_accept", &SurrogateConfig::trajectory_accept),
                            field("adaptive", &SurrogateConfig::adaptive),
-                           field("max_train", &SurrogateConfig::max_train), field("nuts", &SurrogateConfig::nuts));
+                           field("max_train", &SurrogateConfig::max_train), field("nuts", &SurrogateConfig::nuts),
+                           field("explore_auto", &SurrogateConfig::explore_auto));
   }
 };
 
@@ -135,67 +142,116 @@ class SurrogateChain {
   SurrogateState state_;
 };
 
-// Phase 1: NUTS with Stan's warmup over `explore` iterations, recording gradients after the
-// first 20% and the moments of the second half; at its end the surrogate is trained. The
-// standardisation and the potential cut come from the second half only: a chain still in
-// its transient at 20% (measured: log sigma of a gaussian GLM at N = 1e5) would otherwise
-// stretch the standardisation and keep the transient's huge gradients in the fit (held-out
-// gradient error 45%, acceptance 0).
+// Training gradients an automatic exploration collects: 10 numbers (d per gradient) per
+// output weight of the most bases training may use, and at least 4 (d + 1) gradients for
+// the quadratic base's d (d + 1) least-squares coefficients.
+inline long training_points_needed(const SurrogateTrainConfig& tc, int d) {
+  const long s = surrogate_hidden(tc, d, std::numeric_limits<long>::max() / (4L * d));
+  return std::max<long>(4L * (d + 1), (10L * s + d - 1) / d);
+}
+
+// Phase 1: NUTS with its warmup adaptation over `explore` iterations (at most, with
+// explore_auto), recording gradients after a burn-in; at its end the surrogate is trained.
+// Fixed length: the burn-in is the first 20%, and the standardisation and the potential cut
+// come from the second half only: a chain still in its transient at 20% (measured: log
+// sigma of a gaussian GLM at N = 1e5) would otherwise stretch the standardisation and keep
+// the transient's huge gradients in the fit (held-out gradient error 45%, acceptance 0).
+// Automatic length: a chain started from the mode's Laplace approximation is in the typical
+// set from its first iteration, so the burn-in is 10 iterations and the exploration ends at
+// iteration 50 or later once the training set holds ExplorationRule::points() gradients;
+// from random starts it waits for 150 iterations (burn-in 30).
 template <class Chain>
 class SurrogateExploration : public Phase {
  public:
   SurrogateExploration(Chain& chain, const SurrogateConfig& sc, const HmcWarmupConfig& wc, int explore,
-                       bool initial_metric, std::unique_ptr<OnlineRidge>* online)
-      : chain_(chain), sc_(sc), explore_(explore), burn_(explore / 5),
-        adapter_(make_hmc_warmup(chain.nuts(), chain.explore_state(), explore, wc, false, initial_metric)),
+                       const FitExtras& x, std::unique_ptr<OnlineRidge>* online)
+      : chain_(chain), sc_(sc), x_(x), explore_(explore),
+        min_explore_(x.inv_metric ? 50 : 150), burn_(sc.explore_auto ? min_explore_ / 5 : explore / 5),
+        need_(training_points_needed(sc.train, chain.dim())),
+        adapter_(make_hmc_warmup(chain.nuts(), chain.explore_state(), explore, wc, false, x.inv_metric.has_value())),
         moments_(chain.dim()), online_(online) {}
 
   const char* label() const override { return "warmup: exploration"; }
-  void start(Rng& rng) override { adapter_->start(rng); }
+  void start(Rng& rng) override {
+    t0_ = std::chrono::steady_clock::now();
+    adapter_->start(rng);
+  }
   void before(int t, Rng&) override { chain_.recorder().record(t >= burn_); }
   void observe(int t, const TransitionInfo& info, Rng& rng) override {
     adapter_->observe(t, info, rng);
-    if (2 * t >= explore_) {
+    done_ = t + 1;
+    if (sc_.explore_auto ? t >= burn_ : 2 * t >= explore_) {
       moments_.add(chain_.explore_state().theta);
       U_state_max_ = std::max(U_state_max_, chain_.explore_state().U);
       traj_sum_ += info.n_leapfrog * info.step_size;
       ++traj_n_;
     }
   }
-  void finish(Rng&) override {
-    chain_.recorder().record(false);
-    step_size_ = chain_.nuts().step_size();
-    if (chain_.training_set().size() < 10 || moments_.n() < 2)
-      throw std::runtime_error("too few exploration iterations to train a surrogate; increase `explore`");
-    const Standardizer st = Standardizer::from_covariance(moments_.mean(), moments_.regularized());
-    const double U_cut = U_state_max_ + std::max(10.0, static_cast<double>(chain_.dim()));
-    train_surrogate(chain_.network(), chain_.training_set(), st, U_cut, sc_.train, chain_.surrogate_rng(),
-                    train_report_, sc_.adaptive ? online_ : nullptr);
+  bool done() const override {
+    return sc_.explore_auto && done_ >= min_explore_ && chain_.training_set().seen() >= need_;
   }
+  void finish(Rng&) override;
   void report(Report& r) const override {
     adapter_->report(r);
-    r.add("explore", explore_);
+    r.add("explore", done_);
     r.add("explore_step_size", step_size_);
+    r.add("explore_seconds", seconds_);
+    r.add("explore_grads", grads_);
     r.merge(train_report_);
   }
 
   double step_size() const { return step_size_; }
+  int iterations() const { return done_; }
   const Vec& mean() const { return moments_.mean(); }
+  // Seconds per true gradient during the exploration (NUTS's own bookkeeping included).
+  double seconds_per_gradient() const { return grads_ > 0 ? seconds_ / grads_ : NAN; }
   // 4/3 of the exploration's mean NUTS integration time (second half), 0 without
   // iterations: the longest surrogate trajectory when the frequencies give none.
   double trajectory_cap() const { return traj_n_ > 0 ? 4.0 / 3.0 * traj_sum_ / traj_n_ : 0.0; }
 
  private:
+  Standardizer standardizer() const;
+
   Chain& chain_;
   const SurrogateConfig& sc_;
-  int explore_, burn_;
+  const FitExtras& x_;
+  int explore_, min_explore_, burn_;
+  long need_;
   std::unique_ptr<Phase> adapter_;
   WelfordDense moments_;
-  double U_state_max_ = -kInf, traj_sum_ = 0.0, step_size_ = 0.0;
-  long traj_n_ = 0;
+  double U_state_max_ = -kInf, traj_sum_ = 0.0, step_size_ = 0.0, seconds_ = 0.0;
+  long traj_n_ = 0, grads_ = 0;
+  int done_ = 0;
+  std::chrono::steady_clock::time_point t0_;
   std::unique_ptr<OnlineRidge>* online_;
   Report train_report_;
 };
+
+// The Laplace covariance (a chain started from the mode) is the exact scale of a
+// near-Gaussian posterior; a short exploration's covariance is not.
+template <class Chain>
+Standardizer SurrogateExploration<Chain>::standardizer() const {
+  if (x_.inv_metric) return Standardizer::from_covariance(moments_.mean(), *x_.inv_metric);
+  return Standardizer::from_covariance(moments_.mean(), moments_.regularized());
+}
+
+template <class Chain>
+void SurrogateExploration<Chain>::finish(Rng&) {
+  chain_.recorder().record(false);
+  step_size_ = chain_.nuts().step_size();
+  grads_ = chain_.counts().grad;
+  seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  if (chain_.training_set().size() < 10 || moments_.n() < 2)
+    throw std::runtime_error("too few exploration iterations to train a surrogate; increase `explore`");
+  const double U_cut = U_state_max_ + std::max(10.0, static_cast<double>(chain_.dim()));
+  LaplaceBase lb;
+  if (x_.laplace && x_.laplace->hessian.size() > 0) {
+    lb.mode = &x_.laplace->mode;
+    lb.hessian = &x_.laplace->hessian;
+  }
+  train_surrogate(chain_.network(), chain_.training_set(), standardizer(), U_cut, sc_.train,
+                  chain_.surrogate_rng(), train_report_, sc_.adaptive ? online_ : nullptr, lb);
+}
 
 // Phase 2: metric, step size and longest trajectory of the surrogate dynamics, then the
 // integration time adapted below it. With automatic trajectories (no `steps`, no
@@ -214,16 +270,24 @@ class SurrogateExploration : public Phase {
 // cannot reach must not drive it off to -inf), the final value the average over the second
 // half. Steps are drawn uniformly in {ceil(L/2)..L}; with user-fixed steps in {1..L}, with
 // the exploration's metric and step size, as in the papers.
+// Its length: what the warmup leaves after the exploration, or with an automatic warmup
+// sc.tune iterations.
 template <class Chain>
 class TrajectoryTuning : public Phase {
  public:
   TrajectoryTuning(Chain& chain, const SurrogateExploration<Chain>& explore, const SurrogateConfig& sc,
-                   bool auto_step_size, int iterations)
-      : chain_(chain), explore_(explore), sc_(sc), auto_eps_(auto_step_size), n_tune_(iterations),
-        tune_(!sc.steps && iterations > 0) {}
+                   bool auto_step_size, const ChainConfig& cfg)
+      : chain_(chain), explore_(explore), sc_(sc), auto_eps_(auto_step_size), warmup_(cfg.warmup),
+        auto_(cfg.warmup_auto) {}
 
   const char* label() const override { return "warmup: surrogate"; }
+  bool done() const override { return t_done_ >= n_tune_; }
   void start(Rng&) override {
+    t0_ = std::chrono::steady_clock::now();
+    grads0_ = chain_.counts().surrogate_grad;
+    n_tune_ = warmup_ - explore_.iterations();
+    if (auto_) n_tune_ = std::min(n_tune_, sc_.tune);
+    tune_ = !sc_.steps && n_tune_ > 0;
     const Mat A = sampling_metric();
     kernel_ = &chain_.enter_surrogate(A);
     const TrajectoryChoice choice = sc_.steps ? TrajectoryChoice{} : choose_trajectory(omega2_, eps_, sc_.max_steps);
@@ -237,6 +301,7 @@ class TrajectoryTuning : public Phase {
   }
   void before(int, Rng&) override { set_kernel(); }
   void observe(int t, const TransitionInfo& info, Rng&) override {
+    t_done_ = t + 1;
     if (!tune_) return;
     const double gain = 2.0 / std::pow(static_cast<double>(t) + 10.0, 0.6);
     x_ = std::clamp(x_ + gain * (std::min(1.0, info.accept_stat) - sc_.trajectory_accept), x_lo_, x_hi_);
@@ -249,8 +314,14 @@ class TrajectoryTuning : public Phase {
   void finish(Rng&) override {
     if (tune_ && x_n_ > 0) T_ = std::exp(x_sum_ / static_cast<double>(x_n_));
     set_kernel();
+    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    surrogate_grads_ = chain_.counts().surrogate_grad - grads0_;
   }
   void report(Report& r) const override {
+    r.add("tuning", t_done_);
+    r.add("tuning_seconds", seconds_);
+    r.add("seconds_per_gradient", explore_.seconds_per_gradient());
+    r.add("seconds_per_surrogate_gradient", surrogate_grads_ > 0 ? seconds_ / surrogate_grads_ : NAN);
     r.add("steps", steps_for(T_));
     r.add("integration_time", steps_for(T_) * eps_);
     r.add("max_integration_time", T_max_);
@@ -301,8 +372,13 @@ class TrajectoryTuning : public Phase {
   const SurrogateExploration<Chain>& explore_;
   const SurrogateConfig& sc_;
   bool auto_eps_;
-  int n_tune_;
-  bool tune_;
+  int warmup_;
+  bool auto_;
+  int n_tune_ = 0, t_done_ = 0;
+  bool tune_ = false;
+  std::chrono::steady_clock::time_point t0_;
+  long grads0_ = 0, surrogate_grads_ = 0;
+  double seconds_ = 0.0;
   typename Chain::Kernel* kernel_ = nullptr;
   Vec omega2_;
   double eps_ = 0.0, T_max_ = 0.0, T_ = 0.0, ess_mean_ = 0.0, ess_square_ = 0.0;
@@ -339,18 +415,20 @@ class OnlineSurrogate : public Phase {
   long t_ = 0, n_refresh_ = 0;
 };
 
+// x: the fit's extras (the chain's Laplace metric and the mode's Hessian, when it started
+// from the mode).
 template <class P, class M>
 ChainOutput run_surrogate_hmc(P& potential, M metric, const SurrogateConfig& sc, const HmcWarmupConfig& wc,
-                              const ChainConfig& cfg, const Vec& init, bool initial_metric, Callbacks& cb) {
+                              const ChainConfig& cfg, const Vec& init, const FitExtras& x, Callbacks& cb) {
   using Chain = SurrogateChain<P, M>;
   Chain chain(potential, std::move(metric), sc, wc, cfg, init);
   const int explore = std::min(sc.explore, cfg.warmup);
   std::unique_ptr<OnlineRidge> online;
-  SurrogateExploration<Chain> exploration(chain, sc, wc, explore, initial_metric, &online);
-  TrajectoryTuning<Chain> tuning(chain, exploration, sc, wc.adapt.step_size, cfg.warmup - explore);
+  SurrogateExploration<Chain> exploration(chain, sc, wc, explore, x, &online);
+  TrajectoryTuning<Chain> tuning(chain, exploration, sc, wc.adapt.step_size, cfg);
   OnlineSurrogate<Chain> arns(chain, online);
   Schedule schedule;
-  schedule.warmup = {{&exploration, explore}, {&tuning, cfg.warmup - explore}};
+  schedule.warmup = {{&exploration, explore}, {&tuning, cfg.warmup}};
   schedule.sampling = &arns;
   ChainOutput out = run_chain(chain, schedule, cfg, cb);
   out.report.add("activation", activation_name(sc.train.activation));
@@ -371,9 +449,8 @@ struct SurrogateHmcSampler {
   template <class P>
   static ChainOutput run(P& potential, const Config& c, const FitExtras& x, const ChainConfig& cfg,
                          const Vec& init, Callbacks& cb) {
-    const bool given = x.inv_metric.has_value();
     return with_metric(c.metric, potential.dim(), x.inv_metric, c.warmup.max_rank, [&](auto m) {
-      return run_surrogate_hmc(potential, std::move(m), c.surrogate, c.warmup, cfg, init, given, cb);
+      return run_surrogate_hmc(potential, std::move(m), c.surrogate, c.warmup, cfg, init, x, cb);
     });
   }
 };

@@ -164,12 +164,30 @@ class RandomBasisNetwork {
     r_.resize(s);
   }
 
+  // Keeps the first s bases (0 <= s <= hidden()) with their weights; with s = 0 the
+  // surrogate is its quadratic base alone. Used after choosing the number of bases by
+  // held-out error (train_surrogate.hpp): bases are drawn i.i.d., so any prefix is itself a
+  // random-basis network, and its ridge fit is the top-left block of the full Gram matrix.
+  void truncate(int s) {
+    if (s < 0 || s > hidden()) throw std::invalid_argument("RandomBasisNetwork::truncate: 0 <= s <= hidden() needed");
+    W_.conservativeResize(s, Eigen::NoChange);
+    aux_.conservativeResize(s);
+    v_.conservativeResize(s);
+    a_.resize(s);
+    r_.resize(s);
+    if (act_ == Activation::Rbf) {
+      inv_ell2_.conservativeResize(s);
+      cnorm2_.conservativeResize(s);
+    }
+  }
+
   int hidden() const { return static_cast<int>(W_.rows()); }
   int dim() const { return static_cast<int>(W_.cols()); }
   int dim_for_target() const { return dim(); }
   Activation activation() const { return act_; }
   const Standardizer& standardizer() const { return st_; }
-  bool empty() const { return W_.rows() == 0; }
+  // Never drawn (a truncated network with zero bases is not empty: its quadratic base remains).
+  bool empty() const { return W_.cols() == 0; }
 
   // Quadratic base q(u) = u'Qu/2 + b'u added to the network (Q symmetric, d x d; in
   // u-space). Why: a posterior near a Gaussian has a potential near a quadratic, which sums
@@ -236,7 +254,7 @@ class RandomBasisNetwork {
   // additive nodes sigma'(a) comes from array expressions with one exp per node, which
   // Eigen vectorises (act::d1_array); this is the inner loop of surrogate HMC.
   void grad(const Vec& theta, Vec& g) {
-    if (W_.rows() == 0) throw std::logic_error("RandomBasisNetwork: no bases drawn");
+    if (empty()) throw std::logic_error("RandomBasisNetwork: no bases drawn");
     st_.to_u(theta, u_);
     if (is_additive(act_)) {
       a_.noalias() = W_ * u_;
@@ -368,7 +386,7 @@ class RandomBasisNetwork {
 
   // z at u_; if gu != nullptr also grad_u z into *gu.
   double value_u(Vec* gu) {
-    if (W_.rows() == 0) throw std::logic_error("RandomBasisNetwork: no bases drawn");
+    if (empty()) throw std::logic_error("RandomBasisNetwork: no bases drawn");
     double z = 0.0;
     if (is_additive(act_)) {
       a_.noalias() = W_ * u_;

@@ -2,9 +2,14 @@
 // Training the surrogate of exact surrogate HMC on the gradients (or values) the
 // exploration computed (Zhang, Shahbaba & Zhao 2017, Algorithms 1-2): the training points
 // are cut to the region the chain visited, one in ten is held out, the bases are drawn in
-// coordinates standardised by the exploration's mean and covariance, and the output weights
-// are fitted by ridge regression; with gradient training a quadratic is fitted first and
-// the bases fit what it leaves.
+// coordinates standardised by the exploration's mean and covariance (or the Laplace
+// covariance), and the output weights are fitted by ridge regression. With gradient
+// training a quadratic base comes first (least squares on the gradients, or the Hessian at
+// the posterior mode, whichever predicts the held-out gradients better) and the bases fit
+// what it leaves; their number is then chosen by held-out error: the smallest of s, s/4,
+// s/16 and none (the quadratic alone) within 25% of the best error (or below 1%). On a
+// near-Gaussian posterior (a GLM with many observations) the quadratic alone is that
+// accurate, so no Gram matrix is formed at all, and every surrogate step costs O(d^2).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -28,12 +33,22 @@ struct SurrogateTrainConfig {
   Activation activation = Activation::Softplus;
   bool train_on_gradient = true;
   std::optional<double> lambda;  // ridge penalty; nullopt: 1e-3 (gradients) or 1e-6 tr(G)/s (values)
+  bool select_hidden = false;    // choose the number of bases by held-out error (gradient training)
+  double select_tolerance = 0.01;  // a held-out relative gradient error this small is good enough
   static auto fields() {
     return std::make_tuple(field("hidden", &SurrogateTrainConfig::hidden),
                            field("activation", &SurrogateTrainConfig::activation),
                            field("train_on_gradient", &SurrogateTrainConfig::train_on_gradient),
-                           field("lambda", &SurrogateTrainConfig::lambda));
+                           field("lambda", &SurrogateTrainConfig::lambda),
+                           field("select_hidden", &SurrogateTrainConfig::select_hidden));
   }
+};
+
+// The Laplace approximation at the posterior mode, when the host found one (mode, Hessian).
+struct LaplaceBase {
+  const Vec* mode = nullptr;
+  const Mat* hessian = nullptr;
+  bool available() const { return mode != nullptr && hessian != nullptr; }
 };
 
 // The training points kept (potential at most U_cut), split into a fit and a hold-out set.
@@ -88,35 +103,12 @@ inline int surrogate_hidden(const SurrogateTrainConfig& tc, int d, long n_train)
   return static_cast<int>(std::max<long>(1, s));
 }
 
-// Output weights by ridge regression: gradient rows on what the quadratic base leaves, or
-// value rows (Zhang et al. 2017, eq. 10). Returns the lambda used; sets the offset so that
-// z + b matches U on average (reporting and value updates only; the dynamics never see it).
-inline double fit_output_weights(RandomBasisNetwork& net, RidgeTrainer& trainer, const TrainingData& td,
-                                 const SurrogateTrainConfig& tc) {
-  const Standardizer& st = net.standardizer();
-  const long n_fit = td.fit_theta.rows();
-  const double U_ref = td.fit_U.minCoeff();
-  if (tc.train_on_gradient) {
-    Mat Q;
-    Vec qb, gq(net.dim());
-    fit_quadratic_gradients(st, td.fit_theta, td.fit_grad, Q, qb);
-    net.set_quadratic(Q, qb);
-    Mat resid = td.fit_grad;
-    for (long k = 0; k < n_fit; ++k) {
-      net.base_grad(td.fit_theta.row(k).transpose(), gq);
-      resid.row(k) -= gq.transpose();
-    }
-    trainer.add_gradients(td.fit_theta, resid);
-  } else {
-    trainer.add_values(td.fit_theta, (td.fit_U.array() - U_ref).matrix());
-  }
-  const double lambda = tc.lambda ? *tc.lambda
-                        : (tc.train_on_gradient ? 1e-3 : 1e-6 * trainer.gram().trace() / net.hidden());
-  const double used = trainer.solve(lambda);
-  double acc = 0.0;
-  for (long k = 0; k < n_fit; ++k) acc += td.fit_U[k] - net.value(td.fit_theta.row(k).transpose());
-  net.offset() = acc / static_cast<double>(n_fit);
-  return used;
+// The quadratic base from the Hessian H at the mode m* in the network's coordinates
+// u = L^-1 (theta - m): grad_u = L' H (theta - m*) = (L' H L) u + L' H (m - m*).
+inline void quadratic_from_hessian(const Standardizer& st, const LaplaceBase& lb, Mat& Q, Vec& b) {
+  const Mat HL = (*lb.hessian) * st.L;
+  Q = st.L.transpose() * HL;
+  b = HL.transpose() * (st.m - *lb.mode);
 }
 
 // Held-out gradient error in standardised coordinates: RMS per coordinate, and pooled
@@ -140,12 +132,117 @@ inline void holdout_gradient_error(RandomBasisNetwork& net, const TrainingData& 
   rel = std::sqrt(se / ref);
 }
 
+inline double holdout_rel_error(RandomBasisNetwork& net, const TrainingData& td) {
+  double rmse, rel;
+  holdout_gradient_error(net, td, rmse, rel);
+  return rel;
+}
+
+// The quadratic base (network weights still zero): the least-squares fit to the training
+// gradients, or the Laplace Hessian's if that predicts the held-out gradients better.
+// Returns its source and writes its held-out error.
+inline const char* fit_quadratic_base(RandomBasisNetwork& net, const TrainingData& td, const LaplaceBase& lb,
+                                      double& error) {
+  Mat Q, Qh;
+  Vec b, bh;
+  fit_quadratic_gradients(net.standardizer(), td.fit_theta, td.fit_grad, Q, b);
+  net.set_quadratic(Q, b);
+  error = holdout_rel_error(net, td);
+  if (!lb.available()) return "least squares";
+  quadratic_from_hessian(net.standardizer(), lb, Qh, bh);
+  net.set_quadratic(Qh, bh);
+  const double error_h = holdout_rel_error(net, td);
+  if (error_h <= error || !std::isfinite(error)) {
+    error = error_h;
+    return "mode Hessian";
+  }
+  net.set_quadratic(Q, b);
+  return "least squares";
+}
+
+// The candidates s, s/4, s/16 (>= 1) and 0, by held-out error; installs the smallest within
+// max(1.25 x best, tolerance) (ties to fewer bases: each costs O(d) per surrogate step).
+inline void choose_hidden(RandomBasisNetwork& net, const RidgeTrainer& trainer, const TrainingData& td,
+                          double lambda, double quad_error, double tolerance, Report& rep) {
+  const int s = net.hidden();
+  std::vector<int> cand{s};
+  for (int k : {s / 4, s / 16})
+    if (k >= 1 && k < cand.back()) cand.push_back(k);
+  Vec err(static_cast<Eigen::Index>(cand.size()) + 1), size(err.size());
+  std::vector<Vec> weights;
+  for (std::size_t j = 0; j < cand.size(); ++j) {
+    weights.push_back(trainer.solve_prefix(cand[j], lambda));
+    net.weights().setZero();
+    net.weights().head(cand[j]) = weights.back();
+    err[static_cast<Eigen::Index>(j)] = holdout_rel_error(net, td);
+    size[static_cast<Eigen::Index>(j)] = cand[j];
+  }
+  err[err.size() - 1] = quad_error;
+  size[size.size() - 1] = 0;
+  const double ok = std::max(1.25 * err.minCoeff(), tolerance);
+  Eigen::Index pick = 0;
+  for (Eigen::Index j = 0; j < err.size(); ++j)
+    if (err[j] <= ok && size[j] < size[pick]) pick = j;
+  net.weights().setZero();
+  if (size[pick] > 0) net.weights().head(static_cast<Eigen::Index>(size[pick])) = weights[pick];
+  net.truncate(static_cast<int>(size[pick]));
+  rep.add("candidate_hidden", size);
+  rep.add("candidate_error", err);
+}
+
+// Gradient rows on what the quadratic base leaves; returns the lambda used. With
+// select_hidden the number of bases is chosen by held-out error, and when the quadratic
+// alone is within the tolerance no Gram matrix is formed.
+inline double fit_gradient_weights(RandomBasisNetwork& net, const TrainingData& td, const SurrogateTrainConfig& tc,
+                                   const LaplaceBase& lb, Report& rep, std::unique_ptr<RidgeTrainer>& trainer) {
+  double quad_error = NAN;
+  rep.add("quadratic", fit_quadratic_base(net, td, lb, quad_error));
+  rep.add("quadratic_error", quad_error);
+  const double lambda = tc.lambda ? *tc.lambda : 1e-3;
+  if (tc.select_hidden && quad_error <= tc.select_tolerance) {
+    net.weights().setZero();
+    net.truncate(0);
+    return lambda;
+  }
+  Mat resid = td.fit_grad;
+  Vec gq(net.dim());
+  for (long k = 0; k < td.fit_theta.rows(); ++k) {
+    net.base_grad(td.fit_theta.row(k).transpose(), gq);
+    resid.row(k) -= gq.transpose();
+  }
+  trainer.reset(new RidgeTrainer(net));
+  trainer->add_gradients(td.fit_theta, resid);
+  if (!tc.select_hidden) return trainer->solve(lambda);
+  choose_hidden(net, *trainer, td, lambda, quad_error, tc.select_tolerance, rep);
+  return lambda;
+}
+
+// Output weights by ridge regression: gradient rows (above) or value rows (Zhang et al.
+// 2017, eq. 10). Returns the lambda used; sets the offset so that z + b matches U on average
+// (reporting and value updates only; the dynamics never see it).
+inline double fit_output_weights(RandomBasisNetwork& net, const TrainingData& td, const SurrogateTrainConfig& tc,
+                                 const LaplaceBase& lb, Report& rep, std::unique_ptr<RidgeTrainer>& trainer) {
+  const long n_fit = td.fit_theta.rows();
+  double used;
+  if (tc.train_on_gradient) {
+    used = fit_gradient_weights(net, td, tc, lb, rep, trainer);
+  } else {
+    trainer.reset(new RidgeTrainer(net));
+    trainer->add_values(td.fit_theta, (td.fit_U.array() - td.fit_U.minCoeff()).matrix());
+    used = trainer->solve(tc.lambda ? *tc.lambda : 1e-6 * trainer->gram().trace() / net.hidden());
+  }
+  double acc = 0.0;
+  for (long k = 0; k < n_fit; ++k) acc += td.fit_U[k] - net.value(td.fit_theta.row(k).transpose());
+  net.offset() = acc / static_cast<double>(n_fit);
+  return used;
+}
+
 // Draws the bases (from srng) in coordinates standardised by st, fits them to the points of
 // `set` below U_cut and reports what it did. With `online`, the exact recursive ridge state
 // that continues from this fit (ARNS-HMC) is created there.
 inline void train_surrogate(RandomBasisNetwork& net, const TrainingSet& set, const Standardizer& st,
                             double U_cut, const SurrogateTrainConfig& tc, Rng& srng, Report& rep,
-                            std::unique_ptr<OnlineRidge>* online = nullptr) {
+                            std::unique_ptr<OnlineRidge>* online = nullptr, const LaplaceBase& lb = {}) {
   const auto t0 = std::chrono::steady_clock::now();
   const int d = st.dim();
   const TrainingData td = split_training_points(set, U_cut);
@@ -154,13 +251,14 @@ inline void train_surrogate(RandomBasisNetwork& net, const TrainingSet& set, con
   rep.add("n_seen", set.seen());
   const int s = surrogate_hidden(tc, d, td.fit_theta.rows());
   net.draw(s, tc.activation, st, srng);
-  RidgeTrainer trainer(net);
-  const double lambda = fit_output_weights(net, trainer, td, tc);
+  std::unique_ptr<RidgeTrainer> trainer;
+  const double lambda = fit_output_weights(net, td, tc, lb, rep, trainer);
   rep.add("lambda", lambda);
-  rep.add("hidden", s);
+  rep.add("hidden", net.hidden());
+  rep.add("hidden_drawn", s);
   double rmse, rel;
   holdout_gradient_error(net, td, rmse, rel);
-  if (online) online->reset(new OnlineRidge(net, trainer.gram(), trainer.rhs(), lambda));
+  if (online) online->reset(new OnlineRidge(net, trainer->gram(), trainer->rhs(), lambda));
   rep.add("train_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   rep.add("grad_rmse", rmse);
   rep.add("grad_rel_error", rel);

@@ -187,6 +187,15 @@ class RidgeTrainer {
     return used;
   }
 
+  // The ridge weights of the first s bases alone (the top-left block of the system), without
+  // touching the network; s = 0 gives an empty vector.
+  Vec solve_prefix(int s, double lambda) const {
+    if (s == 0) return Vec(0);
+    Eigen::LLT<Mat> llt;
+    detail::ridge_factor(gram().topLeftCorner(s, s), lambda, llt);
+    return llt.solve(rhs().head(s));
+  }
+
   // G = sum of value rows h h' + gradient rows A_u'A_u (full symmetric), r = H't + sum A_u'L'g.
   const Mat& gram() const {
     if (dirty_) compose();
