@@ -25,7 +25,9 @@ fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, 
   chain_fun <- function(chain) {
     run <- list(iter = args$iter, warmup = args$warmup, thin = args$thin, seed = seed, chain = chain,
                 refresh = refresh, warmup_auto = args$warmup_auto)
-    extras <- c(prep$extras, list(inv_metric = start$inv_metric[[chain]]))
+    extras <- prep$extras
+    extras$inv_metric <- start$inv_metric[[chain]]
+    extras$laplace <- extras$laplace %||% start$laplace[[chain]]
     target$run(config, extras, prep$inits$internal[[chain]], run)
   }
   results <- run_chains(chain_fun, args$chains, args$cores)

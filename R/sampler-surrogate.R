@@ -14,14 +14,27 @@
 #' evaluation of the log density and no true gradient.
 #'
 #' Warmup has three phases, all per chain:
-#' 1. *Exploration*: `explore` iterations of NUTS with Stan's adaptation on the true
-#'    target. Every gradient computed after the first 20% of them (every leapfrog state,
-#'    accepted or not) becomes a training point.
-#' 2. *Training*: coordinates are standardised by the mean and covariance of the exploration
-#'    draws, `hidden` bases are drawn from the chain's own random stream (so a seed
-#'    reproduces the fit) and the output weights are fitted to the gradients (score
-#'    matching, the default) or the values of the potential. One tenth of the points is held
-#'    out to measure the surrogate's gradient error.
+#' 1. *Exploration*: NUTS with the warmup adaptation of [nuts()] on the true target, from the
+#'    mode-and-curvature start (see [vhmc_sample()], `init`). Every gradient computed after
+#'    the first few iterations (every leapfrog state, accepted or not) becomes a training
+#'    point. With `explore = NULL` the exploration ends as soon as the training set holds
+#'    `max(4 (d + 1), 10 s / d)` points for `d` parameters and `s` bases (so that the
+#'    quadratic base and a tenth of the bases' weights are determined many times over by
+#'    gradient rows), or already at `4 (d + 1)` points if the quadratic base alone then
+#'    predicts held-out gradients within 1% (typical of a GLM with many observations);
+#'    always after at least 30 iterations from the mode (150 from random initial values),
+#'    and at the latest when only the tuning's share of the warmup is left.
+#' 2. *Training*: coordinates are standardised by the Laplace approximation at the mode
+#'    (by the exploration draws' mean and covariance without one), `hidden` bases are drawn
+#'    from the chain's own random stream (so a seed reproduces the fit) and the output
+#'    weights are fitted to the gradients (score matching, the default) or the values of
+#'    the potential. One tenth of the points is held out. The quadratic base is the one
+#'    from the Hessian at the mode or the least-squares one, whichever predicts the
+#'    held-out gradients better. With `hidden = NULL` the number of bases is then chosen
+#'    among `s`, `s/4`, `s/16` and none by held-out gradient error: the smallest within
+#'    25% of the best (or below 1% relative error) wins, since every basis costs time in
+#'    every surrogate step. On a GLM with many observations the quadratic base alone often
+#'    suffices.
 #' 3. *Tuning*: the remaining warmup iterations run surrogate HMC. With gradient training
 #'    the surrogate is a quadratic (fitted first, by least squares on all training
 #'    gradients) plus the random bases fitted to what the quadratic leaves, and the inverse
@@ -42,11 +55,19 @@
 #'    a good one runs the full length. With `steps` or `step_size` given, the exploration's
 #'    metric and step size are kept and the steps are drawn in `1..steps`, as in the papers.
 #'
-#' With `hidden = NULL` the number of bases is `min(2000, max(50, 40 d))` for `d`
+#' With `hidden = NULL` at most `min(2000, max(50, 40 d))` bases are drawn for `d`
 #' parameters (the papers used 40 for d = 2, 1000 for d = 20 to 32 and 2000 to 2500 for
 #' d = 50 to 60), reduced if needed so that there are at least two training numbers per
-#' output weight. Training costs O(N s^2) for N points and s bases (normal equations
-#' accumulated in blocks) and O(s^3) for the solve; memory is O(s^2).
+#' output weight; fewer are kept if they predict as well (above). Training costs O(N s^2)
+#' for N points and s bases (normal equations accumulated in blocks) and O(s^3) for the
+#' solve; memory is O(s^2).
+#'
+#' With `warmup = NULL` (the default of the fitting functions) and `explore = NULL` the
+#' warmup ends after the exploration and `min(150, warmup / 3)` tuning iterations; with
+#' `warmup = N` given it has exactly `N` iterations, and tuning takes what the exploration
+#' leaves. When the gradient is cheap (few observations) an iteration of the surrogate is
+#' not much cheaper than one of NUTS; the fit then says in a message that the surrogate
+#' will not pay off, with the measured cost ratio (`surrogate_info()`).
 #'
 #' `adaptive = TRUE` is ARNS-HMC: during sampling, every new state's log density (already
 #' computed by the Metropolis step) updates the output weights by exact recursive ridge
@@ -57,12 +78,14 @@
 #' equations of the initial fit, so with `train_on = "gradient"` the refined surrogate fits
 #' gradients and values together.
 #'
-#' @param hidden Number of hidden units (bases); `NULL` chooses it (see Details).
+#' @param hidden Number of hidden units (bases); `NULL` chooses it by held-out error (see
+#'   Details).
 #' @param activation `"softplus"` (default), `"sigmoid"`, `"tanh"` or `"rbf"` (Gaussian
 #'   radial basis functions).
 #' @param train_on Fit the surrogate to the potential's `"gradient"`s (default) or its
 #'   `"value"`s.
-#' @param explore Exploration iterations (part of warmup); `NULL` uses 60% of warmup.
+#' @param explore Exploration iterations (part of warmup); `NULL` ends the exploration when
+#'   the training set suffices (see Details).
 #' @param adaptive Keep refining the output weights during sampling (ARNS-HMC).
 #' @param lambda Ridge penalty; `NULL` uses 1e-3 for gradient training (in standardised
 #'   coordinates) and 1e-6 times the mean diagonal of the Gram matrix for value training.
@@ -120,26 +143,35 @@ surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "
   )
 }
 
-# Exploration: 60% of warmup, at least 100 iterations (all of a shorter warmup), and at
-# least 50. The integration time is tuned toward 0.65 (near the optimum for HMC trajectories;
-# Beskos et al. 2013), or adapt_delta if that is lower.
+# With explore = NULL the exploration ends as soon as the training set suffices (the core's
+# training_points_needed(): max(4 (d + 1), 10 s / d) points, or 4 (d + 1) when the quadratic
+# base alone is good enough; after at least 30 iterations from the mode or 150 from random
+# values), and at the latest when the warmup left is what
+# trajectory tuning needs: min(150, warmup / 3) iterations. The integration time is tuned
+# toward 0.65 (near the optimum for HMC trajectories; Beskos et al. 2013), or adapt_delta if
+# that is lower. The number of bases is chosen by held-out error unless the user gave it
+# (gradient training only; ARNS-HMC refines all bases, so it keeps them).
 sampler_config.vhmc_surrogate_hmc <- function(sampler, run, target) {
-  explore <- sampler$explore %||% max(min(run$warmup, 100L), floor(0.6 * run$warmup))
+  auto <- is.null(sampler$explore)
+  explore <- sampler$explore %||% max(50L, run$warmup - min(150L, run$warmup %/% 3L))
   if (explore > run$warmup) {
     stop_arg("sampler", sprintf("has explore = %d exploration iterations, more than warmup = %d",
                                 explore, run$warmup), "Lower `explore` or raise `warmup`.")
   }
   if (explore < 50) {
     stop_arg("warmup", sprintf("(%d) is too short for surrogate_hmc(), which explores with NUTS first",
-                               run$warmup), "Use warmup >= 100 (ideally several hundred).")
+                               run$warmup), "Use warmup >= 100 (ideally several hundred), or warmup = NULL.")
   }
   do.call(core_config, c(list(sampler), hmc_warmup_config(sampler, run), list(
     metric = sampler$metric, max_treedepth = sampler$max_treedepth, explore = as.integer(explore),
-    hidden = sampler$hidden, activation = sampler$activation,
+    explore_auto = auto, hidden = sampler$hidden, activation = sampler$activation,
     train_on_gradient = sampler$train_on == "gradient", lambda = sampler$lambda,
+    select_hidden = is.null(sampler$hidden) && !sampler$adaptive && sampler$train_on == "gradient",
     steps = sampler$steps, trajectory_accept = min(sampler$adapt_delta, 0.65),
     adaptive = sampler$adaptive, max_train = sampler$max_train)))
 }
+
+auto_warmup.vhmc_surrogate_hmc <- function(sampler) is.null(sampler$explore)
 
 sampler_label.vhmc_surrogate_hmc <- function(sampler) metric_label("surrogate HMC", sampler)
 
@@ -158,12 +190,18 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 
 #' What the surrogate of each chain did
 #'
-#' For fits with [surrogate_hmc()]: per chain, the surrogate's size and activation, the
-#' training-set size, training time, held-out gradient error, the step size, the tuned
-#' number of steps and integration time (with its planned maximum), the sampling acceptance
-#' rate, and the counts of true gradients, true
-#' log-density evaluations and surrogate gradients, which give the cost per effective
-#' sample against NUTS.
+#' For fits with [surrogate_hmc()]: per chain, the surrogate's size and activation, where its
+#' quadratic base came from (`"mode Hessian"` or `"least squares"`), the exploration and
+#' tuning lengths (iterations), the training-set size, the held-out gradient error, the step
+#' size, the tuned number of steps and integration time (with its planned maximum), the
+#' sampling acceptance rate, the counts of true gradients, true log-density evaluations and
+#' surrogate gradients, and where the warmup's seconds went (exploration, training, tuning).
+#'
+#' `seconds_per_gradient` is the measured cost of a true gradient in the exploration (NUTS
+#' overhead included), `seconds_per_surrogate_gradient` that of a surrogate gradient in
+#' tuning. `cost_ratio` is the seconds of an exploration (NUTS) iteration over those of a
+#' surrogate iteration in tuning: how many times cheaper an iteration became. Below 2 the
+#' surrogate cannot repay its exploration and training, and the fit says so in a message.
 #'
 #' `predicted_ess` is the effective sample size per iteration that the Gaussian
 #' approximation behind the automatic trajectory length predicts for the worst coordinate
@@ -191,28 +229,27 @@ surrogate_info <- function(fit) {
          call. = FALSE)
   }
   s <- fit$surrogate
-  acc <- vapply(fit$diagnostics, function(d) mean(d$accept_stat__), numeric(1))
-  data.frame(
-    chain = seq_along(s),
-    hidden = vapply(s, `[[`, numeric(1), "hidden"),
-    activation = vapply(s, `[[`, character(1), "activation"),
-    train_on = vapply(s, `[[`, character(1), "train_on"),
-    n_train = vapply(s, `[[`, numeric(1), "n_train"),
-    train_seconds = vapply(s, `[[`, numeric(1), "train_seconds"),
-    grad_rmse = vapply(s, `[[`, numeric(1), "grad_rmse"),
-    grad_rel_error = vapply(s, `[[`, numeric(1), "grad_rel_error"),
-    step_size = vapply(fit$adaptation, `[[`, numeric(1), "step_size"),
-    steps = vapply(s, `[[`, numeric(1), "steps"),
-    integration_time = vapply(s, `[[`, numeric(1), "integration_time"),
-    max_integration_time = vapply(s, `[[`, numeric(1), "max_integration_time"),
-    predicted_ess = vapply(s, function(x) x$predicted_ess_mean %||% NA_real_, numeric(1)),
-    accept = acc,
-    n_grad = fit$counts$n_grad,
-    n_potential = fit$counts$n_potential,
-    n_surrogate_grad = vapply(s, function(x) x$n_surrogate_grad_warmup + x$n_surrogate_grad_sampling,
-                              numeric(1)),
-    n_refresh = vapply(s, `[[`, numeric(1), "n_refresh")
+  col <- function(name, type = numeric(1)) {
+    vapply(s, function(x) x[[name]] %||% type[NA], type)
+  }
+  info <- data.frame(
+    chain = seq_along(s), hidden = col("hidden"), activation = col("activation", character(1)),
+    train_on = col("train_on", character(1)), quadratic = col("quadratic", character(1)),
+    explore = col("explore"), tuning = col("tuning"), n_train = col("n_train"), grad_rmse = col("grad_rmse"),
+    grad_rel_error = col("grad_rel_error"),
+    step_size = vapply(fit$adaptation, `[[`, numeric(1), "step_size"), steps = col("steps"),
+    integration_time = col("integration_time"), max_integration_time = col("max_integration_time"),
+    predicted_ess = col("predicted_ess_mean"),
+    accept = vapply(fit$diagnostics, function(d) mean(d$accept_stat__), numeric(1)),
+    n_grad = fit$counts$n_grad, n_potential = fit$counts$n_potential,
+    n_surrogate_grad = col("n_surrogate_grad_warmup") + col("n_surrogate_grad_sampling"),
+    n_refresh = col("n_refresh"), explore_seconds = col("explore_seconds"),
+    train_seconds = col("train_seconds"), tuning_seconds = col("tuning_seconds"),
+    seconds_per_gradient = col("seconds_per_gradient"),
+    seconds_per_surrogate_gradient = col("seconds_per_surrogate_gradient")
   )
+  info$cost_ratio <- (info$explore_seconds / info$explore) / (info$tuning_seconds / info$tuning)
+  info
 }
 
 # Warn when the surrogate's acceptance collapsed (the draws are still exact, but few).
@@ -240,6 +277,24 @@ check_surrogate <- function(fit) {
       paste(format(signif(info$integration_time[short], 2)), collapse = ", "),
       format(signif(max(info$max_integration_time[short]), 2))), call. = FALSE)
   }
+  check_surrogate_cost(info)
+  invisible()
+}
+
+# Say so when an iteration of the surrogate is not clearly cheaper than one of NUTS on the
+# true gradient (both measured in this fit's warmup): then the surrogate cannot pay for its
+# exploration and training, typically because the gradient is already cheap (small N).
+check_surrogate_cost <- function(info, threshold = 2) {
+  ratio <- stats::median(info$cost_ratio)
+  if (!is.finite(ratio) || ratio >= threshold) return(invisible())
+  ms <- function(x) format(signif(1000 * stats::median(x), 2))
+  message(sprintf(paste(
+    "surrogate_hmc will not pay off on this model: an iteration costs %s ms with the surrogate",
+    "against %s ms with NUTS on the true gradient (cost ratio %s, measured in warmup), which",
+    "does not repay the exploration and training. The gradient is cheap here; nuts() is",
+    "likely faster (compare their min bulk ESS per second)."),
+    ms(info$tuning_seconds / info$tuning), ms(info$explore_seconds / info$explore),
+    format(signif(ratio, 2))))
   invisible()
 }
 
@@ -250,8 +305,10 @@ surrogate_line <- function(fit) {
     r <- unique(signif(range(v), digits))
     paste(format(r, trim = TRUE), collapse = "-")
   }
-  sprintf("surrogate: %s %s bases fitted to %s %ss (held-out gradient error %s); acceptance %s%s",
-          rng(info$hidden, 4), info$activation[1], rng(info$n_train, 3), info$train_on[1],
+  quad <- if (is.na(info$quadratic[1])) "" else
+    sprintf("quadratic (%s) + ", paste(unique(info$quadratic), collapse = "/"))
+  sprintf("surrogate: %s%s %s bases fitted to %s %ss (held-out gradient error %s); acceptance %s%s",
+          quad, rng(info$hidden, 4), info$activation[1], rng(info$n_train, 3), info$train_on[1],
           paste0(rng(100 * info$grad_rel_error, 2), "%"), rng(info$accept, 2),
           if (isTRUE(fit$sampler$adaptive)) "; adaptive (ARNS-HMC)" else "")
 }

@@ -23,12 +23,13 @@ start_how <- function(sampler, init) {
   start_method(sampler)
 }
 
-# The chains' initial values (list(internal, user)) and initial inverse metrics (one per
-# chain, or NULL), and what finding them cost (fit$start).
+# The chains' initial values (list(internal, user)), initial inverse metrics and Laplace
+# approximations (list(mode, hessian)); one per chain, or NULL), and what finding them cost
+# (fit$start).
 start_chains <- function(sampler, target, inits, init, seed) {
   how <- start_how(sampler, init)
   chains <- length(inits$internal)
-  plain <- list(inits = inits, inv_metric = NULL,
+  plain <- list(inits = inits, inv_metric = NULL, laplace = NULL,
                 info = start_info(how, NULL, numeric(chains), numeric(chains), 0))
   if (how != "mode") return(plain)
   seconds <- system.time(res <- tryCatch(mode_start(target, inits, seed),
@@ -43,6 +44,7 @@ start_chains <- function(sampler, target, inits, init, seed) {
   inits$user <- lapply(res$theta, target$user_values)
   inits$anchor <- res$anchors[[1]]
   list(inits = inits, inv_metric = res$cov,
+       laplace = lapply(res$anchors, function(a) list(mode = a$mode, hessian = a$hessian)),
        info = start_info("mode", NULL, res$evaluations, res$hessians, seconds))
 }
 

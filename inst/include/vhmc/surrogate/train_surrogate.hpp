@@ -217,6 +217,23 @@ inline double fit_gradient_weights(RandomBasisNetwork& net, const TrainingData& 
   return lambda;
 }
 
+// Whether the quadratic base alone predicts the held-out gradients of `set` within the
+// selection tolerance (only when the number of bases is being chosen, with gradient
+// training): then training would keep no bases, and an automatic exploration can stop once
+// the quadratic's own points are there instead of the most bases' (training_points_needed).
+inline bool quadratic_suffices(const TrainingSet& set, const Standardizer& st, double U_cut,
+                               const SurrogateTrainConfig& tc, const LaplaceBase& lb) {
+  if (!tc.select_hidden || !tc.train_on_gradient || tc.hidden) return false;
+  const TrainingData td = split_training_points(set, U_cut);
+  if (td.hold_theta.rows() == 0) return false;
+  RandomBasisNetwork net;  // the quadratic alone: one inert basis, cut away
+  net.set_bases(tc.activation, st, Mat::Zero(1, st.dim()), Vec::Ones(1));
+  net.truncate(0);
+  double error = NAN;
+  fit_quadratic_base(net, td, lb, error);
+  return error <= tc.select_tolerance;
+}
+
 // Output weights by ridge regression: gradient rows (above) or value rows (Zhang et al.
 // 2017, eq. 10). Returns the lambda used; sets the offset so that z + b matches U on average
 // (reporting and value updates only; the dynamics never see it).
