@@ -12,7 +12,6 @@
 
 #include <vhmc/adapt/draw_grad_diag.hpp>
 #include <vhmc/adapt/fisher_low_rank.hpp>
-#include <vhmc/adapt/metric_change.hpp>
 #include <vhmc/adapt/switching_estimator.hpp>
 #include <vhmc/metric/low_rank_metric.hpp>
 #include <vhmc/metric/metrics.hpp>
@@ -571,22 +570,4 @@ TEST_CASE("L-BFGS: non-finite potentials", "[warmup-math][lbfgs]") {
     CHECK(r.message.find("initial") != std::string::npos);
     CHECK(r.n_evals == 1);
   }
-}
-
-// ---------------------------------------------------------------------------------------
-// Metric change between updates
-
-TEST_CASE("Metric change: log condition number of one inverse metric against another",
-          "[warmup-math][diag]") {
-  const Vec wa = (Vec(3) << 1.0, 4.0, 0.5).finished();
-  CHECK(vhmc::log_condition_change(wa, wa) == 0.0);
-  CHECK(vhmc::log_condition_change(wa, Vec(7.0 * wa)) == Approx(0.0).margin(1e-14));
-  const Vec wb = (Vec(3) << 2.0, 4.0, 0.25).finished();  // ratios 2, 1, 1/2: kappa 4
-  CHECK(vhmc::log_condition_change(wa, wb) == Approx(std::log(4.0)));
-  CHECK(vhmc::log_condition_change(wb, wa) == Approx(std::log(4.0)));
-  const Mat Wa = wa.asDiagonal(), Wb = wb.asDiagonal();
-  CHECK(vhmc::log_condition_change(Wa, Wb) == Approx(std::log(4.0)));
-  Rng rng(61);
-  const Mat S = spiked_covariance(rng, Vec::Ones(5), (Vec(1) << 9.0).finished());
-  CHECK(vhmc::log_condition_change(Mat(Mat::Identity(5, 5)), S) == Approx(std::log(9.0)));
 }
