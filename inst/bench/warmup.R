@@ -54,9 +54,9 @@
 #   warmup          mean warmup iterations per chain actually run
 #   total_grads     all gradient evaluations of all chains: warmup + sampling + start_evals
 #   warmup_grads    gradient evaluations during warmup (without start_evals)
-#   start_evals     vhmc: fit$start$evaluations (gradients spent finding the start), plus
-#                   d gradients per fit$start$hessian_evaluations if reported separately (an
-#                   analytic GLM Hessian X'WX costs about d gradients); 0 for Stan
+#   start_evals     vhmc: fit$counts$n_grad_start (gradients spent finding the start, all
+#                   chains) plus d gradients per fit$counts$n_hessian_start (an analytic GLM
+#                   Hessian X'WX costs about d gradients); 0 for Stan
 #   min_ess_bulk    min over parameters of bulk ESS (all chains); ess_per_grad = that / total_grads
 #   whole_call_seconds  elapsed seconds of the fitting call (what a user waits for: model frame,
 #                   forked/PSOCK chains, post-processing). Stan compilation is excluded: the

@@ -653,3 +653,22 @@ TEST_CASE("Newton finds the GLM mode: zero gradient, and the gaussian closed for
   for (int j = 0; j < 3; ++j) CHECK(r.mode[j] == Approx(b[j]).epsilon(1e-8).margin(1e-10));
   CHECK(std::exp(2 * r.mode[3]) == Approx(ssr / (prob.n - 1)).epsilon(1e-8));
 }
+
+TEST_CASE("Newton converges where U's rounding exceeds an absolute tolerance (large N)", "[glm][mode]") {
+  // With N = 1e5 observations U is ~ 5e4 and carries a rounding error far above 1e-14 nats;
+  // an absolute tolerance left the iteration wandering in that noise until its limit.
+  const Problem prob = make_problem(GlmFamily::BinomialLogit, 100000, 8, 91, false, false);
+  const GlmData data = prob.data();
+  GlmPotential pot(data, GlmFamily::BinomialLogit, true, Prior::normal(0.0, 10.0), Prior::normal(0.0, 2.5),
+                   Prior::flat());
+  vhmc::Rng rng(92, 1);
+  Vec start(pot.dim());
+  for (Eigen::Index j = 0; j < start.size(); ++j) start[j] = 4.0 * rng.uniform() - 2.0;  // saturating
+  const vhmc::ModeResult r = vhmc::newton_mode(pot, start);
+  INFO(r.message);
+  REQUIRE(r.converged);
+  CHECK(r.iterations < 40);
+  CHECK(r.n_value < 200);
+  Eigen::LLT<Mat> llt(r.hessian);
+  CHECK(std::sqrt(r.gradient.dot(llt.solve(r.gradient))) < 1e-4);
+}

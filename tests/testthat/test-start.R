@@ -97,3 +97,22 @@ test_that("samplers that avoid full passes start randomly by default", {
                                    iter = 200, seed = 1, progress = FALSE))
   expect_identical(fit$start$method, "random")
 })
+
+test_that("the Newton mode search stops at U's rounding level on a large logistic regression", {
+  skip_on_cran()
+  # Seed 002's logistic regression at N = 1e5 (d = 50) from this seed's random values: with
+  # an absolute tolerance of 1e-14 nats, below the rounding of U ~ 5e4, Newton wandered in
+  # the noise for its 200 iterations and 6212 evaluations (21.6 s) before the chains began.
+  set.seed(20240)
+  n <- 1e5
+  X <- matrix(rnorm(n * 49, sd = 0.1), n, 49)
+  beta <- runif(50)
+  d <- data.frame(y = rbinom(n, 1, plogis(0.1 * beta[1] + drop(X %*% beta[-1]))), X)
+  fit <- suppressWarnings(vhmc_glm(y ~ ., data = d, family = "binomial",
+                                   prior = normal(0, 10, autoscale = FALSE),
+                                   prior_intercept = normal(0, 1, autoscale = FALSE),
+                                   chains = 1, iter = 20, warmup = 10, seed = 3001, progress = FALSE))
+  expect_equal(fit$start$method, "mode")
+  expect_lt(fit$counts$n_hessian_start, 30)
+  expect_lt(fit$counts$n_grad_start, 100)
+})

@@ -29,7 +29,12 @@ struct ModeResult {
 
 struct ModeOptions {
   int max_iterations = 200;
-  // g' H^-1 g / 2 < 1e-14 nats: the mode is within ~1.4e-7 posterior sd (Laplace scale).
+  // g' H^-1 g / 2 < 1e-14 max(1, |U|) nats: the mode is within ~1.4e-7 posterior sd
+  // (Laplace scale) for |U| <= 1, and as close as U's rounding allows beyond: U summed over
+  // N observations carries an error ~ N eps, so an absolute 1e-14 is below it at N = 1e5,
+  // and the Newton iteration then wandered in rounding noise, each step accepted after ~30
+  // halvings, until the iteration limit (measured: 200 iterations, 6212 evaluations,
+  // 21.6 s for a logistic regression with N = 1e5, d = 50 from random initial values).
   double decrement_tol = 1e-14;
 };
 
@@ -69,7 +74,7 @@ ModeResult newton_mode(Potential& pot, Vec theta, const ModeOptions& opt = ModeO
     }
     step = -llt.solve(g);
     const double slope = g.dot(step);  // < 0: a descent direction
-    if (tau == 0.0 && -slope / 2.0 < opt.decrement_tol) {
+    if (tau == 0.0 && -slope / 2.0 < opt.decrement_tol * std::max(1.0, std::fabs(u))) {
       r.converged = true;
       break;
     }
