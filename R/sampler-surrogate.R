@@ -223,15 +223,8 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 #' }
 #' @export
 surrogate_info <- function(fit) {
-  assert_vhmc_fit(fit)
-  if (is.null(fit$surrogate)) {
-    stop("`fit` was not made with surrogate_hmc(); it used ", sampler_label(fit$sampler), ".",
-         call. = FALSE)
-  }
-  s <- fit$surrogate
-  col <- function(name, type = numeric(1)) {
-    vapply(s, function(x) x[[name]] %||% type[NA], type)
-  }
+  s <- sampler_reports(fit, "surrogate", "surrogate_hmc()")
+  col <- function(name, type = numeric(1)) report_column(s, name, type)
   info <- data.frame(
     chain = seq_along(s), hidden = col("hidden"), activation = col("activation", character(1)),
     train_on = col("train_on", character(1)), quadratic = col("quadratic", character(1)),

@@ -203,16 +203,11 @@ importance_diagnostics <- function(U, V) {
 #' }
 #' @export
 variational_info <- function(fit) {
-  assert_vhmc_fit(fit)
-  if (is.null(fit$variational)) {
-    stop("`fit` was not made with variational_hmc(); it used ", sampler_label(fit$sampler), ".",
-         call. = FALSE)
-  }
-  v <- fit$variational
-  num <- function(name) vapply(v, function(x) as.numeric(x[[name]] %||% NA_real_), numeric(1))
+  v <- sampler_reports(fit, "variational", "variational_hmc()")
+  num <- function(name) report_column(v, name)
   out <- data.frame(
     chain = seq_along(v), hidden = num("hidden"),
-    activation = vapply(v, `[[`, character(1), "activation"),
+    activation = report_column(v, "activation", character(1)),
     n_train = num("n_train"), n_holdout = num("n_holdout"), refresh_every = num("refresh_every"),
     update_seconds = num("update_seconds"), grad_rel_error = num("grad_rel_error"), score_distance = num("score_distance"),
     mu_final = num("mu_final"),
@@ -282,11 +277,7 @@ variational_line <- function(fit) {
 #' }
 #' @export
 variational_potential <- function(fit, theta, chain = 1L) {
-  assert_vhmc_fit(fit)
-  if (is.null(fit$variational)) {
-    stop("`fit` was not made with variational_hmc(); it used ", sampler_label(fit$sampler), ".",
-         call. = FALSE)
-  }
+  sampler_reports(fit, "variational", "variational_hmc()")
   if (!identical(fit$model$type, "custom")) {
     stop_arg("fit", "is a model fit; variational_potential() evaluates vhmc_sample() fits",
              "Fit the log density with vhmc_sample() to evaluate its approximation.")

@@ -102,3 +102,19 @@ match_warmup <- function(adaptation, metric, metric_given) {
   }
   list(adaptation = adaptation, metric = metric)
 }
+
+# The per-chain reports a sampler kept in fit[[field]] (surrogate, variational), or an
+# error naming the sampler the fit was made with instead.
+sampler_reports <- function(fit, field, constructor) {
+  assert_vhmc_fit(fit)
+  if (is.null(fit[[field]])) {
+    stop("`fit` was not made with ", constructor, "; it used ", sampler_label(fit$sampler), ".",
+         call. = FALSE)
+  }
+  fit[[field]]
+}
+
+# The value `name` of every chain's report, as a vector of `type` (NA where a chain lacks it).
+report_column <- function(reports, name, type = numeric(1)) {
+  vapply(reports, function(x) x[[name]] %||% type[NA], type)
+}

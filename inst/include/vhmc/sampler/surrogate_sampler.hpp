@@ -145,9 +145,10 @@ class SurrogateChain {
 // Training gradients an automatic exploration collects: 10 numbers (d per gradient) per
 // output weight of the most bases training may use, and at least 4 (d + 1) gradients for
 // the quadratic base's d (d + 1) least-squares coefficients.
+inline long quadratic_points_needed(int d) { return 4L * (d + 1); }
 inline long training_points_needed(const SurrogateTrainConfig& tc, int d) {
   const long s = surrogate_hidden(tc, d, std::numeric_limits<long>::max() / (4L * d));
-  return std::max<long>(4L * (d + 1), (10L * s + d - 1) / d);
+  return std::max<long>(quadratic_points_needed(d), (10L * s + d - 1) / d);
 }
 
 // Phase 1: NUTS with its warmup adaptation over `explore` iterations (at most, with
@@ -170,7 +171,7 @@ class SurrogateExploration : public Phase {
                        const FitExtras& x, std::unique_ptr<OnlineRidge>* online)
       : chain_(chain), sc_(sc), x_(x), explore_(explore),
         min_explore_(x.inv_metric ? 30 : 150), burn_(sc.explore_auto ? min_explore_ / 5 : explore / 5),
-        need_(training_points_needed(sc.train, chain.dim())), quadratic_need_(4L * (chain.dim() + 1)),
+        need_(training_points_needed(sc.train, chain.dim())), quadratic_need_(quadratic_points_needed(chain.dim())),
         adapter_(make_hmc_warmup(chain.nuts(), chain.explore_state(), explore, wc, false, x.inv_metric.has_value())),
         moments_(chain.dim()), online_(online) {}
 
