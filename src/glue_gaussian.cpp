@@ -1,5 +1,6 @@
 // A Gaussian target evaluated in C++ (model/gaussian.hpp). It lets benchmarks and tests
-// measure the engine itself, without the cost of calling an R function per gradient.
+// measure the engine itself, without the cost of calling an R function per gradient; they
+// use NUTS only, so only NUTS is compiled for it.
 #include "glue_registry.h"
 
 // [[Rcpp::export]]
@@ -9,5 +10,6 @@ Rcpp::List vhmc_run_gaussian(Rcpp::NumericVector mean, Rcpp::NumericMatrix cov, 
   const vhmc::Mat S = Rcpp::as<vhmc::Mat>(cov);
   vhmc::GaussianPotential pot = S.isDiagonal() ? vhmc::GaussianPotential(m, vhmc::Vec(S.diagonal()))
                                                : vhmc::GaussianPotential(m, S);
-  return vhmc_glue::run_registered(pot, config, extras, Rcpp::as<vhmc::Vec>(init), run);
+  return vhmc_glue::run_registered<vhmc::GaussianPotential, vhmc_glue::NutsOnly>(pot, config, extras,
+                                                                              Rcpp::as<vhmc::Vec>(init), run);
 }

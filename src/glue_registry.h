@@ -3,6 +3,7 @@
 // and a run(); see sampler/hmc_family.hpp) needs nothing else here: adding one is one line
 // of the table.
 #pragma once
+#include <initializer_list>
 #include <string>
 #include <utility>
 
@@ -22,32 +23,47 @@ vhmc::ChainOutput run_sampler(P& potential, const Rcpp::List& config, const Rcpp
   return S::run(potential, c, fit_extras(extras), cfg, init, cb);
 }
 
-// The registry: the sampler config's S3 class -> its sampler in the core.
 template <class P>
-Runner<P> find_runner(const std::string& cls) {
-  static const std::pair<const char*, Runner<P>> table[] = {
-      {"vhmc_nuts", &run_sampler<P, vhmc::NutsSampler>},
-      {"vhmc_hmc", &run_sampler<P, vhmc::StaticHmcSampler>},
-      {"vhmc_surrogate_hmc", &run_sampler<P, vhmc::SurrogateHmcSampler>},
-      {"vhmc_variational_hmc", &run_sampler<P, vhmc::VariationalHmcSampler>},
-      {"vhmc_sghmc", &run_sampler<P, vhmc::SghmcSampler>},
-      {"vhmc_sgld", &run_sampler<P, vhmc::SgldSampler>},
-      {"vhmc_rwm", &run_sampler<P, vhmc::RwmSampler>},
-  };
+Runner<P> lookup(const std::string& cls, std::initializer_list<std::pair<const char*, Runner<P>>> table) {
   for (const auto& entry : table)
     if (cls == entry.first) return entry.second;
   Rcpp::stop("internal: no sampler is registered for class '" + cls + "'");
 }
 
-// One chain of the sampler `config` (an R list whose class names the sampler) on potential.
+// The registry: the sampler config's S3 class -> its sampler in the core.
 template <class P>
+struct AllSamplers {
+  static Runner<P> find(const std::string& cls) {
+    return lookup<P>(cls, {
+                              {"vhmc_nuts", &run_sampler<P, vhmc::NutsSampler>},
+                              {"vhmc_hmc", &run_sampler<P, vhmc::StaticHmcSampler>},
+                              {"vhmc_surrogate_hmc", &run_sampler<P, vhmc::SurrogateHmcSampler>},
+                              {"vhmc_variational_hmc", &run_sampler<P, vhmc::VariationalHmcSampler>},
+                              {"vhmc_sghmc", &run_sampler<P, vhmc::SghmcSampler>},
+                              {"vhmc_sgld", &run_sampler<P, vhmc::SgldSampler>},
+                              {"vhmc_rwm", &run_sampler<P, vhmc::RwmSampler>},
+                          });
+  }
+};
+
+// NUTS alone, for potentials that only benchmark the engine: every sampler instantiated
+// for a potential adds its code to the shared library.
+template <class P>
+struct NutsOnly {
+  static Runner<P> find(const std::string& cls) {
+    return lookup<P>(cls, {{"vhmc_nuts", &run_sampler<P, vhmc::NutsSampler>}});
+  }
+};
+
+// One chain of the sampler `config` (an R list whose class names the sampler) on potential.
+template <class P, template <class> class Samplers = AllSamplers>
 Rcpp::List run_registered(P& potential, const Rcpp::List& config, const Rcpp::List& extras,
                           const vhmc::Vec& init, const Rcpp::List& run) {
   const Rcpp::CharacterVector cls = config.attr("class");
   const vhmc::ChainConfig cfg = chain_config(run);
   vhmc::Callbacks cb = r_callbacks();
   const vhmc::ChainOutput out =
-      find_runner<P>(Rcpp::as<std::string>(cls[0]))(potential, config, extras, init, cfg, cb);
+      Samplers<P>::find(Rcpp::as<std::string>(cls[0]))(potential, config, extras, init, cfg, cb);
   return output_to_r(out);
 }
 

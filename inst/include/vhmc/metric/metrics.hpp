@@ -90,9 +90,12 @@ class DenseMetric {
 // Gaussian approximation of the posterior (the inverse Hessian at the mode), that covariance
 // as the metric allows it: its diagonal, itself, or its diagonal and leading correlation
 // directions (low_rank, at most max_rank of them). Warmup adapts it from there.
+// The unit kind is a diagonal of ones (the same arithmetic: products with 1.0 are exact)
+// whose adaptation the caller turns off; one metric type fewer per sampler and potential
+// keeps the compiled library small.
 template <class F>
 auto with_metric(MetricKind kind, int d, const std::optional<Mat>& cov, int max_rank, F&& f) {
-  if (kind == MetricKind::Unit) return f(UnitMetric(d));
+  if (kind == MetricKind::Unit) return f(DiagMetric(Vec::Ones(d)));
   if (kind == MetricKind::Diag) return f(DiagMetric(cov ? Vec(cov->diagonal()) : Vec::Ones(d)));
   if (kind == MetricKind::LowRank) {
     if (!cov) return f(LowRankMetric(Vec::Ones(d)));
