@@ -69,6 +69,29 @@ T rep(const ChainOutput& out, const char* name) {
   return vt::report_value<T>(out.report, name);
 }
 
+// surrogate_hmc()'s defaults as R settles them: automatic exploration (at most 850
+// iterations) and warmup, number of bases chosen by held-out error; the chain starts at
+// `mode` with the Laplace approximation (covariance `cov`) as metric and anchor.
+struct AutoSurrogate {
+  vhmc::FitExtras extras;
+  vhmc::SurrogateConfig sc;
+  vhmc::ChainConfig cfg;
+  AutoSurrogate(const Vec& mode, const Mat& cov, int sampling, std::uint64_t seed)
+      : cfg(vt::chain_config(1000, sampling, seed)) {
+    extras.inv_metric = cov;
+    extras.laplace = vhmc::Anchor{mode, Mat(cov.inverse()), Vec()};
+    sc.explore = 850;
+    sc.explore_auto = true;
+    sc.train.select_hidden = true;
+    cfg.warmup_auto = true;
+  }
+  template <class P>
+  ChainOutput run(P& pot, const Mat& cov, const Vec& init) {
+    vhmc::Callbacks cb;
+    return vhmc::run_surrogate_hmc(pot, vhmc::DenseMetric(cov), sc, vt::fisher_warmup(), cfg, init, extras, cb);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("Surrogate HMC is exact on a Gaussian and never needs a true gradient while sampling",
@@ -238,18 +261,9 @@ TEST_CASE("Surrogate HMC from the mode: a short automatic exploration and the qu
   // The chain starts at the mode with the Laplace covariance as its metric and the Hessian
   // there, as vhmc_glm() gives them; on a Gaussian both are exact.
   vhmc::GaussianPotential pot(target_mean(), target_cov());
-  vhmc::FitExtras x;
-  x.inv_metric = target_cov();
-  x.laplace = vhmc::Anchor{target_mean(), Mat(target_cov().inverse()), Vec()};
-  vhmc::SurrogateConfig sc;
-  sc.explore = 850;
-  sc.explore_auto = true;
-  sc.train.select_hidden = true;
-  vhmc::ChainConfig cfg = vt::chain_config(1000, 4000, 67);
-  cfg.warmup_auto = true;
-  vhmc::Callbacks cb;
-  const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DenseMetric(target_cov()), sc, vt::fisher_warmup(),
-                                                  cfg, target_mean(), x, cb);
+  AutoSurrogate run(target_mean(), target_cov(), 4000, 67);
+  const vhmc::SurrogateConfig& sc = run.sc;
+  const ChainOutput out = run.run(pot, target_cov(), target_mean());
   INFO(out.error);
   REQUIRE(out.error.empty());
   const long explore = rep<long>(out, "explore");
@@ -275,18 +289,10 @@ TEST_CASE("Surrogate HMC from the mode on a banana: the exploration waits for th
   // The quadratic base cannot describe the banana, so the automatic exploration runs on
   // until the training set holds what the most bases need, and training keeps bases.
   vt::Banana pot;
-  vhmc::FitExtras x;
-  x.inv_metric = Mat::Identity(2, 2);  // the Laplace approximation at the mode (0, 0)
-  x.laplace = vhmc::Anchor{Vec::Zero(2), Mat::Identity(2, 2), Vec()};
-  vhmc::SurrogateConfig sc;
-  sc.explore = 850;
-  sc.explore_auto = true;
-  sc.train.select_hidden = true;
-  vhmc::ChainConfig cfg = vt::chain_config(1000, 5000, 68);
-  cfg.warmup_auto = true;
-  vhmc::Callbacks cb;
-  const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DenseMetric(Mat::Identity(2, 2)), sc,
-                                                  vt::fisher_warmup(), cfg, Vec::Zero(2), x, cb);
+  // The Laplace approximation at the mode (0, 0).
+  AutoSurrogate run(Vec::Zero(2), Mat::Identity(2, 2), 5000, 68);
+  const vhmc::SurrogateConfig& sc = run.sc;
+  const ChainOutput out = run.run(pot, Mat::Identity(2, 2), Vec::Zero(2));
   INFO(out.error);
   REQUIRE(out.error.empty());
   const long seen = rep<long>(out, "n_seen");
