@@ -13,6 +13,7 @@
 #   user_values(theta)         internal theta -> named reported values
 #   to_user(rows)              internal draws -> reported draws (NULL: the same)
 #   minibatch, n_obs           whether minibatch gradients exist, and over how many rows
+#   fisher                     whether the core has the Fisher metric of the model (rmhmc())
 #   after_chains(results)      optional, after every chain succeeded
 
 fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, call, model) {

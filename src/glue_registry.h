@@ -42,6 +42,7 @@ struct AllSamplers {
                               {"vhmc_sghmc", &run_sampler<P, vhmc::SghmcSampler>},
                               {"vhmc_sgld", &run_sampler<P, vhmc::SgldSampler>},
                               {"vhmc_rwm", &run_sampler<P, vhmc::RwmSampler>},
+                              {"vhmc_rmhmc", &run_sampler<P, vhmc::RmhmcSampler>},
                           });
   }
 };

@@ -196,6 +196,64 @@ class GlmPotential {
     if (has_aux()) H(D - 1, D - 1) += aux_prior_hessian(prior_aux_, theta[D - 1]);
   }
 
+  // Whether fisher_weights() knows the family: the canonical links without a dispersion
+  // parameter, whose Fisher information is the likelihood's Hessian.
+  bool has_fisher() const {
+    return family_ == GlmFamily::BinomialLogit || family_ == GlmFamily::PoissonLog ||
+           (family_ == GlmFamily::GaussianIdentity && fixed_noise());
+  }
+
+  // The Fisher information of the likelihood is Z' diag(lam) Z (Z the design in the sampler's
+  // coordinates, design_rows()); lam = w b''(eta) and dlam = w b'''(eta) = d lam / d eta at
+  // theta, one pass over X. logistic: b'' = p(1-p), b''' = p(1-p)(1-2p); poisson: both
+  // exp(eta); gaussian with a fixed sigma: 1/sigma^2 and 0. Needs has_fisher().
+  void fisher_weights(const Vec& theta, Vec& lam, Vec& dlam) {
+    const Eigen::Index n = data_->n();
+    set_beta(theta);
+    linear_predictor(theta);
+    lam.resize(n);
+    dlam.resize(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      if (family_ == GlmFamily::BinomialLogit) {
+        const double pr = logistic(eta_[i]);
+        lam[i] = pr * (1.0 - pr);
+        dlam[i] = lam[i] * (1.0 - 2.0 * pr);
+      } else if (family_ == GlmFamily::PoissonLog) {
+        lam[i] = dlam[i] = std::exp(eta_[i]);
+      } else {
+        lam[i] = noise_precision_;
+        dlam[i] = 0.0;
+      }
+    }
+    if (data_->has_weights()) {
+      lam.array() *= data_->weights.array();
+      dlam.array() *= data_->weights.array();
+    }
+  }
+
+  // The priors' Fisher information in the sampler's coordinates (prior_add_fisher_diag;
+  // the slopes' picks up 1 / s_j^2 as in hessian()).
+  Vec prior_fisher_diag() const {
+    const GlmData& d = *data_;
+    const Eigen::Index off = intercept_ ? 1 : 0, k = d.k();
+    Vec h = Vec::Zero(off + k);
+    if (intercept_) prior_add_fisher_diag(prior_intercept_, 1, h.segment(0, 1));
+    prior_add_fisher_diag(prior_, k, h.segment(off, k));
+    if (d.has_scale()) h.segment(off, k).array() /= d.scale.array().square();
+    return h;
+  }
+
+  // Rows r0..r0+m-1 of the design in the sampler's coordinates, Z = [1, (X - 1c') S^-1]
+  // (the 1 column only with an intercept), into zb (m x p).
+  void design_rows(Eigen::Index r0, Eigen::Index m, Mat& zb) const {
+    const Eigen::Index off = intercept_ ? 1 : 0;
+    Mat xb;
+    sampler_rows(r0, m, xb);
+    zb.resize(m, off + xb.cols());
+    if (intercept_) zb.col(0).setOnes();
+    zb.rightCols(xb.cols()) = xb;
+  }
+
   // Z' W Z of the design in the sampler's coordinates (see weighted_gram), for the
   // identifiability check: its rank is the design's, with every column on one scale.
   void design_gram(Mat& G) const { weighted_gram<Vec>(data_->weights, nullptr, G, nullptr); }

@@ -1,0 +1,102 @@
+#pragma once
+// The generalized leapfrog of Riemannian-manifold HMC (Girolami & Calderhead 2011, eqs.
+// 16-18) for H(theta, p) = U + 1/2 log det G + 1/2 p' G^{-1} p:
+//   p_h    = p - (eps/2) dH/dtheta(theta, p_h)                          (implicit in p_h)
+//   theta' = theta + (eps/2) [G(theta)^{-1} + G(theta')^{-1}] p_h      (implicit in theta')
+//   p'     = p_h - (eps/2) dH/dtheta(theta', p_h)                        (explicit)
+// with dH/dtheta_i = dU_i + 1/2 t_i - 1/2 nu_i(G^{-1} p). It is reversible and volume
+// preserving, so a Metropolis step on H makes the chain exact, provided the implicit
+// equations are solved: both are fixed-point iterations to a relative tolerance (default
+// 1e-10, at most 50 iterations); a step whose iteration does not converge, or whose
+// geometry is not finite, fails and the transition rejects it (and counts it).
+#include <algorithm>
+#include <cmath>
+
+#include "../base/fields.hpp"
+#include "riemann_point.hpp"
+
+namespace vhmc {
+
+struct FixedPointConfig {
+  double tol = 1e-10;
+  int max_iter = 50;
+  static auto fields() {
+    return std::make_tuple(field("fixed_point_tol", &FixedPointConfig::tol),
+                           field("fixed_point_iter", &FixedPointConfig::max_iter));
+  }
+};
+
+struct FixedPointCounts {
+  long iterations = 0;  // fixed-point iterations of all steps
+  long failures = 0;    // steps that failed: no convergence, or a geometry not finite
+};
+
+inline bool fixed_point_close(const Vec& a, const Vec& b, double tol) {
+  return (a - b).lpNorm<Eigen::Infinity>() <= tol * std::max(1.0, b.lpNorm<Eigen::Infinity>());
+}
+
+template <class Geo>
+class GeneralizedLeapfrog {
+ public:
+  GeneralizedLeapfrog(Geo& geo, const FixedPointConfig& c) : geo_(geo), c_(c), nu_(geo.dim()) {}
+
+  // One step of size eps from (cur, p) to (next, p); false when it failed.
+  bool step(const RiemannPoint& cur, Vec& p, double eps, RiemannPoint& next) {
+    if (!momentum_half(cur, p, eps)) return false;
+    if (!position(cur, p, eps, next)) return false;
+    dH(next, p, grad_);
+    p -= 0.5 * eps * grad_;
+    return p.allFinite();
+  }
+
+  const FixedPointCounts& counts() const { return counts_; }
+
+ private:
+  void dH(const RiemannPoint& pt, const Vec& p, Vec& out) {
+    geo_.nu(pt, pt.inverse_times(p), nu_);
+    out = pt.grad + 0.5 * (pt.trace - nu_);
+  }
+
+  // p_h = p - (eps/2) dH(theta, p_h), from p_h = p.
+  bool momentum_half(const RiemannPoint& cur, Vec& p, double eps) {
+    const Vec p0 = p;
+    for (int k = 0; k < c_.max_iter; ++k) {
+      ++counts_.iterations;
+      dH(cur, p, grad_);
+      const Vec p_new = p0 - 0.5 * eps * grad_;
+      if (!p_new.allFinite()) return fail();
+      const bool done = fixed_point_close(p_new, p, c_.tol);
+      p = p_new;
+      if (done) return true;
+    }
+    return fail();
+  }
+
+  // theta' = theta + (eps/2)(G(theta)^{-1} + G(theta')^{-1}) p_h, from theta' = theta +
+  // eps G(theta)^{-1} p_h; next holds the geometry of the last iterate, which satisfies the
+  // equation to the tolerance.
+  bool position(const RiemannPoint& cur, const Vec& p, double eps, RiemannPoint& next) {
+    const Vec half = 0.5 * eps * cur.inverse_times(p);
+    Vec theta = cur.theta + 2.0 * half;
+    for (int k = 0; k < c_.max_iter; ++k) {
+      ++counts_.iterations;
+      if (!geo_.at(theta, next)) return fail();
+      const Vec theta_new = cur.theta + half + 0.5 * eps * next.inverse_times(p);
+      if (fixed_point_close(theta_new, theta, c_.tol)) return true;
+      theta = theta_new;
+    }
+    return fail();
+  }
+
+  bool fail() {
+    ++counts_.failures;
+    return false;
+  }
+
+  Geo& geo_;
+  FixedPointConfig c_;
+  Vec nu_, grad_;
+  FixedPointCounts counts_;
+};
+
+}  // namespace vhmc

@@ -1,0 +1,95 @@
+#pragma once
+// The Fisher metric of a GLM for Riemannian-manifold HMC (Girolami & Calderhead 2011,
+// eq. 35 for logistic regression): G(theta) = Z' diag(lam) Z + P, with Z the design in the
+// sampler's coordinates, lam = w b''(eta) and P the priors' (constant) Fisher information
+// (GlmPotential::fisher_weights, prior_fisher_diag). With dlam = w b'''(eta),
+//   dG/dtheta_i = Z' diag(dlam .* Z_i) Z,
+// so the two terms of the generalized leapfrog are sums over rows (Z_n the n-th row):
+//   t_i  = tr(G^{-1} dG/dtheta_i) = sum_n dlam_n Z_ni (Z_n G^{-1} Z_n'),
+//   nu_i = v' dG/dtheta_i v        = sum_n dlam_n Z_ni (Z_n v)^2.
+// t costs O(N d^2) (like G), nu O(N d); both by blocks of rows, never a copy of X.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "../model/glm.hpp"
+#include "../model/target.hpp"
+#include "riemann_point.hpp"
+
+namespace vhmc {
+
+class GlmGeometry {
+ public:
+  explicit GlmGeometry(GlmPotential& pot) : pot_(pot), target_(pot), prior_(pot.prior_fisher_diag()) {
+    if (!pot.has_fisher())
+      throw std::invalid_argument("the Fisher metric needs a binomial-logit or poisson-log GLM");
+  }
+
+  int dim() const { return pot_.dim(); }
+  EvalCounts counts() const { return target_.counts(); }
+
+  bool at(const Vec& theta, RiemannPoint& pt) {
+    pt.theta = theta;
+    pt.U = target_.U_grad(theta, pt.grad);
+    if (!std::isfinite(pt.U)) return false;
+    pot_.fisher_weights(theta, lam_, pt.scratch);
+    Mat G;
+    fisher(G);
+    pt.chol.compute(G);
+    if (pt.chol.info() != Eigen::Success) return false;
+    pt.log_det = log_det_from_chol(pt.chol);
+    traces(pt);
+    return std::isfinite(pt.log_det) && pt.trace.allFinite();
+  }
+
+  void nu(const RiemannPoint& pt, const Vec& v, Vec& out) {
+    out.setZero(dim());
+    for_blocks([&](Eigen::Index r0, Eigen::Index m) {
+      const Vec s = zb_ * v;
+      out.noalias() += zb_.transpose() * (pt.scratch.segment(r0, m).array() * s.array().square()).matrix();
+    });
+  }
+
+ private:
+  template <class F>
+  void for_blocks(F&& f) {
+    const Eigen::Index n = pot_.data().n(), B = 2048;
+    for (Eigen::Index r0 = 0; r0 < n; r0 += B) {
+      const Eigen::Index m = std::min(B, n - r0);
+      pot_.design_rows(r0, m, zb_);
+      f(r0, m);
+    }
+  }
+
+  void fisher(Mat& G) {
+    G = prior_.asDiagonal();
+    for_blocks([&](Eigen::Index r0, Eigen::Index m) {
+      wz_ = lam_.segment(r0, m).asDiagonal() * zb_;
+      G.noalias() += zb_.transpose() * wz_;
+    });
+    G = 0.5 * (G + G.transpose());
+  }
+
+  // q_n = |L^{-1} Z_n'|^2 = Z_n G^{-1} Z_n', then t = Z' (dlam .* q).
+  void traces(RiemannPoint& pt) {
+    pt.trace.setZero(dim());
+    for_blocks([&](Eigen::Index r0, Eigen::Index m) {
+      Mat Y = zb_.transpose();
+      pt.chol.matrixL().solveInPlace(Y);
+      const Vec q = Y.colwise().squaredNorm().transpose();
+      pt.trace.noalias() += zb_.transpose() * (pt.scratch.segment(r0, m).array() * q.array()).matrix();
+    });
+  }
+
+  GlmPotential& pot_;
+  Target<GlmPotential> target_;
+  Vec prior_, lam_;
+  Mat zb_, wz_;
+};
+
+template <>
+struct GeometryFor<GlmPotential> {
+  using type = GlmGeometry;
+};
+
+}  // namespace vhmc

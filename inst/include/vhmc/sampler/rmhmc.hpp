@@ -1,0 +1,181 @@
+#pragma once
+// Riemannian-manifold HMC (Girolami & Calderhead 2011): momentum p ~ N(0, G(theta)),
+// `steps` generalized leapfrog steps (riemann/generalized_leapfrog.hpp), a Metropolis step
+// on H(theta, p) = U + 1/2 log det G + 1/2 p' G^{-1} p. The metric comes from a geometry
+// (riemann/riemann_point.hpp), for example a GLM's Fisher information
+// (riemann/glm_geometry.hpp). A step that fails (implicit equations unsolved, geometry not
+// finite) or an energy error above max_delta_H ends the trajectory as a divergence, which
+// is rejected. Warmup tunes only the step size, by dual averaging (Hoffman & Gelman 2014,
+// Algorithm 5) toward target_accept: the metric needs no adaptation.
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <type_traits>
+
+#include "../adapt/dual_averaging.hpp"
+#include "../base/fields.hpp"
+#include "../driver/fit_extras.hpp"
+#include "../driver/run_chain.hpp"
+#include "../riemann/generalized_leapfrog.hpp"
+#include "transition.hpp"
+
+namespace vhmc {
+
+struct RmhmcConfig {
+  int steps = 6;
+  std::optional<double> step_size;  // nullopt: tuned during warmup, from 0.5
+  double target_accept = 0.8;
+  double max_delta_H = 1000.0;
+  FixedPointConfig fixed_point{};
+  static auto fields() {
+    return std::make_tuple(field("steps", &RmhmcConfig::steps), field("step_size", &RmhmcConfig::step_size),
+                           field("target_accept", &RmhmcConfig::target_accept),
+                           field("fixed_point", &RmhmcConfig::fixed_point));
+  }
+};
+
+template <class Geo>
+class Rmhmc {
+ public:
+  Rmhmc(Geo& geo, const RmhmcConfig& c)
+      : c_(c), leapfrog_(geo, c.fixed_point), prop_(geo.dim()), buf_(geo.dim()), z_(geo.dim()) {}
+
+  TransitionInfo transition(RiemannPoint& cur, Rng& rng) {
+    for (Eigen::Index i = 0; i < z_.size(); ++i) z_[i] = rng.normal();
+    Vec p = cur.chol.matrixL() * z_;
+    const double H0 = cur.hamiltonian(p);
+    TransitionInfo info;
+    info.step_size = eps_;
+    const RiemannPoint* at = &cur;
+    for (int l = 0; l < c_.steps; ++l) {
+      RiemannPoint& next = (l % 2 == 0) ? prop_ : buf_;
+      ++info.n_leapfrog;
+      if (!leapfrog_.step(*at, p, eps_, next)) return diverged(info, H0);
+      at = &next;
+    }
+    const double H1 = at->hamiltonian(p);
+    const double dH = std::isfinite(H1) ? H1 - H0 : kInf;
+    if (dH > c_.max_delta_H) return diverged(info, H0);
+    info.accept_stat = dH <= 0 ? 1.0 : std::exp(-dH);
+    info.energy = H1;
+    if (std::log(rng.uniform()) < -dH) {
+      cur = *at;
+    } else {
+      info.energy = H0;
+    }
+    return info;
+  }
+
+  double& step_size() { return eps_; }
+  const FixedPointCounts& fixed_point() const { return leapfrog_.counts(); }
+
+ private:
+  TransitionInfo diverged(TransitionInfo& info, double H0) {
+    info.divergent = true;
+    info.accept_stat = 0.0;
+    info.energy = H0;
+    return info;
+  }
+
+  RmhmcConfig c_;
+  GeneralizedLeapfrog<Geo> leapfrog_;
+  RiemannPoint prop_, buf_;
+  Vec z_;
+  double eps_ = 0.5;
+};
+
+// Warmup: the step size by dual averaging, restarted from the chain's initial one.
+template <class Kernel>
+class StepSizeWarmup : public Phase {
+ public:
+  StepSizeWarmup(Kernel& kernel, double target_accept) : kernel_(kernel) {
+    DualAveragingConfig dc;
+    dc.delta = target_accept;
+    da_ = DualAveraging(dc);
+  }
+  void start(Rng&) override { da_.restart(kernel_.step_size()); }
+  void observe(int, const TransitionInfo& info, Rng&) override { kernel_.step_size() = da_.learn(info.accept_stat); }
+  void finish(Rng&) override {
+    if (da_.counter() > 0) kernel_.step_size() = da_.final_step_size();
+  }
+
+ private:
+  Kernel& kernel_;
+  DualAveraging da_;
+};
+
+template <class Geo>
+class RmhmcChain {
+ public:
+  RmhmcChain(Geo& geo, const RmhmcConfig& c, const Vec& init) : geo_(geo), kernel_(geo, c), z_(geo.dim()), init_(init) {
+    kernel_.step_size() = c.step_size.value_or(0.5);
+  }
+  int dim() const { return geo_.dim(); }
+  void start(Rng&) {
+    if (!geo_.at(init_, z_))
+      throw std::runtime_error("the log density, its gradient or the metric is not finite (or the metric not "
+                               "positive definite) at the initial values");
+  }
+  TransitionInfo transition(Rng& rng) { return kernel_.transition(z_, rng); }
+  const Vec& position() const { return z_.theta; }
+  EvalCounts counts() const { return geo_.counts(); }
+  unsigned columns() const { return kHmcColumns; }
+  // The step size, and as the "inverse metric" G^{-1} at the chain's last state.
+  void adaptation(Report& r) const {
+    r.add("step_size", const_cast<Rmhmc<Geo>&>(kernel_).step_size());
+    r.add("inv_metric", Mat(z_.chol.solve(Mat::Identity(dim(), dim()))));
+  }
+  void report(Report& r) const {
+    r.add("fixed_point_iterations", static_cast<double>(kernel_.fixed_point().iterations));
+    r.add("fixed_point_failures", static_cast<double>(kernel_.fixed_point().failures));
+  }
+  Rmhmc<Geo>& kernel() { return kernel_; }
+
+ private:
+  Geo& geo_;
+  Rmhmc<Geo> kernel_;
+  RiemannPoint z_;
+  Vec init_;
+};
+
+// Sampling, watched only to report the chain's fixed-point counts.
+template <class Chain>
+class RmhmcSampling : public SamplingPhase {
+ public:
+  explicit RmhmcSampling(const Chain& chain) : chain_(chain) {}
+  void report(Report& r) const override { chain_.report(r); }
+
+ private:
+  const Chain& chain_;
+};
+
+// One RMHMC chain on a geometry.
+template <class Geo>
+ChainOutput run_rmhmc(Geo& geo, const RmhmcConfig& c, const ChainConfig& cfg, const Vec& init, Callbacks& cb) {
+  RmhmcChain<Geo> chain(geo, c, init);
+  StepSizeWarmup<Rmhmc<Geo>> tuning(chain.kernel(), c.target_accept);
+  Phase fixed;  // a given step size: warmup only moves the chain
+  Schedule schedule;
+  schedule.warmup = {{c.step_size ? &fixed : static_cast<Phase*>(&tuning), cfg.warmup}};
+  RmhmcSampling<RmhmcChain<Geo>> sampling(chain);
+  schedule.sampling = &sampling;
+  return run_chain(chain, schedule, cfg, cb);
+}
+
+// The sampler (a plug-in of the host's registry) on the geometry of its potential.
+struct RmhmcSampler {
+  using Config = RmhmcConfig;
+  template <class P>
+  static ChainOutput run(P& potential, const Config& c, const FitExtras&, const ChainConfig& cfg,
+                         const Vec& init, Callbacks& cb) {
+    using Geo = typename GeometryFor<P>::type;
+    if constexpr (std::is_void_v<Geo>) {
+      throw std::invalid_argument("rmhmc() has no metric for this model");
+    } else {
+      Geo geo(potential);
+      return run_rmhmc(geo, c, cfg, init, cb);
+    }
+  }
+};
+
+}  // namespace vhmc

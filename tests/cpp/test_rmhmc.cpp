@@ -1,0 +1,187 @@
+// Tests of Riemannian-manifold HMC (sampler/rmhmc.hpp, riemann/*): the GLM Fisher geometry's
+// trace and nu terms against finite differences of G; reversibility of the generalized
+// leapfrog; exactness with a position-dependent metric on a known target; agreement with
+// NUTS on a logistic regression; failed fixed-point iterations counted and rejected.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include <vhmc/vhmc.hpp>
+#include <vhmc/riemann/glm_geometry.hpp>
+#include <vhmc/sampler/rmhmc.hpp>
+
+#include "test_util.hpp"
+
+namespace {
+
+using vhmc::GlmData;
+using vhmc::GlmFamily;
+using vhmc::GlmPotential;
+using vhmc::Mat;
+using vhmc::Prior;
+using vhmc::RiemannPoint;
+using vhmc::Vec;
+
+// U = |theta|^2 / 2 (standard normal) under G = diag(1 + theta_i^2): dG/dtheta_i has the
+// single entry 2 theta_i at (i, i), so t_i = 2 theta_i / (1 + theta_i^2), nu_i = 2 theta_i v_i^2.
+struct ToyGeometry {
+  int d;
+  vhmc::EvalCounts c;
+  int dim() const { return d; }
+  vhmc::EvalCounts counts() const { return c; }
+  bool at(const Vec& th, RiemannPoint& pt) {
+    ++c.grad;
+    pt.theta = th;
+    pt.U = 0.5 * th.squaredNorm();
+    pt.grad = th;
+    const Vec g = (1.0 + th.array().square()).matrix();
+    pt.chol.compute(Mat(g.asDiagonal()));
+    pt.log_det = vhmc::log_det_from_chol(pt.chol);
+    pt.trace = (2.0 * th.array() / g.array()).matrix();
+    return true;
+  }
+  void nu(const RiemannPoint& pt, const Vec& v, Vec& out) {
+    out = (2.0 * pt.theta.array() * v.array().square()).matrix();
+  }
+};
+
+// A GLM problem owned by the test: X (n x k, centred and scaled in the potential), y.
+struct GlmProblem {
+  int n, k;
+  std::vector<double> X, y, w, center, scale;
+  GlmProblem(GlmFamily f, int n_, int k_, std::uint64_t seed) : n(n_), k(k_) {
+    vhmc::Rng rng(seed, 11);
+    X.resize(static_cast<size_t>(n) * k);
+    for (auto& x : X) x = 1.0 + 2.0 * rng.normal();
+    y.resize(n);
+    w.resize(n);
+    for (int i = 0; i < n; ++i) {
+      double eta = 0.3;
+      for (int j = 0; j < k; ++j) eta += 0.4 * (X[static_cast<size_t>(j) * n + i] - 1.0) / 2.0;
+      w[i] = 1.0 + (i % 3);
+      const double mu = f == GlmFamily::PoissonLog ? std::exp(eta) : 1.0 / (1.0 + std::exp(-eta));
+      y[i] = f == GlmFamily::PoissonLog ? std::floor(mu + rng.uniform()) : (rng.uniform() < mu ? 1.0 : 0.0);
+    }
+    center.assign(k, 1.0);
+    scale.assign(k, 2.0);
+  }
+  GlmData data(bool weights) const {
+    return GlmData(X.data(), n, k, y.data(), weights ? w.data() : nullptr, nullptr, center.data(), scale.data());
+  }
+};
+
+Mat metric_at(vhmc::GlmGeometry& geo, const Vec& th) {
+  RiemannPoint pt;
+  REQUIRE(geo.at(th, pt));
+  return pt.chol.reconstructedMatrix();
+}
+
+}  // namespace
+
+TEST_CASE("GLM Fisher geometry: trace and nu terms match finite differences of G", "[rmhmc]") {
+  for (GlmFamily f : {GlmFamily::BinomialLogit, GlmFamily::PoissonLog}) {
+    GlmProblem prob(f, 300, 3, 5);
+    const GlmData data = prob.data(true);
+    GlmPotential pot(data, f, true, Prior::normal(0.0, 2.5), Prior::student_t(3.0, 0.0, 2.0));
+    REQUIRE(pot.has_fisher());
+    vhmc::GlmGeometry geo(pot);
+    const Vec th = (Vec(4) << 0.2, -0.3, 0.5, 0.1).finished();
+    const Vec v = (Vec(4) << 0.7, -1.1, 0.4, 0.9).finished();
+    RiemannPoint pt;
+    REQUIRE(geo.at(th, pt));
+    Vec nu;
+    geo.nu(pt, v, nu);
+    const Mat Ginv = pt.chol.solve(Mat::Identity(4, 4));
+    const double h = 1e-5;
+    for (int i = 0; i < 4; ++i) {
+      Vec up = th, dn = th;
+      up[i] += h;
+      dn[i] -= h;
+      const Mat dG = (metric_at(geo, up) - metric_at(geo, dn)) / (2 * h);
+      const double scale = 1.0 + dG.norm();
+      CHECK(pt.trace[i] == Approx((Ginv * dG).trace()).margin(1e-6 * scale));
+      CHECK(nu[i] == Approx(v.dot(dG * v)).margin(1e-6 * scale * v.squaredNorm()));
+    }
+    // G = Z' diag(lam) Z + prior Fisher information equals the potential's Hessian for a
+    // canonical link, up to the priors' terms.
+    Mat H;
+    pot.hessian(th, H);
+    const Mat G = pt.chol.reconstructedMatrix();
+    const Vec prior = pot.prior_fisher_diag();
+    Mat Hlik = H, Glik = G;
+    Vec hp = Vec::Zero(4);
+    vhmc::prior_add_hessian_diag(Prior::normal(0.0, 2.5), th.head(1), hp.head(1));
+    vhmc::prior_add_hessian_diag(Prior::student_t(3.0, 0.0, 2.0), (th.tail(3) / 2.0).eval(), hp.tail(3));
+    hp.tail(3) /= 4.0;
+    Hlik.diagonal() -= hp;
+    Glik.diagonal() -= prior;
+    CHECK((Hlik - Glik).cwiseAbs().maxCoeff() < 1e-8 * (1.0 + G.cwiseAbs().maxCoeff()));
+  }
+}
+
+TEST_CASE("generalized leapfrog: reversible and close to energy-conserving", "[rmhmc]") {
+  ToyGeometry geo{3, {}};
+  vhmc::GeneralizedLeapfrog<ToyGeometry> lf(geo, vhmc::FixedPointConfig{});
+  RiemannPoint a, b, c;
+  const Vec th0 = (Vec(3) << 0.8, -1.2, 0.3).finished();
+  REQUIRE(geo.at(th0, a));
+  Vec p = (Vec(3) << 0.5, 0.9, -1.4).finished();
+  const double H0 = a.hamiltonian(p);
+  REQUIRE(lf.step(a, p, 0.05, b));
+  CHECK(std::fabs(b.hamiltonian(p) - H0) < 1e-3);
+  p = -p;
+  REQUIRE(lf.step(b, p, 0.05, c));
+  CHECK((c.theta - th0).lpNorm<Eigen::Infinity>() < 1e-8);
+  CHECK((p + (Vec(3) << 0.5, 0.9, -1.4).finished()).lpNorm<Eigen::Infinity>() < 1e-8);
+  CHECK(lf.counts().failures == 0);
+}
+
+TEST_CASE("RMHMC samples a standard normal exactly under a position-dependent metric", "[rmhmc]") {
+  ToyGeometry geo{2, {}};
+  vhmc::RmhmcConfig rc;
+  rc.steps = 4;
+  vhmc::Callbacks cb;
+  const auto out = vhmc::run_rmhmc(geo, rc, vt::chain_config(500, 6000, 81), Vec::Constant(2, 0.5), cb);
+  REQUIRE(out.error.empty());
+  const double z = vt::family_z(4);
+  for (int j = 0; j < 2; ++j) {
+    const Vec x = out.draws.col(j);
+    CHECK(std::fabs(vt::mean(x)) < z * vt::mcse_mean(x));
+    CHECK(std::fabs(vt::var(x) - 1.0) < z * vt::mcse_var(x));
+  }
+  CHECK(out.accept_stat.mean() > 0.6);
+}
+
+TEST_CASE("RMHMC agrees with NUTS on a logistic regression", "[rmhmc]") {
+  GlmProblem prob(GlmFamily::BinomialLogit, 400, 3, 9);
+  const GlmData data = prob.data(false);
+  GlmPotential pot(data, GlmFamily::BinomialLogit, true, Prior::normal(0.0, 2.5), Prior::normal(0.0, 2.5));
+  vhmc::GlmGeometry geo(pot);
+  vhmc::Callbacks cb;
+  const auto rm = vhmc::run_rmhmc(geo, vhmc::RmhmcConfig{}, vt::chain_config(300, 3000, 82), Vec::Zero(4), cb);
+  REQUIRE(rm.error.empty());
+  const auto nu = vt::run_nuts(pot, vhmc::DiagMetric(Vec::Ones(4)), Vec::Zero(4), vt::chain_config(1000, 8000, 83));
+  const double z = vt::family_z(4);
+  for (int j = 0; j < 4; ++j) {
+    const Vec a = rm.draws.col(j), b = nu.draws.col(j);
+    const double se = std::sqrt(std::pow(vt::mcse_mean(a), 2) + std::pow(vt::mcse_mean(b), 2));
+    CHECK(std::fabs(vt::mean(a) - vt::mean(b)) < z * se);
+    CHECK(vt::sd(a) == Approx(vt::sd(b)).epsilon(0.1));
+  }
+  // Failures happen only while warmup tries step sizes that are too large.
+  CHECK(rm.divergent.sum() == 0);
+}
+
+TEST_CASE("RMHMC: unsolved implicit steps are counted and rejected as divergences", "[rmhmc]") {
+  ToyGeometry geo{2, {}};
+  vhmc::RmhmcConfig rc;
+  rc.step_size = 3.0;  // far too large for the fixed point to contract
+  rc.fixed_point.max_iter = 5;
+  vhmc::Callbacks cb;
+  const auto out = vhmc::run_rmhmc(geo, rc, vt::chain_config(0, 200, 84), Vec::Constant(2, 0.5), cb);
+  REQUIRE(out.error.empty());
+  CHECK(vt::report_value<double>(out.adaptation, "fixed_point_failures") > 0.0);
+  CHECK(out.divergent.sum() > 0);
+  CHECK(out.draws.allFinite());
+}
