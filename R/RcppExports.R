@@ -33,8 +33,8 @@ vhmc_drop_row_names <- function(X) {
     invisible(.Call(`_vhmc_vhmc_drop_row_names`, X))
 }
 
-vhmc_run_r_target <- function(potential, init, config, extras, run) {
-    .Call(`_vhmc_vhmc_run_r_target`, potential, init, config, extras, run)
+vhmc_run_r_target <- function(potential, init, config, extras, run, metric_tensor) {
+    .Call(`_vhmc_vhmc_run_r_target`, potential, init, config, extras, run, metric_tensor)
 }
 
 vhmc_lbfgs <- function(potential, init, max_iterations) {

@@ -67,9 +67,13 @@
 #' @return An object of class `vhmc_pde_model`, a list with
 #'   * `log_density(theta)`, `gradient(theta)`: the log posterior (up to a constant) and its
 #'     gradient, for [vhmc_sample()].
-#'   * `fisher_metric(theta)`: \eqn{J'J / s_y^2 + I / s_\theta^2}{J'J / noise_sd^2 +
-#'     I / prior_sd^2}, with \eqn{J} the Jacobian of the noise-free observations, the
-#'     metric of Riemannian-manifold HMC (Girolami and Calderhead, 2011).
+#'   * `fisher_metric(theta, derivatives = FALSE)`: \eqn{J'J / s_y^2 + I / s_\theta^2}{J'J /
+#'     noise_sd^2 + I / prior_sd^2}, with \eqn{J} the Jacobian of the noise-free
+#'     observations, the metric of Riemannian-manifold HMC (Girolami and Calderhead, 2011).
+#'     With `derivatives = TRUE`, `list(G, dG)` with `dG[, , k]` its derivative in
+#'     \eqn{\theta_k}{theta_k} (from the second derivatives of the solution, by `n_terms`
+#'     adjoint solves on the same factor), the `metric_tensor` that [rmhmc()] needs
+#'     in [vhmc_sample()].
 #'   * `hessian_diagonal(theta)`: the diagonal of the Hessian of the negative log posterior
 #'     (Zhang et al., 2017), which includes the residual term the Fisher metric leaves out.
 #'   * `predict(theta)`: the noise-free observations \eqn{u(x_j, \theta)}{u(x_j, theta)}.
@@ -207,9 +211,9 @@ pde_predict <- function(st, theta) {
 pde_model_object <- function(st) {
   counted <- function(name, f) {
     force(f)
-    function(theta) {
+    function(theta, ...) {
       st$calls[[name]] <- st$calls[[name]] + 1
-      f(st, theta)
+      f(st, theta, ...)
     }
   }
   structure(list(

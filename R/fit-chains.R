@@ -13,7 +13,8 @@
 #   user_values(theta)         internal theta -> named reported values
 #   to_user(rows)              internal draws -> reported draws (NULL: the same)
 #   minibatch, n_obs           whether minibatch gradients exist, and over how many rows
-#   fisher                     whether the core has the Fisher metric of the model (rmhmc())
+#   metric_tensor              whether the model has a metric tensor for rmhmc() (a GLM's Fisher
+#                              information in the core, or the user's function)
 #   after_chains(results)      optional, after every chain succeeded
 
 fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, call, model) {

@@ -82,7 +82,7 @@ glm_target <- function(spec, model) {
     user_values = function(theta) stats::setNames(as.numeric(glm_to_user(matrix(theta, nrow = 1L), spec)), nm),
     to_user = function(rows) glm_to_user(rows, spec),
     minibatch = TRUE, n_obs = nrow(spec$X), ptr = ptr,
-    fisher = spec$family %in% c("binomial_logit", "poisson_log")
+    metric_tensor = spec$family %in% c("binomial_logit", "poisson_log")
   )
 }
 

@@ -67,13 +67,42 @@ pde_tangents <- function(st, s) {
 # Fisher metric of the Gaussian likelihood plus the prior precision,
 # G(theta) = J'J / s_y^2 + I / s_theta^2, J = d u_obs / d theta: the expected Fisher
 # information of Girolami and Calderhead (2011), which Zhang et al. (2017) use for RMHMC
-# on this model.
-pde_fisher <- function(st, theta) {
+# on this model. With `derivatives`, list(G, dG) with dG[, , k] = dG/dtheta_k, the metric
+# tensor rmhmc() takes (vhmc_sample(metric_tensor = )).
+pde_fisher <- function(st, theta, derivatives = FALSE) {
+  derivatives <- check_flag(derivatives, "derivatives")
   s <- pde_state_at(st, theta)
-  jac <- as.matrix(st$observe_free %*% pde_tangents(st, s))
+  tangents <- pde_tangents(st, s)
+  jac <- as.matrix(st$observe_free %*% tangents)
   out <- crossprod(jac) / st$noise_sd^2 + diag(1 / st$prior_sd^2, ncol(jac))
   dimnames(out) <- list(st$par_names, st$par_names)
-  out
+  if (!derivatives) return(out)
+  list(G = out, dG = pde_fisher_derivatives(st, s, tangents, jac))
+}
+
+# dG/dtheta_k = (M_k + M_k') / s_y^2 with M_k = J' dJ_k, dJ_k = O_f S_k and S_k[, j] =
+# d2u_f/dtheta_k dtheta_j. Differentiating A t_j = -action(u) (c Phi_j) in theta_k (t
+# extended by zeros to the Dirichlet nodes),
+#   A S_kj = -R_kj,  R_kj = action(u) (c Phi_k Phi_j) + action(t_k) (c Phi_j) + action(t_j) (c Phi_k),
+# so M_k[a, j] = (O_f' J_a)' S_kj = -y_a' R_kj with A y_a = O_f' J_a: d adjoint solves on the
+# factor of the forward solve instead of d^2 second-order ones.
+pde_fisher_derivatives <- function(st, s, tangents, jac) {
+  d <- ncol(st$modes)
+  c_phi <- s$conductivity * st$modes
+  y <- st$solver$solve(Matrix::crossprod(st$observe_free, jac))
+  full <- matrix(0, length(s$u), d)
+  full[st$mesh$free, ] <- as.matrix(tangents)
+  b_u <- as.matrix(Matrix::crossprod(element_action(st$mesh, s$u), y))
+  # t_y[a, j, k] = y_a' action(t_k) (c Phi_j)
+  t_y <- vapply(seq_len(d), function(k) {
+    crossprod(as.matrix(Matrix::crossprod(element_action(st$mesh, full[, k]), y)), c_phi)
+  }, matrix(0, d, d))
+  dG <- array(0, c(d, d, d))
+  for (k in seq_len(d)) {
+    m <- -(crossprod(b_u, c_phi[, k] * st$modes) + t_y[, , k] + t_y[, k, ])
+    dG[, , k] <- (m + t(m)) / st$noise_sd^2
+  }
+  dG
 }
 
 # Diagonal of the Hessian of U = -L (Zhang et al. 2017, the display after eq. 13 that

@@ -111,7 +111,7 @@ fd_gradient <- function(f, theta) {
 
 # A log density written in R as a target of fit_chains() (R/fit-chains.R): each chain calls
 # the user's functions through the closure of r_potential(), made in the chain's own process.
-r_target <- function(log_density, gradient, par_names) {
+r_target <- function(log_density, gradient, par_names, metric_tensor = NULL) {
   grad_fun <- gradient %||% function(theta) fd_gradient(log_density, theta)
   value_grad <- function(theta) {
     names(theta) <- par_names
@@ -121,7 +121,8 @@ r_target <- function(log_density, gradient, par_names) {
     par_names = par_names, internal_names = par_names,
     run = function(config, extras, init, run) {
       potential <- r_potential(log_density, gradient, par_names)
-      res <- vhmc_run_r_target(potential, init, config, extras, run)
+      metric <- if (!is.null(metric_tensor)) r_metric(metric_tensor, par_names, environment(potential))
+      res <- vhmc_run_r_target(potential, init, config, extras, run, metric)
       target_error_report(res, environment(potential))
     },
     value_grad = value_grad,
@@ -130,7 +131,66 @@ r_target <- function(log_density, gradient, par_names) {
     },
     mode = NULL,
     user_values = function(theta) stats::setNames(as.numeric(theta), par_names),
-    to_user = NULL, minibatch = FALSE, n_obs = NA_integer_,
+    to_user = NULL, minibatch = FALSE, n_obs = NA_integer_, metric_tensor = !is.null(metric_tensor),
     after_chains = warn_target_errors
   )
+}
+
+# The user's metric tensor at the initial values: list(G, dG) of the right shapes, finite,
+# G symmetric positive definite.
+check_metric_at <- function(metric_tensor, theta) {
+  m <- tryCatch(metric_tensor(theta), error = function(e) {
+    stop_arg("metric_tensor", sprintf("failed at the initial values: %s", conditionMessage(e)))
+  })
+  problem <- metric_shape_problem(m, length(theta))
+  if (!is.null(problem)) stop_arg("metric_tensor", sprintf("%s at the initial values", problem))
+  if (!all(is.finite(m$G)) || !all(is.finite(m$dG))) {
+    stop_arg("metric_tensor", "returned non-finite values at the initial values",
+             "Check the function or choose other `init` values.")
+  }
+  sym <- max(abs(m$G - t(m$G))) <= 1e-8 * max(abs(m$G))
+  if (!sym || inherits(try(chol(m$G), silent = TRUE), "try-error")) {
+    stop_arg("metric_tensor", "returned a G that is not symmetric positive definite at the initial values",
+             "A metric tensor must be symmetric positive definite, e.g. the Fisher information plus the prior precision.")
+  }
+  invisible()
+}
+
+# NULL when m is list(G = d x d numeric matrix, dG = d x d x d numeric array); otherwise what
+# is wrong with it.
+metric_shape_problem <- function(m, d) {
+  ok_dim <- function(x, shape) is.numeric(x) && identical(as.integer(dim(x)), as.integer(shape))
+  if (!is.list(m) || !ok_dim(m$G, c(d, d)) || !ok_dim(m$dG, c(d, d, d))) {
+    return(sprintf(paste("must return list(G = a %d x %d matrix, dG = a %d x %d x %d array),",
+                         "but returned %s"), d, d, d, d, d, describe(m)))
+  }
+  NULL
+}
+
+# The metric tensor the core evaluates (src/glue_sample.cpp): c(G, dG) as one vector; NaN
+# where the user's function fails or returns non-finite values (the proposal is rejected,
+# counted with the target's errors in `env`, the environment of r_potential()'s closure);
+# a message where it returns the wrong shape, which stops the chain.
+r_metric <- function(metric_tensor, par_names, env) {
+  d <- length(par_names)
+  function(theta) {
+    names(theta) <- par_names
+    failed <- FALSE
+    m <- tryCatch(metric_tensor(theta), error = function(e) {
+      if (is.null(env$first_error)) env$first_error <- conditionMessage(e)
+      failed <<- TRUE
+    })
+    if (failed) {
+      env$n_errors <- env$n_errors + 1
+      return(NaN)
+    }
+    problem <- metric_shape_problem(m, d)
+    if (!is.null(problem)) return(sprintf("`metric_tensor` %s during sampling", problem))
+    out <- c(as.numeric(m$G), as.numeric(m$dG))
+    if (!all(is.finite(out))) {
+      env$n_errors <- env$n_errors + 1
+      return(NaN)
+    }
+    out
+  }
 }

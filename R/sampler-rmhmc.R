@@ -7,7 +7,7 @@
 #' b''(eta_i)} and \eqn{P} the priors' Fisher information (normal: \eqn{1/s^2}; student_t:
 #' \eqn{(\nu + 1) / ((\nu + 3) s^2)}{(nu + 1) / ((nu + 3) s^2)}; cauchy: \eqn{1 / (2
 #' s^2)}; laplace: \eqn{1/s^2}; flat: 0). Each iteration draws \eqn{p \sim N(0,
-#' G(\theta))}{p ~ N(0, G(theta))}, takes `steps` steps of the generalized leapfrog
+#' G(\theta))}{p ~ N(0, G(theta))}, takes up to `steps` steps of the generalized leapfrog
 #' (Girolami and Calderhead 2011, eqs. 16-18; its two implicit equations solved by
 #' fixed-point iteration to the relative tolerance `fixed_point_tol`, at most
 #' `fixed_point_iter` iterations) and accepts or rejects with the Metropolis rule on
@@ -27,10 +27,20 @@
 #'
 #' `rmhmc()` runs on GLMs of [vhmc_glm()] whose Fisher information the core knows: binomial
 #' with the logit link, poisson with the log link (the canonical links, where the Fisher
-#' information is the likelihood's Hessian).
+#' information is the likelihood's Hessian). On a target of [vhmc_sample()] it uses the
+#' metric tensor given there as `metric_tensor`: a function returning \eqn{G(\theta)}{G(theta)}
+#' and its derivatives, for example the Fisher metric \eqn{J'J/\sigma_y^2 + I/\sigma_\theta^2}{J'J
+#' / sigma_y^2 + I / sigma_theta^2} of a model \eqn{y = f(\theta) + \epsilon}{y = f(theta) + e}
+#' with Jacobian \eqn{J}, as [elliptic_pde_model()] provides. Such a metric costs
+#' \eqn{O(d^3)}{O(d^3)} per state in the core, plus what the function costs;
+#' `fit$rmhmc` counts its evaluations (`metric_evaluations`).
 #'
-#' @param steps Generalized leapfrog steps per iteration (fixed, as in Girolami and
-#'   Calderhead 2011).
+#' @param steps Generalized leapfrog steps per iteration, or their maximum with `jitter`.
+#' @param jitter Draw the number of steps uniformly in `1..steps` each iteration (default
+#'   `TRUE`). With the metric matched to the posterior's curvature, the dynamics are close
+#'   to harmonic and a fixed trajectory length near a multiple of their period brings the
+#'   chain back near its start: jittering removes that resonance. `FALSE` is the fixed
+#'   number of Girolami and Calderhead (2011).
 #' @param step_size Step size. `NULL` (default) tunes it during warmup; a number fixes it.
 #' @param target_accept Mean acceptance probability the step-size tuning aims at.
 #' @param fixed_point_tol,fixed_point_iter Relative tolerance and most iterations of the
@@ -48,12 +58,28 @@
 #' fit <- vhmc_glm(y ~ x, family = binomial(), data = d, sampler = rmhmc(),
 #'                 chains = 2, iter = 600, seed = 1)
 #' summary(fit)
+#'
+#' # A metric tensor written in R: a Poisson regression's Fisher information
+#' # G = X' diag(mu) X + I / 4 (prior N(0, 2^2)), dG[, , k] = X' diag(mu * x_k) X.
+#' X <- cbind(1, rnorm(50))
+#' y <- rpois(50, exp(X %*% c(0.5, 0.4)))
+#' ld <- function(th) sum(y * (X %*% th) - exp(X %*% th)) - sum(th^2) / 8
+#' gr <- function(th) as.vector(crossprod(X, y - exp(X %*% th))) - th / 4
+#' mt <- function(th) {
+#'   mu <- as.vector(exp(X %*% th))
+#'   list(G = crossprod(X, mu * X) + diag(1 / 4, 2),
+#'        dG = vapply(1:2, function(k) crossprod(X, mu * X[, k] * X), matrix(0, 2, 2)))
+#' }
+#' fit2 <- vhmc_sample(ld, gr, init = c(a = 0, b = 0), sampler = rmhmc(), metric_tensor = mt,
+#'                     chains = 2, iter = 600, seed = 1)
+#' fit2$rmhmc[[1]]
 #' }
 #' @export
-rmhmc <- function(steps = 6, step_size = NULL, target_accept = 0.8, fixed_point_tol = 1e-10,
-                  fixed_point_iter = 50) {
+rmhmc <- function(steps = 6, jitter = TRUE, step_size = NULL, target_accept = 0.8,
+                  fixed_point_tol = 1e-10, fixed_point_iter = 50) {
   new_sampler("rmhmc",
     steps = check_count(steps, "steps", 1),
+    jitter = check_flag(jitter, "jitter"),
     step_size = if (is.null(step_size)) NULL else
       check_number(step_size, "step_size", 0, Inf, open = c(TRUE, TRUE)),
     target_accept = check_number(target_accept, "target_accept", 0, 1, open = c(TRUE, TRUE)),
@@ -63,17 +89,18 @@ rmhmc <- function(steps = 6, step_size = NULL, target_accept = 0.8, fixed_point_
 }
 
 sampler_config.vhmc_rmhmc <- function(sampler, run, target) {
-  core_config(sampler, steps = sampler$steps, step_size = sampler$step_size,
+  core_config(sampler, steps = sampler$steps, jitter = sampler$jitter, step_size = sampler$step_size,
               target_accept = sampler$target_accept, fixed_point_tol = sampler$fixed_point_tol,
               fixed_point_iter = sampler$fixed_point_iter)
 }
 
 check_target.vhmc_rmhmc <- function(sampler, target) {
-  if (isTRUE(target$fisher)) return(invisible())
+  if (isTRUE(target$metric_tensor)) return(invisible())
   stop_arg("sampler", paste(
-    "is rmhmc(), which needs the Fisher information of the model as its metric; vhmc has it",
-    "for GLMs with family binomial(logit) or poisson(log) only"),
-    "Fit such a GLM with vhmc_glm(), or use nuts() (whose dense or low_rank metric adapts to the posterior).")
+    "is rmhmc(), which needs a metric tensor: vhmc_glm() has the Fisher information of GLMs",
+    "with family binomial(logit) or poisson(log); vhmc_sample() takes `metric_tensor`"),
+    paste("Supply the metric, or use nuts() (whose dense or low_rank metric adapts to the",
+          "posterior)."))
 }
 
 add_report.vhmc_rmhmc <- function(sampler, fit, results, target) {

@@ -33,8 +33,8 @@
 #' @param parameters Parameter names (a character vector), or their number; needed only
 #'   when `init` is `NULL` or `"random"`. Otherwise names come from `init`, defaulting to
 #'   `theta[1]`, ...
-#' @param sampler A sampler from [nuts()] (default), [hmc()], [surrogate_hmc()] or
-#'   [variational_hmc()]. The stochastic-gradient samplers [sghmc()] and [sgld()] need
+#' @param sampler A sampler from [nuts()] (default), [hmc()], [surrogate_hmc()],
+#'   [variational_hmc()] or (with `metric_tensor`) [rmhmc()]. The stochastic-gradient samplers [sghmc()] and [sgld()] need
 #'   minibatches of a likelihood and work with [vhmc_glm()] only.
 #' @param chains Number of chains.
 #' @param iter Iterations per chain with a full warmup; `iter - floor(iter / 2)` draws
@@ -51,6 +51,13 @@
 #'   elsewhere). When a `future` plan other than sequential is set, chains go through
 #'   `future.apply` instead and `cores` is ignored.
 #' @param progress Print progress messages (per chain, every 10% of iterations).
+#' @param metric_tensor For [rmhmc()] only: a function of the named parameter vector
+#'   returning the position-dependent metric of Riemannian-manifold HMC as
+#'   `list(G = , dG = )`, `G` a symmetric positive definite d x d matrix (for example the
+#'   Fisher information plus the prior precision) and `dG` a d x d x d array with
+#'   `dG[, , i]` the derivative of `G` with respect to parameter `i`. Values that are not
+#'   finite (or an R error) reject the proposal; a value of the wrong shape stops sampling.
+#'   See the example in [rmhmc()].
 #' @return A `vhmc_fit` object: see [print.vhmc_fit()], [summary.vhmc_fit()],
 #'   [as_draws_array.vhmc_fit()], [as.mcmc.list.vhmc_fit()] and [sampler_diagnostics()].
 #'   After sampling, warnings name any convergence problem and its fix.
@@ -70,7 +77,7 @@
 vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = NULL,
                         sampler = nuts(), chains = 4, iter = 2000, warmup = NULL,
                         thin = 1, seed = NULL, cores = getOption("mc.cores", 1L),
-                        progress = interactive()) {
+                        progress = interactive(), metric_tensor = NULL) {
   call <- match.call()
   if (!is.function(log_density)) {
     stop_arg("log_density", sprintf("must be a function of a named numeric vector, not %s",
@@ -79,22 +86,29 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
   if (!is.null(gradient) && !is.function(gradient)) {
     stop_arg("gradient", sprintf("must be NULL or a function, not %s", describe(gradient)))
   }
+  if (!is.null(metric_tensor) && !is.function(metric_tensor)) {
+    stop_arg("metric_tensor", sprintf("must be NULL or a function, not %s", describe(metric_tensor)))
+  }
   if (!is_sampler(sampler)) {
     stop_arg("sampler", "must be a sampler object",
              "Use nuts(), hmc(), surrogate_hmc() or variational_hmc().")
   }
-  check_target(sampler, list(minibatch = FALSE))
+  if (!is.null(metric_tensor) && !inherits(sampler, "vhmc_rmhmc")) {
+    stop_arg("metric_tensor", "is used by rmhmc() only", "Use sampler = rmhmc(), or drop `metric_tensor`.")
+  }
+  check_target(sampler, list(minibatch = FALSE, metric_tensor = !is.null(metric_tensor)))
   args <- check_run_args(chains, iter, warmup, thin, cores)
   progress <- check_flag(progress, "progress")
   seed <- resolve_seed(seed)
   inits <- resolve_inits(init, parameters, args$chains, seed, log_density)
   par_names <- names(inits[[1]])
   check_target_at(log_density, gradient, inits[[1]])
+  if (!is.null(metric_tensor)) check_metric_at(metric_tensor, inits[[1]])
   if (is.null(gradient) && uses_gradient(sampler)) {
     message("No gradient supplied: using central finite differences (2 x ", length(par_names),
             " log-density evaluations per gradient). Supply `gradient` for speed and accuracy.")
   }
-  target <- r_target(log_density, gradient, par_names)
+  target <- r_target(log_density, gradient, par_names, metric_tensor)
   internal <- lapply(inits, unname)
   fit_chains(target, sampler, args, seed, list(internal = internal, user = inits), init, progress,
              call, model = list(type = "custom"))

@@ -112,8 +112,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // vhmc_run_r_target
-Rcpp::List vhmc_run_r_target(Rcpp::Function potential, Rcpp::NumericVector init, Rcpp::List config, Rcpp::List extras, Rcpp::List run);
-RcppExport SEXP _vhmc_vhmc_run_r_target(SEXP potentialSEXP, SEXP initSEXP, SEXP configSEXP, SEXP extrasSEXP, SEXP runSEXP) {
+Rcpp::List vhmc_run_r_target(Rcpp::Function potential, Rcpp::NumericVector init, Rcpp::List config, Rcpp::List extras, Rcpp::List run, Rcpp::Nullable<Rcpp::Function> metric_tensor);
+RcppExport SEXP _vhmc_vhmc_run_r_target(SEXP potentialSEXP, SEXP initSEXP, SEXP configSEXP, SEXP extrasSEXP, SEXP runSEXP, SEXP metric_tensorSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -122,7 +122,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::List >::type config(configSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type extras(extrasSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type run(runSEXP);
-    rcpp_result_gen = Rcpp::wrap(vhmc_run_r_target(potential, init, config, extras, run));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type metric_tensor(metric_tensorSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_run_r_target(potential, init, config, extras, run, metric_tensor));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -149,7 +150,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_glm_gram", (DL_FUNC) &_vhmc_vhmc_glm_gram, 1},
     {"_vhmc_vhmc_column_summary", (DL_FUNC) &_vhmc_vhmc_column_summary, 2},
     {"_vhmc_vhmc_drop_row_names", (DL_FUNC) &_vhmc_vhmc_drop_row_names, 1},
-    {"_vhmc_vhmc_run_r_target", (DL_FUNC) &_vhmc_vhmc_run_r_target, 5},
+    {"_vhmc_vhmc_run_r_target", (DL_FUNC) &_vhmc_vhmc_run_r_target, 6},
     {"_vhmc_vhmc_lbfgs", (DL_FUNC) &_vhmc_vhmc_lbfgs, 3},
     {NULL, NULL, 0}
 };

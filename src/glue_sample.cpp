@@ -10,8 +10,8 @@ namespace {
 // the call's other arguments are allocated: a bare SEXP from wrap() could be collected.
 class RPotential {
  public:
-  RPotential(Rcpp::Function f, int d)
-      : f_(f), d_(d), no_grad_(Rcpp::LogicalVector::create(false)),
+  RPotential(Rcpp::Function f, int d, Rcpp::Nullable<Rcpp::Function> metric = R_NilValue)
+      : f_(f), metric_(metric), d_(d), no_grad_(Rcpp::LogicalVector::create(false)),
         with_grad_(Rcpp::LogicalVector::create(true)) {}
   int dim() const { return d_; }
   double U(const vhmc::Vec& theta) {
@@ -24,6 +24,20 @@ class RPotential {
     for (int i = 0; i < d_; ++i) g[i] = r[i + 1];
     return r[0];
   }
+  // The user's metric tensor (vhmc_sample(metric_tensor = )): R returns c(G, dG) flattened
+  // column-major, d^2 + d^3 numbers, or NaN where it cannot be evaluated.
+  bool metric(const vhmc::Vec& theta, vhmc::Mat& G, vhmc::Mat& dG) {
+    if (metric_.isNull()) throw std::runtime_error("internal: no metric tensor was supplied");
+    Rcpp::NumericVector th(theta.data(), theta.data() + theta.size());
+    Rcpp::RObject r = Rcpp::Function(metric_.get())(th);
+    if (TYPEOF(r) == STRSXP) throw std::runtime_error(Rcpp::as<std::string>(r));
+    Rcpp::NumericVector v(r);
+    const long d2 = static_cast<long>(d_) * d_;
+    if (v.size() != d2 + d2 * d_) return false;
+    G = Eigen::Map<const vhmc::Mat>(v.begin(), d_, d_);
+    dG = Eigen::Map<const vhmc::Mat>(v.begin() + d2, d_, d2);
+    return true;
+  }
 
  private:
   SEXP call(const vhmc::Vec& theta, const Rcpp::LogicalVector& need_grad) {
@@ -34,17 +48,26 @@ class RPotential {
   }
 
   Rcpp::Function f_;
+  Rcpp::Nullable<Rcpp::Function> metric_;
   int d_;
   Rcpp::LogicalVector no_grad_, with_grad_;
 };
 
 }  // namespace
 
+// rmhmc() on an R target uses the metric tensor supplied with it.
+namespace vhmc {
+template <>
+struct GeometryFor<RPotential> {
+  using type = MetricGeometry<RPotential>;
+};
+}  // namespace vhmc
+
 // [[Rcpp::export]]
 Rcpp::List vhmc_run_r_target(Rcpp::Function potential, Rcpp::NumericVector init, Rcpp::List config,
-                             Rcpp::List extras, Rcpp::List run) {
+                             Rcpp::List extras, Rcpp::List run, Rcpp::Nullable<Rcpp::Function> metric_tensor) {
   const vhmc::Vec theta0 = Rcpp::as<vhmc::Vec>(init);
-  RPotential pot(potential, static_cast<int>(theta0.size()));
+  RPotential pot(potential, static_cast<int>(theta0.size()), metric_tensor);
   return vhmc_glue::run_registered(pot, config, extras, theta0, run);
 }
 

@@ -9,6 +9,7 @@
 
 #include <vhmc/vhmc.hpp>
 #include <vhmc/riemann/glm_geometry.hpp>
+#include <vhmc/riemann/metric_geometry.hpp>
 #include <vhmc/sampler/rmhmc.hpp>
 
 #include "test_util.hpp"
@@ -23,27 +24,31 @@ using vhmc::Prior;
 using vhmc::RiemannPoint;
 using vhmc::Vec;
 
-// U = |theta|^2 / 2 (standard normal) under G = diag(1 + theta_i^2): dG/dtheta_i has the
-// single entry 2 theta_i at (i, i), so t_i = 2 theta_i / (1 + theta_i^2), nu_i = 2 theta_i v_i^2.
-struct ToyGeometry {
+// U = |theta|^2 / 2 (standard normal) with the metric tensor G = diag(1 + theta_i^2), given
+// as a potential with metric() for MetricGeometry: dG/dtheta_i has the single entry
+// 2 theta_i at (i, i), so t_i = 2 theta_i / (1 + theta_i^2), nu_i = 2 theta_i v_i^2.
+struct ToyPotential {
   int d;
-  vhmc::EvalCounts c;
   int dim() const { return d; }
-  vhmc::EvalCounts counts() const { return c; }
-  bool at(const Vec& th, RiemannPoint& pt) {
-    ++c.grad;
-    pt.theta = th;
-    pt.U = 0.5 * th.squaredNorm();
-    pt.grad = th;
-    const Vec g = (1.0 + th.array().square()).matrix();
-    pt.chol.compute(Mat(g.asDiagonal()));
-    pt.log_det = vhmc::log_det_from_chol(pt.chol);
-    pt.trace = (2.0 * th.array() / g.array()).matrix();
+  double U(const Vec& th) const { return 0.5 * th.squaredNorm(); }
+  double U_grad(const Vec& th, Vec& g) const {
+    g = th;
+    return U(th);
+  }
+  bool metric(const Vec& th, Mat& G, Mat& dG) const {
+    G = (1.0 + th.array().square()).matrix().asDiagonal();
+    dG.setZero(d, d * d);
+    for (int i = 0; i < d; ++i) dG(i, i * d + i) = 2.0 * th[i];
     return true;
   }
-  void nu(const RiemannPoint& pt, const Vec& v, Vec& out) {
-    out = (2.0 * pt.theta.array() * v.array().square()).matrix();
-  }
+};
+
+// The potential is a base listed first, so it is built before the geometry that refers to it.
+struct ToyHolder {
+  ToyPotential pot;
+};
+struct ToyGeometry : ToyHolder, vhmc::MetricGeometry<ToyPotential> {
+  explicit ToyGeometry(int d) : ToyHolder{ToyPotential{d}}, MetricGeometry(pot) {}
 };
 
 // A GLM problem owned by the test: X (n x k, centred and scaled in the potential), y.
@@ -120,8 +125,23 @@ TEST_CASE("GLM Fisher geometry: trace and nu terms match finite differences of G
   }
 }
 
+TEST_CASE("metric tensor geometry: trace and nu terms of a supplied dG", "[rmhmc]") {
+  ToyGeometry geo(3);
+  RiemannPoint pt;
+  const Vec th = (Vec(3) << 0.8, -1.2, 0.3).finished();
+  REQUIRE(geo.at(th, pt));
+  const Vec g = (1.0 + th.array().square()).matrix();
+  CHECK((pt.trace - (2.0 * th.array() / g.array()).matrix()).lpNorm<Eigen::Infinity>() < 1e-14);
+  CHECK(pt.log_det == Approx(g.array().log().sum()).epsilon(1e-14));
+  const Vec v = (Vec(3) << 0.5, 0.9, -1.4).finished();
+  Vec nu(3);
+  geo.nu(pt, v, nu);
+  CHECK((nu - (2.0 * th.array() * v.array().square()).matrix()).lpNorm<Eigen::Infinity>() < 1e-14);
+  CHECK(geo.metric_evaluations() == 1);
+}
+
 TEST_CASE("generalized leapfrog: reversible and close to energy-conserving", "[rmhmc]") {
-  ToyGeometry geo{3, {}};
+  ToyGeometry geo(3);
   vhmc::GeneralizedLeapfrog<ToyGeometry> lf(geo, vhmc::FixedPointConfig{});
   RiemannPoint a, b, c;
   const Vec th0 = (Vec(3) << 0.8, -1.2, 0.3).finished();
@@ -138,7 +158,7 @@ TEST_CASE("generalized leapfrog: reversible and close to energy-conserving", "[r
 }
 
 TEST_CASE("RMHMC samples a standard normal exactly under a position-dependent metric", "[rmhmc]") {
-  ToyGeometry geo{2, {}};
+  ToyGeometry geo(2);
   vhmc::RmhmcConfig rc;
   rc.steps = 4;
   vhmc::Callbacks cb;
@@ -174,14 +194,14 @@ TEST_CASE("RMHMC agrees with NUTS on a logistic regression", "[rmhmc]") {
 }
 
 TEST_CASE("RMHMC: unsolved implicit steps are counted and rejected as divergences", "[rmhmc]") {
-  ToyGeometry geo{2, {}};
+  ToyGeometry geo(2);
   vhmc::RmhmcConfig rc;
   rc.step_size = 3.0;  // far too large for the fixed point to contract
   rc.fixed_point.max_iter = 5;
   vhmc::Callbacks cb;
   const auto out = vhmc::run_rmhmc(geo, rc, vt::chain_config(0, 200, 84), Vec::Constant(2, 0.5), cb);
   REQUIRE(out.error.empty());
-  CHECK(vt::report_value<double>(out.adaptation, "fixed_point_failures") > 0.0);
+  CHECK(vt::report_value<double>(out.report, "fixed_point_failures") > 0.0);
   CHECK(out.divergent.sum() > 0);
   CHECK(out.draws.allFinite());
 }

@@ -56,6 +56,23 @@ test_that("the Fisher metric is J'J / s_y^2 + I / s_theta^2 and the Hessian diag
   expect_lt(max(abs(model$hessian_diagonal(theta) - hess)) / max(abs(hess)), 1e-6)
 })
 
+test_that("the metric tensor's derivatives match differences of the Fisher metric", {
+  set.seed(13)
+  theta <- rnorm(20, 0, 0.5)
+  mt <- model$fisher_metric(theta, derivatives = TRUE)
+  expect_equal(mt$G, model$fisher_metric(theta))
+  expect_equal(dim(mt$dG), c(20L, 20L, 20L))
+  h <- 1e-5
+  for (k in c(1, 7, 20)) {
+    up <- down <- theta
+    up[k] <- theta[k] + h
+    down[k] <- theta[k] - h
+    fd <- (model$fisher_metric(up) - model$fisher_metric(down)) / (2 * h)
+    expect_lt(max(abs(fd - mt$dG[, , k])) / max(abs(mt$dG[, , k])), 1e-6)
+  }
+  expect_error(model$fisher_metric(theta, derivatives = NA), "`derivatives`")
+})
+
 test_that("constant conductivity and linear Dirichlet data give the linear solution exactly", {
   for (k in c(1, 3.7)) {
     sol <- vhmc:::pde_solve(10, function(x1, x2) k + 0 * x1, function(x1, x2) 0.2 + 0.5 * x2)

@@ -43,6 +43,7 @@
 #include "adapt/windows.hpp"
 #include "riemann/generalized_leapfrog.hpp"
 #include "riemann/glm_geometry.hpp"
+#include "riemann/metric_geometry.hpp"
 #include "riemann/riemann_point.hpp"
 #include "surrogate/activation.hpp"
 #include "surrogate/network.hpp"

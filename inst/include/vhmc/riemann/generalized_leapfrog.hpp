@@ -38,7 +38,9 @@ inline bool fixed_point_close(const Vec& a, const Vec& b, double tol) {
 template <class Geo>
 class GeneralizedLeapfrog {
  public:
-  GeneralizedLeapfrog(Geo& geo, const FixedPointConfig& c) : geo_(geo), c_(c), nu_(geo.dim()) {}
+  GeneralizedLeapfrog(Geo& geo, const FixedPointConfig& c)
+      : geo_(geo), c_(c), nu_(geo.dim()), grad_(geo.dim()), v_(geo.dim()), p0_(geo.dim()), p_new_(geo.dim()),
+        half_(geo.dim()), theta_(geo.dim()), theta_new_(geo.dim()) {}
 
   // One step of size eps from (cur, p) to (next, p); false when it failed.
   bool step(const RiemannPoint& cur, Vec& p, double eps, RiemannPoint& next) {
@@ -53,20 +55,21 @@ class GeneralizedLeapfrog {
 
  private:
   void dH(const RiemannPoint& pt, const Vec& p, Vec& out) {
-    geo_.nu(pt, pt.inverse_times(p), nu_);
+    pt.solve(p, v_);
+    geo_.nu(pt, v_, nu_);
     out = pt.grad + 0.5 * (pt.trace - nu_);
   }
 
   // p_h = p - (eps/2) dH(theta, p_h), from p_h = p.
   bool momentum_half(const RiemannPoint& cur, Vec& p, double eps) {
-    const Vec p0 = p;
+    p0_ = p;
     for (int k = 0; k < c_.max_iter; ++k) {
       ++counts_.iterations;
       dH(cur, p, grad_);
-      const Vec p_new = p0 - 0.5 * eps * grad_;
-      if (!p_new.allFinite()) return fail();
-      const bool done = fixed_point_close(p_new, p, c_.tol);
-      p = p_new;
+      p_new_ = p0_ - 0.5 * eps * grad_;
+      if (!p_new_.allFinite()) return fail();
+      const bool done = fixed_point_close(p_new_, p, c_.tol);
+      p = p_new_;
       if (done) return true;
     }
     return fail();
@@ -76,14 +79,16 @@ class GeneralizedLeapfrog {
   // eps G(theta)^{-1} p_h; next holds the geometry of the last iterate, which satisfies the
   // equation to the tolerance.
   bool position(const RiemannPoint& cur, const Vec& p, double eps, RiemannPoint& next) {
-    const Vec half = 0.5 * eps * cur.inverse_times(p);
-    Vec theta = cur.theta + 2.0 * half;
+    cur.solve(p, half_);
+    half_ *= 0.5 * eps;
+    theta_ = cur.theta + 2.0 * half_;
     for (int k = 0; k < c_.max_iter; ++k) {
       ++counts_.iterations;
-      if (!geo_.at(theta, next)) return fail();
-      const Vec theta_new = cur.theta + half + 0.5 * eps * next.inverse_times(p);
-      if (fixed_point_close(theta_new, theta, c_.tol)) return true;
-      theta = theta_new;
+      if (!geo_.at(theta_, next)) return fail();
+      next.solve(p, v_);
+      theta_new_ = cur.theta + half_ + 0.5 * eps * v_;
+      if (fixed_point_close(theta_new_, theta_, c_.tol)) return true;
+      theta_.swap(theta_new_);
     }
     return fail();
   }
@@ -95,7 +100,7 @@ class GeneralizedLeapfrog {
 
   Geo& geo_;
   FixedPointConfig c_;
-  Vec nu_, grad_;
+  Vec nu_, grad_, v_, p0_, p_new_, half_, theta_, theta_new_;  // per-step storage, allocated once
   FixedPointCounts counts_;
 };
 

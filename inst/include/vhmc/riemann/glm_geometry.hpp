@@ -27,15 +27,16 @@ class GlmGeometry {
 
   int dim() const { return pot_.dim(); }
   EvalCounts counts() const { return target_.counts(); }
+  long metric_evaluations() const { return n_metric_; }
 
   bool at(const Vec& theta, RiemannPoint& pt) {
     pt.theta = theta;
     pt.U = target_.U_grad(theta, pt.grad);
     if (!std::isfinite(pt.U)) return false;
+    ++n_metric_;
     pot_.fisher_weights(theta, lam_, pt.scratch);
-    Mat G;
-    fisher(G);
-    pt.chol.compute(G);
+    fisher(G_);
+    pt.chol.compute(G_);
     if (pt.chol.info() != Eigen::Success) return false;
     pt.log_det = log_det_from_chol(pt.chol);
     traces(pt);
@@ -45,8 +46,9 @@ class GlmGeometry {
   void nu(const RiemannPoint& pt, const Vec& v, Vec& out) {
     out.setZero(dim());
     for_blocks([&](Eigen::Index r0, Eigen::Index m) {
-      const Vec s = zb_ * v;
-      out.noalias() += zb_.transpose() * (pt.scratch.segment(r0, m).array() * s.array().square()).matrix();
+      s_.noalias() = zb_ * v;
+      s_.array() = pt.scratch.segment(r0, m).array() * s_.array().square();
+      out.noalias() += zb_.transpose() * s_;
     });
   }
 
@@ -74,17 +76,19 @@ class GlmGeometry {
   void traces(RiemannPoint& pt) {
     pt.trace.setZero(dim());
     for_blocks([&](Eigen::Index r0, Eigen::Index m) {
-      Mat Y = zb_.transpose();
-      pt.chol.matrixL().solveInPlace(Y);
-      const Vec q = Y.colwise().squaredNorm().transpose();
-      pt.trace.noalias() += zb_.transpose() * (pt.scratch.segment(r0, m).array() * q.array()).matrix();
+      y_ = zb_.transpose();
+      pt.chol.matrixL().solveInPlace(y_);
+      s_ = y_.colwise().squaredNorm().transpose();
+      s_.array() *= pt.scratch.segment(r0, m).array();
+      pt.trace.noalias() += zb_.transpose() * s_;
     });
   }
 
   GlmPotential& pot_;
   Target<GlmPotential> target_;
-  Vec prior_, lam_;
-  Mat zb_, wz_;
+  long n_metric_ = 0;
+  Vec prior_, lam_, s_;
+  Mat zb_, wz_, G_, y_;  // per-evaluation storage, reused (a block of at most 2048 rows)
 };
 
 template <>

@@ -8,6 +8,7 @@
 //                                                        // false if not finite or G not PD
 //   void nu(const RiemannPoint& pt, const Vec& v, Vec& out);  // out_i = v' dG/dtheta_i v
 //   EvalCounts counts() const;
+//   long metric_evaluations() const;                     // states whose metric was computed
 // `scratch` is the geometry's own per-state storage (for example the derivative weights
 // of a GLM's Fisher metric), reused across states without reallocation.
 #include <Eigen/Cholesky>
@@ -24,8 +25,11 @@ struct RiemannPoint {
   Eigen::LLT<Mat> chol;
   Vec scratch;
 
-  // G^{-1} p.
-  Vec inverse_times(const Vec& p) const { return chol.solve(p); }
+  // out = G^{-1} p, in out's storage.
+  void solve(const Vec& p, Vec& out) const {
+    out = p;
+    chol.solveInPlace(out);
+  }
   // H(theta, p) = U + 1/2 log det G + 1/2 p' G^{-1} p (Girolami & Calderhead 2011, eq. 13,
   // without its constant).
   double hamiltonian(const Vec& p) const { return U + 0.5 * log_det + 0.5 * p.dot(chol.solve(p)); }

@@ -1,6 +1,8 @@
 #pragma once
 // Riemannian-manifold HMC (Girolami & Calderhead 2011): momentum p ~ N(0, G(theta)),
-// `steps` generalized leapfrog steps (riemann/generalized_leapfrog.hpp), a Metropolis step
+// `steps` generalized leapfrog steps (by default a number drawn uniformly in 1..steps each
+// iteration: with the metric matched to the posterior's curvature, a fixed length near a
+// multiple of the period returns the chain close to where it started) (riemann/generalized_leapfrog.hpp), a Metropolis step
 // on H(theta, p) = U + 1/2 log det G + 1/2 p' G^{-1} p. The metric comes from a geometry
 // (riemann/riemann_point.hpp), for example a GLM's Fisher information
 // (riemann/glm_geometry.hpp). A step that fails (implicit equations unsolved, geometry not
@@ -8,6 +10,7 @@
 // is rejected. Warmup tunes only the step size, by dual averaging (Hoffman & Gelman 2014,
 // Algorithm 5) toward target_accept: the metric needs no adaptation.
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
@@ -23,12 +26,14 @@ namespace vhmc {
 
 struct RmhmcConfig {
   int steps = 6;
+  bool jitter = true;  // draw the number of steps uniformly in 1..steps each iteration
   std::optional<double> step_size;  // nullopt: tuned during warmup, from 0.5
   double target_accept = 0.8;
   double max_delta_H = 1000.0;
   FixedPointConfig fixed_point{};
   static auto fields() {
-    return std::make_tuple(field("steps", &RmhmcConfig::steps), field("step_size", &RmhmcConfig::step_size),
+    return std::make_tuple(field("steps", &RmhmcConfig::steps), field("jitter", &RmhmcConfig::jitter),
+                           field("step_size", &RmhmcConfig::step_size),
                            field("target_accept", &RmhmcConfig::target_accept),
                            field("fixed_point", &RmhmcConfig::fixed_point));
   }
@@ -38,22 +43,23 @@ template <class Geo>
 class Rmhmc {
  public:
   Rmhmc(Geo& geo, const RmhmcConfig& c)
-      : c_(c), leapfrog_(geo, c.fixed_point), prop_(geo.dim()), buf_(geo.dim()), z_(geo.dim()) {}
+      : c_(c), leapfrog_(geo, c.fixed_point), prop_(geo.dim()), buf_(geo.dim()), z_(geo.dim()), p_(geo.dim()) {}
 
   TransitionInfo transition(RiemannPoint& cur, Rng& rng) {
     for (Eigen::Index i = 0; i < z_.size(); ++i) z_[i] = rng.normal();
-    Vec p = cur.chol.matrixL() * z_;
-    const double H0 = cur.hamiltonian(p);
+    p_.noalias() = cur.chol.matrixL() * z_;
+    const double H0 = cur.hamiltonian(p_);
     TransitionInfo info;
     info.step_size = eps_;
+    const int L = c_.jitter ? 1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(c_.steps))) : c_.steps;
     const RiemannPoint* at = &cur;
-    for (int l = 0; l < c_.steps; ++l) {
+    for (int l = 0; l < L; ++l) {
       RiemannPoint& next = (l % 2 == 0) ? prop_ : buf_;
       ++info.n_leapfrog;
-      if (!leapfrog_.step(*at, p, eps_, next)) return diverged(info, H0);
+      if (!leapfrog_.step(*at, p_, eps_, next)) return diverged(info, H0);
       at = &next;
     }
-    const double H1 = at->hamiltonian(p);
+    const double H1 = at->hamiltonian(p_);
     const double dH = std::isfinite(H1) ? H1 - H0 : kInf;
     if (dH > c_.max_delta_H) return diverged(info, H0);
     info.accept_stat = dH <= 0 ? 1.0 : std::exp(-dH);
@@ -80,7 +86,7 @@ class Rmhmc {
   RmhmcConfig c_;
   GeneralizedLeapfrog<Geo> leapfrog_;
   RiemannPoint prop_, buf_;
-  Vec z_;
+  Vec z_, p_;
   double eps_ = 0.5;
 };
 
@@ -126,6 +132,7 @@ class RmhmcChain {
     r.add("inv_metric", Mat(z_.chol.solve(Mat::Identity(dim(), dim()))));
   }
   void report(Report& r) const {
+    r.add("metric_evaluations", static_cast<double>(geo_.metric_evaluations()));
     r.add("fixed_point_iterations", static_cast<double>(kernel_.fixed_point().iterations));
     r.add("fixed_point_failures", static_cast<double>(kernel_.fixed_point().failures));
   }
