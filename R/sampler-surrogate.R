@@ -78,6 +78,21 @@
 #' equations of the initial fit, so with `train_on = "gradient"` the refined surrogate fits
 #' gradients and values together.
 #'
+#' `riemann = TRUE` is RNS-RMHMC (Zhang, Shahbaba and Zhao 2017): after the same
+#' exploration and training, the trajectories follow the generalized leapfrog of
+#' Riemannian-manifold HMC (see [rmhmc()]) on the surrogate, with the diagonal metric
+#' \eqn{G_{jj} = \sqrt{h_j^2 + \delta_j^2}}{G_jj = sqrt(h_j^2 + delta_j^2)} made from the
+#' diagonal \eqn{h} of the surrogate's Hessian (\eqn{\delta = 10^{-3}}{delta = 1e-3} in
+#' standardised units, so the metric stays positive where the surrogate is not convex), and
+#' the Metropolis step uses the true log density at the trajectory's ends: the draws are
+#' exact. Its implicit steps are solved as in [rmhmc()] (tolerance `1e-10`, at most 50
+#' iterations; a failure is a rejected divergence). `steps` is the most generalized
+#' leapfrog steps (default 6, drawn in `1..steps`), `step_size` fixes the step size, which
+#' is otherwise tuned by dual averaging over the rest of the warmup toward an acceptance
+#' rate of 0.65 (`adapt_delta` if lower). It needs additive bases (not `"rbf"`) and is not
+#' adaptive. `fit$surrogate` adds each chain's `metric_evaluations`,
+#' `fixed_point_iterations` and `fixed_point_failures`.
+#'
 #' @param hidden Number of hidden units (bases); `NULL` chooses it by held-out error (see
 #'   Details).
 #' @param activation `"softplus"` (default), `"sigmoid"`, `"tanh"` or `"rbf"` (Gaussian
@@ -101,6 +116,8 @@
 #' @param max_treedepth Maximum tree depth of the exploration NUTS.
 #' @param max_train Largest number of training points kept (a uniform sample of all
 #'   points beyond that).
+#' @param riemann `TRUE` for RNS-RMHMC, Riemannian-manifold dynamics on the surrogate with
+#'   the metric from its Hessian diagonal (see Details).
 #' @return An object of class `c("vhmc_surrogate_hmc", "vhmc_sampler")`.
 #' @references Zhang, C., Shahbaba, B. and Zhao, H. (2017). Hamiltonian Monte Carlo
 #'   acceleration using surrogate functions with random bases. *Statistics and Computing*
@@ -109,6 +126,7 @@
 #' @examples
 #' surrogate_hmc()
 #' surrogate_hmc(hidden = 500, activation = "tanh", adaptive = TRUE)
+#' surrogate_hmc(riemann = TRUE) # RNS-RMHMC
 #' \donttest{
 #' set.seed(1)
 #' X <- matrix(rnorm(2000 * 5), 2000)
@@ -123,11 +141,17 @@ surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "
                           train_on = c("gradient", "value"), explore = NULL, adaptive = FALSE,
                           lambda = NULL, steps = NULL, step_size = NULL, adapt_delta = 0.8,
                           metric = c("low_rank", "diag", "dense", "unit"), max_treedepth = 10,
-                          max_train = 50000, adaptation = c("fisher", "stan")) {
+                          max_train = 50000, adaptation = c("fisher", "stan"), riemann = FALSE) {
   w <- match_warmup(adaptation, metric, !missing(metric))
+  riemann <- check_flag(riemann, "riemann")
+  activation <- match_choice(activation, "activation", c("softplus", "sigmoid", "tanh", "rbf"))
+  if (riemann && (activation == "rbf" || isTRUE(adaptive))) {
+    stop_arg("riemann", "= TRUE needs additive bases and a fixed surrogate",
+             "Use activation \"softplus\", \"sigmoid\" or \"tanh\", and adaptive = FALSE.")
+  }
   new_sampler("surrogate_hmc",
     hidden = if (is.null(hidden)) NULL else check_count(hidden, "hidden", 1),
-    activation = match_choice(activation, "activation", c("softplus", "sigmoid", "tanh", "rbf")),
+    activation = activation, riemann = riemann,
     train_on = match_choice(train_on, "train_on", c("gradient", "value")),
     explore = if (is.null(explore)) NULL else check_count(explore, "explore", 20),
     adaptive = check_flag(adaptive, "adaptive"),
@@ -168,12 +192,16 @@ sampler_config.vhmc_surrogate_hmc <- function(sampler, run, target) {
     train_on_gradient = sampler$train_on == "gradient", lambda = sampler$lambda,
     select_hidden = is.null(sampler$hidden) && !sampler$adaptive && sampler$train_on == "gradient",
     steps = sampler$steps, trajectory_accept = min(sampler$adapt_delta, 0.65),
-    adaptive = sampler$adaptive, max_train = sampler$max_train)))
+    adaptive = sampler$adaptive, max_train = sampler$max_train, riemann = isTRUE(sampler$riemann),
+    fixed_point_tol = 1e-10, fixed_point_iter = 50L)))
 }
 
 auto_warmup.vhmc_surrogate_hmc <- function(sampler) is.null(sampler$explore)
 
-sampler_label.vhmc_surrogate_hmc <- function(sampler) metric_label("surrogate HMC", sampler)
+sampler_label.vhmc_surrogate_hmc <- function(sampler) {
+  if (isTRUE(sampler$riemann)) return("surrogate RMHMC (RNS-RMHMC; Hessian-diagonal metric)")
+  metric_label("surrogate HMC", sampler)
+}
 
 # Per-chain reports, with the surrogate gradients from the chains' counts.
 add_report.vhmc_surrogate_hmc <- function(sampler, fit, results, target) {

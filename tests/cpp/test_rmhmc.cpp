@@ -10,6 +10,7 @@
 #include <vhmc/vhmc.hpp>
 #include <vhmc/riemann/glm_geometry.hpp>
 #include <vhmc/riemann/metric_geometry.hpp>
+#include <vhmc/riemann/surrogate_geometry.hpp>
 #include <vhmc/sampler/rmhmc.hpp>
 
 #include "test_util.hpp"
@@ -204,4 +205,51 @@ TEST_CASE("RMHMC: unsolved implicit steps are counted and rejected as divergence
   CHECK(vt::report_value<double>(out.report, "fixed_point_failures") > 0.0);
   CHECK(out.divergent.sum() > 0);
   CHECK(out.draws.allFinite());
+}
+
+TEST_CASE("surrogate Hessian-diagonal geometry: metric, trace and nu terms match the network", "[rmhmc]") {
+  const int d = 3;
+  vhmc::Rng rng(5, 1);
+  Mat cov(d, d);
+  cov << 1.0, 0.3, 0.0, 0.3, 2.0, -0.4, 0.0, -0.4, 0.5;
+  const Vec mean = (Vec(d) << 0.2, -0.1, 0.4).finished();
+  vhmc::RandomBasisNetwork net;
+  net.draw(40, vhmc::Activation::Softplus, vhmc::Standardizer::from_covariance(mean, cov), rng);
+  for (Eigen::Index k = 0; k < net.weights().size(); ++k) net.weights()[k] = rng.normal();
+  Mat Q = Mat::Identity(d, d);
+  Q(0, 1) = Q(1, 0) = 0.2;
+  net.set_quadratic(Q, Vec::Zero(d));
+  ToyPotential truth{d};
+  vhmc::SurrogateDiagGeometry<ToyPotential> geo(truth, net, 1e-3);
+  const Vec th = (Vec(d) << 0.5, -0.7, 0.9).finished();
+  RiemannPoint pt;
+  REQUIRE(geo.at(th, pt));
+  REQUIRE(pt.is_diag);
+  CHECK(std::isnan(pt.U));  // the true U only at a trajectory's end
+  // G from the network's Hessian diagonal; the gradient is the network's.
+  const Vec h = net.hessian(th).diagonal();
+  const Vec delta = 1e-3 * cov.diagonal().cwiseInverse();
+  for (int j = 0; j < d; ++j) CHECK(pt.diag[j] == Approx(std::sqrt(h[j] * h[j] + delta[j] * delta[j])).epsilon(1e-10));
+  Vec g(d);
+  net.grad(th, g);
+  CHECK((pt.grad - g).lpNorm<Eigen::Infinity>() < 1e-12);
+  // t_i = d/dtheta_i log det G and nu_i = d/dtheta_i v'Gv, by central differences.
+  const Vec v = (Vec(d) << 0.5, 0.9, -1.4).finished();
+  Vec nu(d);
+  geo.nu(pt, v, nu);
+  const double eps = 1e-5;
+  for (int i = 0; i < d; ++i) {
+    RiemannPoint up, dn;
+    Vec a = th, b = th;
+    a[i] += eps;
+    b[i] -= eps;
+    REQUIRE(geo.at(a, up));
+    REQUIRE(geo.at(b, dn));
+    const double fd_t = (up.log_det - dn.log_det) / (2 * eps);
+    const double fd_nu = (v.dot(up.diag.cwiseProduct(v)) - v.dot(dn.diag.cwiseProduct(v))) / (2 * eps);
+    CHECK(pt.trace[i] == Approx(fd_t).epsilon(1e-6).margin(1e-8));
+    CHECK(nu[i] == Approx(fd_nu).epsilon(1e-6).margin(1e-8));
+  }
+  REQUIRE(geo.settle(pt));
+  CHECK(pt.U == Approx(truth.U(th)));
 }

@@ -133,3 +133,27 @@ test_that("metric_tensor is validated at the initial values and its errors are r
   expect_error(vhmc_sample(tg$ld, tg$gr, init = c(a = 0, b = 0), metric_tensor = tg$mt,
                            progress = FALSE), "`metric_tensor` is used by rmhmc\\(\\) only")
 })
+
+test_that("surrogate_hmc(riemann = TRUE) (RNS-RMHMC) agrees with glm() under flat priors", {
+  expect_error(surrogate_hmc(riemann = TRUE, activation = "rbf"), "`riemann` = TRUE needs additive bases")
+  expect_error(surrogate_hmc(riemann = TRUE, adaptive = TRUE), "`riemann`")
+  expect_error(surrogate_hmc(riemann = NA), "`riemann`")
+  set.seed(3)
+  n <- 2000
+  d <- data.frame(x1 = rnorm(n), x2 = rnorm(n), x3 = rnorm(n))
+  d$y <- rbinom(n, 1, plogis(-0.3 + 0.8 * d$x1 - 0.5 * d$x2 + 0.2 * d$x3))
+  ref <- glm(y ~ x1 + x2 + x3, data = d, family = binomial())
+  fit <- vhmc_glm(y ~ x1 + x2 + x3, data = d, family = binomial(), prior = flat(),
+                  prior_intercept = flat(), sampler = surrogate_hmc(riemann = TRUE), chains = 4,
+                  iter = 2000, seed = 2, progress = FALSE)
+  m <- posterior::summarise_draws(posterior::subset_draws(fit$draws, variable = names(coef(ref))),
+                                  "mean", "sd", "mcse_mean")
+  se <- sqrt(diag(vcov(ref)))
+  expect_true(all(abs(m$mean - coef(ref)) < 4 * m$mcse_mean + 0.05 * se))
+  expect_true(all(abs(m$sd / se - 1) < 0.1))
+  expect_equal(sum(sampler_diagnostics(fit)$divergent__), 0)
+  # Sampling costs one true log density per iteration and no true gradient.
+  expect_equal(fit$counts$n_grad_sampling, rep(0, 4))
+  expect_true(all(vapply(fit$surrogate, `[[`, numeric(1), "metric_evaluations") > 0))
+  expect_match(paste(capture.output(print(fit)), collapse = " "), "RNS-RMHMC")
+})

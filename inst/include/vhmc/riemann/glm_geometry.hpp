@@ -27,6 +27,7 @@ class GlmGeometry {
 
   int dim() const { return pot_.dim(); }
   EvalCounts counts() const { return target_.counts(); }
+  bool settle(const RiemannPoint&) const { return true; }  // at() computed U
   long metric_evaluations() const { return n_metric_; }
 
   bool at(const Vec& theta, RiemannPoint& pt) {

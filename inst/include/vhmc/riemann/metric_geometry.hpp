@@ -21,6 +21,7 @@ class MetricGeometry {
 
   int dim() const { return d_; }
   EvalCounts counts() const { return target_.counts(); }
+  bool settle(const RiemannPoint&) const { return true; }  // at() computed U
   long metric_evaluations() const { return n_metric_; }
 
   bool at(const Vec& theta, RiemannPoint& pt) {

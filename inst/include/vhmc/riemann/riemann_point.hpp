@@ -9,8 +9,13 @@
 //   void nu(const RiemannPoint& pt, const Vec& v, Vec& out);  // out_i = v' dG/dtheta_i v
 //   EvalCounts counts() const;
 //   long metric_evaluations() const;                     // states whose metric was computed
+//   bool settle(RiemannPoint& pt);                       // U at pt, if at() left it out
 // `scratch` is the geometry's own per-state storage (for example the derivative weights
-// of a GLM's Fisher metric), reused across states without reallocation.
+// of a GLM's Fisher metric), reused across states without reallocation. A geometry whose
+// metric is diagonal fills `diag` and sets `is_diag` instead of the Cholesky factor: its
+// solves and momentum draws then cost O(d), not O(d^2) (and no O(d^3) factorisation).
+// A geometry whose dynamics follow a surrogate leaves U unknown in at() (the dynamics use
+// only the gradient field) and computes the true U in settle(), once per trajectory end.
 #include <Eigen/Cholesky>
 
 #include "../base/types.hpp"
@@ -23,16 +28,36 @@ struct RiemannPoint {
   double U = kInf;
   double log_det = 0.0;
   Eigen::LLT<Mat> chol;
+  Vec diag;
+  bool is_diag = false;
   Vec scratch;
 
   // out = G^{-1} p, in out's storage.
   void solve(const Vec& p, Vec& out) const {
+    if (is_diag) {
+      out = p.cwiseQuotient(diag);
+      return;
+    }
     out = p;
     chol.solveInPlace(out);
   }
+  // p = G^{1/2} z, a draw of N(0, G) from z ~ N(0, I).
+  void momentum(const Vec& z, Vec& p) const {
+    if (is_diag)
+      p = z.cwiseProduct(diag.cwiseSqrt());
+    else
+      p.noalias() = chol.matrixL() * z;
+  }
   // H(theta, p) = U + 1/2 log det G + 1/2 p' G^{-1} p (Girolami & Calderhead 2011, eq. 13,
   // without its constant).
-  double hamiltonian(const Vec& p) const { return U + 0.5 * log_det + 0.5 * p.dot(chol.solve(p)); }
+  double hamiltonian(const Vec& p) const {
+    const double kinetic = is_diag ? (p.array().square() / diag.array()).sum() : p.dot(chol.solve(p));
+    return U + 0.5 * log_det + 0.5 * kinetic;
+  }
+  Mat inverse_metric() const {
+    if (is_diag) return Mat(diag.cwiseInverse().asDiagonal());
+    return chol.solve(Mat::Identity(theta.size(), theta.size()));
+  }
 };
 
 // The geometry RMHMC uses on a potential type P (specialised next to each geometry, e.g.

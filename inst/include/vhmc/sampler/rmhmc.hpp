@@ -43,22 +43,23 @@ template <class Geo>
 class Rmhmc {
  public:
   Rmhmc(Geo& geo, const RmhmcConfig& c)
-      : c_(c), leapfrog_(geo, c.fixed_point), prop_(geo.dim()), buf_(geo.dim()), z_(geo.dim()), p_(geo.dim()) {}
+      : c_(c), geo_(geo), leapfrog_(geo, c.fixed_point), prop_(geo.dim()), buf_(geo.dim()), z_(geo.dim()), p_(geo.dim()) {}
 
   TransitionInfo transition(RiemannPoint& cur, Rng& rng) {
     for (Eigen::Index i = 0; i < z_.size(); ++i) z_[i] = rng.normal();
-    p_.noalias() = cur.chol.matrixL() * z_;
+    cur.momentum(z_, p_);
     const double H0 = cur.hamiltonian(p_);
     TransitionInfo info;
     info.step_size = eps_;
     const int L = c_.jitter ? 1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(c_.steps))) : c_.steps;
-    const RiemannPoint* at = &cur;
+    RiemannPoint* at = &cur;
     for (int l = 0; l < L; ++l) {
       RiemannPoint& next = (l % 2 == 0) ? prop_ : buf_;
       ++info.n_leapfrog;
       if (!leapfrog_.step(*at, p_, eps_, next)) return diverged(info, H0);
       at = &next;
     }
+    if (!geo_.settle(*at)) return diverged(info, H0);  // the true U, for a surrogate's dynamics
     const double H1 = at->hamiltonian(p_);
     const double dH = std::isfinite(H1) ? H1 - H0 : kInf;
     if (dH > c_.max_delta_H) return diverged(info, H0);
@@ -84,11 +85,19 @@ class Rmhmc {
   }
 
   RmhmcConfig c_;
+  Geo& geo_;
   GeneralizedLeapfrog<Geo> leapfrog_;
   RiemannPoint prop_, buf_;
   Vec z_, p_;
   double eps_ = 0.5;
 };
+
+// What a chain of the generalized leapfrog reports (fit$rmhmc, fit$surrogate).
+inline void report_rmhmc(Report& r, long metric_evaluations, const FixedPointCounts& fp) {
+  r.add("metric_evaluations", static_cast<double>(metric_evaluations));
+  r.add("fixed_point_iterations", static_cast<double>(fp.iterations));
+  r.add("fixed_point_failures", static_cast<double>(fp.failures));
+}
 
 // Warmup: the step size by dual averaging, restarted from the chain's initial one.
 template <class Kernel>
@@ -129,13 +138,9 @@ class RmhmcChain {
   // The step size, and as the "inverse metric" G^{-1} at the chain's last state.
   void adaptation(Report& r) const {
     r.add("step_size", const_cast<Rmhmc<Geo>&>(kernel_).step_size());
-    r.add("inv_metric", Mat(z_.chol.solve(Mat::Identity(dim(), dim()))));
+    r.add("inv_metric", z_.inverse_metric());
   }
-  void report(Report& r) const {
-    r.add("metric_evaluations", static_cast<double>(geo_.metric_evaluations()));
-    r.add("fixed_point_iterations", static_cast<double>(kernel_.fixed_point().iterations));
-    r.add("fixed_point_failures", static_cast<double>(kernel_.fixed_point().failures));
-  }
+  void report(Report& r) const { report_rmhmc(r, geo_.metric_evaluations(), kernel_.fixed_point()); }
   Rmhmc<Geo>& kernel() { return kernel_; }
 
  private:

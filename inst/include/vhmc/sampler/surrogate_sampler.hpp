@@ -23,6 +23,7 @@
 #include <optional>
 
 #include "../adapt/welford.hpp"
+#include "../riemann/generalized_leapfrog.hpp"
 #include "hmc_family.hpp"
 #include "surrogate_dynamics.hpp"
 #include "surrogate_hmc.hpp"
@@ -44,13 +45,17 @@ struct SurrogateConfig {
   bool adaptive = false;          // ARNS-HMC
   long max_train = 50000;         // training points kept (a uniform sample beyond)
   NutsConfig nuts{};
+  bool riemann = false;           // RNS-RMHMC (surrogate_rmhmc.hpp) instead of surrogate HMC
+  FixedPointConfig fixed_point{};  // its implicit steps
   static auto fields() {
     return std::make_tuple(field("explore", &SurrogateConfig::explore), field("train", &SurrogateConfig::train),
                            field("steps", &SurrogateConfig::steps),
                            field("trajectory_accept", &SurrogateConfig::trajectory_accept),
                            field("adaptive", &SurrogateConfig::adaptive),
                            field("max_train", &SurrogateConfig::max_train), field("nuts", &SurrogateConfig::nuts),
-                           field("explore_auto", &SurrogateConfig::explore_auto));
+                           field("explore_auto", &SurrogateConfig::explore_auto),
+                           field("riemann", &SurrogateConfig::riemann),
+                           field("fixed_point", &SurrogateConfig::fixed_point));
   }
 };
 
@@ -449,24 +454,5 @@ ChainOutput run_surrogate_hmc(P& potential, M metric, const SurrogateConfig& sc,
   out.report.add("train_on", sc.train.train_on_gradient ? "gradient" : "value");
   return out;
 }
-
-struct SurrogateHmcSampler {
-  struct Config {
-    MetricKind metric = MetricKind::Diag;
-    SurrogateConfig surrogate{};
-    HmcWarmupConfig warmup{};
-    static auto fields() {
-      return std::make_tuple(field("metric", &Config::metric), field("surrogate", &Config::surrogate),
-                             field("warmup", &Config::warmup));
-    }
-  };
-  template <class P>
-  static ChainOutput run(P& potential, const Config& c, const FitExtras& x, const ChainConfig& cfg,
-                         const Vec& init, Callbacks& cb) {
-    return with_metric(c.metric, potential.dim(), x.inv_metric, c.warmup.max_rank, [&](auto m) {
-      return run_surrogate_hmc(potential, std::move(m), c.surrogate, c.warmup, cfg, init, x, cb);
-    });
-  }
-};
 
 }  // namespace vhmc
