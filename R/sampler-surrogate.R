@@ -87,8 +87,8 @@
 #' the Metropolis step uses the true log density at the trajectory's ends: the draws are
 #' exact. Its implicit steps are solved as in [rmhmc()] (tolerance `1e-10`, at most 50
 #' iterations; a failure is a rejected divergence). `steps` is the most generalized
-#' leapfrog steps (default 6, drawn in `1..steps`), `step_size` fixes the step size, which
-#' is otherwise tuned by dual averaging over the rest of the warmup toward an acceptance
+#' leapfrog steps (default 6, drawn in `1..steps`), `step_size` fixes its step size (the
+#' exploration then adapts its own), which is otherwise tuned by dual averaging over the rest of the warmup toward an acceptance
 #' rate of 0.65 (`adapt_delta` if lower). It needs additive bases (not `"rbf"`) and is not
 #' adaptive. `fit$surrogate` adds each chain's `metric_evaluations`,
 #' `fixed_point_iterations` and `fixed_point_failures`.
@@ -151,7 +151,7 @@ surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "
   }
   new_sampler("surrogate_hmc",
     hidden = if (is.null(hidden)) NULL else check_count(hidden, "hidden", 1),
-    activation = activation, riemann = riemann,
+    activation = activation,
     train_on = match_choice(train_on, "train_on", c("gradient", "value")),
     explore = if (is.null(explore)) NULL else check_count(explore, "explore", 20),
     adaptive = check_flag(adaptive, "adaptive"),
@@ -163,7 +163,8 @@ surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "
     max_treedepth = check_count(max_treedepth, "max_treedepth", 1),
     max_train = check_count(max_train, "max_train", 100),
     step_size = if (is.null(step_size)) NULL else
-      check_number(step_size, "step_size", 0, Inf, open = c(TRUE, TRUE))
+      check_number(step_size, "step_size", 0, Inf, open = c(TRUE, TRUE)),
+    riemann = riemann
   )
 }
 
@@ -186,14 +187,17 @@ sampler_config.vhmc_surrogate_hmc <- function(sampler, run, target) {
     stop_arg("warmup", sprintf("(%d) is too short for surrogate_hmc(), which explores with NUTS first",
                                run$warmup), "Use warmup >= 100 (ideally several hundred), or warmup = NULL.")
   }
-  do.call(core_config, c(list(sampler), hmc_warmup_config(sampler, run), list(
+  # RNS-RMHMC's step size is that of the Riemannian dynamics; its exploration adapts its own.
+  riemann <- isTRUE(sampler$riemann)
+  explorer <- if (riemann) utils::modifyList(sampler, list(step_size = NULL)) else sampler
+  do.call(core_config, c(list(sampler), hmc_warmup_config(explorer, run), list(
     metric = sampler$metric, max_treedepth = sampler$max_treedepth, explore = as.integer(explore),
     explore_auto = auto, hidden = sampler$hidden, activation = sampler$activation,
     train_on_gradient = sampler$train_on == "gradient", lambda = sampler$lambda,
     select_hidden = is.null(sampler$hidden) && !sampler$adaptive && sampler$train_on == "gradient",
     steps = sampler$steps, trajectory_accept = min(sampler$adapt_delta, 0.65),
-    adaptive = sampler$adaptive, max_train = sampler$max_train, riemann = isTRUE(sampler$riemann),
-    fixed_point_tol = 1e-10, fixed_point_iter = 50L)))
+    adaptive = sampler$adaptive, max_train = sampler$max_train, riemann = riemann,
+    riemann_step_size = if (riemann) sampler$step_size, fixed_point_tol = 1e-10, fixed_point_iter = 50L)))
 }
 
 auto_warmup.vhmc_surrogate_hmc <- function(sampler) is.null(sampler$explore)
@@ -306,7 +310,8 @@ check_surrogate <- function(fit) {
 # true gradient (both measured in this fit's warmup): then the surrogate cannot pay for its
 # exploration and training, typically because the gradient is already cheap (small N).
 check_surrogate_cost <- function(info, threshold = 2) {
-  ratio <- stats::median(info$cost_ratio)
+  if (!any(info$tuning > 0)) return(invisible())  # no surrogate iterations in warmup to time
+  ratio <- stats::median(info$cost_ratio[info$tuning > 0])
   if (!is.finite(ratio) || ratio >= threshold) return(invisible())
   ms <- function(x) format(signif(1000 * stats::median(x), 2))
   message(sprintf(paste(

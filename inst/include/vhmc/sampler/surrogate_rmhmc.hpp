@@ -28,7 +28,7 @@ class SurrogateRiemannChain : public SurrogateChain<P, M> {
                         const ChainConfig& cfg, const Vec& init)
       : Base(potential, std::move(metric), sc, wc, cfg, init), potential_(potential), state_(potential.dim()) {
     rc_.steps = sc.steps.value_or(6);
-    rc_.step_size = wc.step_size;
+    rc_.step_size = sc.riemann_step_size;
     rc_.target_accept = sc.trajectory_accept;
     rc_.max_delta_H = sc.nuts.max_delta_H;
     rc_.fixed_point = sc.fixed_point;

@@ -46,6 +46,7 @@ struct SurrogateConfig {
   long max_train = 50000;         // training points kept (a uniform sample beyond)
   NutsConfig nuts{};
   bool riemann = false;           // RNS-RMHMC (surrogate_rmhmc.hpp) instead of surrogate HMC
+  std::optional<double> riemann_step_size;  // its step size (nullopt: tuned); the exploration's is apart
   FixedPointConfig fixed_point{};  // its implicit steps
   static auto fields() {
     return std::make_tuple(field("explore", &SurrogateConfig::explore), field("train", &SurrogateConfig::train),
@@ -55,6 +56,7 @@ struct SurrogateConfig {
                            field("max_train", &SurrogateConfig::max_train), field("nuts", &SurrogateConfig::nuts),
                            field("explore_auto", &SurrogateConfig::explore_auto),
                            field("riemann", &SurrogateConfig::riemann),
+                           field("riemann_step_size", &SurrogateConfig::riemann_step_size),
                            field("fixed_point", &SurrogateConfig::fixed_point));
   }
 };
