@@ -7,7 +7,8 @@
 # package: bash tools/install-deps.sh --bench) or elliptic_pde_model():
 #   a9a           a9a rebuilt from liver's adult (training part, 32,402 rows), random
 #                 projection to 60 columns, standardised, plus intercept (d = 61)
-#   a9a_full      the same without the projection: every binary feature (d = 124)
+#   a9a_full      the same without the projection: every binary feature (liver's 117,
+#                 d = 118 with the intercept)
 #   bank          liver's real 4,521-row Bank Marketing subset, one-hot, standardised
 #   bank_standin  the paper-sized simulated stand-in, N = 40197, d = 25
 #   pde           elliptic_pde_model() with its defaults (30 x 30 mesh, 20 KL terms,
@@ -201,17 +202,30 @@ table_row <- function(key, cf, fit, arr, wall) {
 
 t_start <- Sys.time()
 message(sprintf("%s: N = %d, d = %d; %s", problem, prob$n, prob$d, paste(prob$notes, collapse = "; ")))
-res <- lapply(stats::setNames(rows, rows), fit_row)
-tab <- do.call(rbind, lapply(res, `[[`, "row"))
+# A method that stops with an error (e.g. the paper's fixed step size unstable on these data,
+# so that the exploration has nothing to train on) gets its message in the table, not a
+# crashed run.
+failed_row <- function(key, e) {
+  message(sprintf("  %-32s failed: %s", configs[[key]]$label, conditionMessage(e)))
+  list(summary = NULL, row = data.frame(problem = problem, key = key, method = configs[[key]]$label,
+                                        error = conditionMessage(e)))
+}
+res <- lapply(stats::setNames(rows, rows), function(k) tryCatch(fit_row(k), error = function(e) failed_row(k, e)))
+parts <- lapply(res, `[[`, "row")
+cols <- unique(c(unlist(lapply(parts, names)), "error"))
+tab <- do.call(rbind, lapply(parts, function(x) {
+  x[setdiff(cols, names(x))] <- NA
+  x[cols]
+}))
 rownames(tab) <- NULL
 speedup <- function(col, base) if (base %in% tab$key) tab[[col]] / tab[[col]][tab$key == base] else NA
 tab$spdup_vs_hmc <- speedup("eff", "hmc_paper")
 tab$spdup_vs_nuts <- speedup("eff", "nuts")
 tab$spdup_total_vs_nuts <- speedup("eff_bulk_total", "nuts")
 tab$max_mean_diff_mcse <- NA_real_
-if ("nuts" %in% rows) {
+if ("nuts" %in% rows && !is.null(res$nuts$summary)) {
   ref <- res$nuts$summary
-  for (k in rows) {
+  for (k in rows[!vapply(res[rows], function(r) is.null(r$summary), TRUE)]) {
     s <- res[[k]]$summary
     tab$max_mean_diff_mcse[tab$key == k] <- max(abs(s$mean - ref$mean) / sqrt(s$mcse_mean^2 + ref$mcse_mean^2))
   }
@@ -231,8 +245,8 @@ rem_curve <- function(key, truth) {
   data.frame(problem = problem, key = key, iteration = at,
              seconds = r$seconds[["warmup"]] + at * r$seconds[["sampling"]] / n, rem = rem)
 }
-fig8_keys <- intersect(c("hmc_paper", "rns_paper", "arns_paper"), rows)
-if ("nuts" %in% rows && length(fig8_keys)) {
+fig8_keys <- intersect(c("hmc_paper", "rns_paper", "arns_paper"), rows[!is.na(tab$eff)])
+if ("nuts" %in% rows && !is.null(res$nuts$summary) && length(fig8_keys)) {
   curves <- do.call(rbind, lapply(fig8_keys, rem_curve, truth = res$nuts$summary$mean))
   utils::write.csv(curves, file.path(dirname(out_file), sprintf("seed002_fig8_%s.csv", problem)),
                    row.names = FALSE)
