@@ -1,6 +1,18 @@
 # Riemannian-manifold HMC with the Fisher metric (rmhmc()): exact against known posteriors
 # and NUTS, its settings validated, models without a Fisher metric refused in R.
 
+# A fit under flat priors against glm(): the posterior mean and sd differ from the MLE and its
+# standard error by O(1/n), so each is compared within 4 of its Monte Carlo standard errors
+# plus 5% of a standard error; no divergences.
+expect_glm_posterior <- function(fit, ref) {
+  m <- posterior::summarise_draws(posterior::subset_draws(fit$draws, variable = names(coef(ref))),
+                                  "mean", "sd", "mcse_mean", "mcse_sd")
+  se <- sqrt(diag(vcov(ref)))
+  expect_true(all(abs(m$mean - coef(ref)) < 4 * m$mcse_mean + 0.05 * se))
+  expect_true(all(abs(m$sd - se) < 4 * m$mcse_sd + 0.05 * se))
+  expect_equal(sum(sampler_diagnostics(fit)$divergent__), 0)
+}
+
 test_that("rmhmc() validates its arguments", {
   expect_error(rmhmc(steps = 0), "`steps`")
   expect_error(rmhmc(jitter = NA), "`jitter`")
@@ -29,13 +41,7 @@ test_that("rmhmc on a logistic regression agrees with glm() under flat priors", 
   fit <- vhmc_glm(y ~ x1 + x2, data = d, family = binomial(), prior = flat(),
                   prior_intercept = flat(), sampler = rmhmc(), chains = 4, iter = 1500, seed = 2,
                   progress = FALSE)
-  m <- posterior::summarise_draws(posterior::subset_draws(fit$draws, variable = names(coef(ref))),
-                                  "mean", "sd", "mcse_mean")
-  # The posterior mean differs from the MLE by O(1/n); compare within MCSE plus 5% of a se.
-  se <- sqrt(diag(vcov(ref)))
-  expect_true(all(abs(m$mean - coef(ref)) < 4 * m$mcse_mean + 0.05 * se))
-  expect_true(all(abs(m$sd / se - 1) < 0.1))
-  expect_equal(sum(sampler_diagnostics(fit)$divergent__), 0)
+  expect_glm_posterior(fit, ref)
   expect_true(all(vapply(fit$rmhmc, function(a) a$fixed_point_iterations, numeric(1)) > 0))
   expect_equal(dim(fit$adaptation[[1]]$inv_metric), c(3, 3))
 })
@@ -146,12 +152,7 @@ test_that("surrogate_hmc(riemann = TRUE) (RNS-RMHMC) agrees with glm() under fla
   fit <- vhmc_glm(y ~ x1 + x2 + x3, data = d, family = binomial(), prior = flat(),
                   prior_intercept = flat(), sampler = surrogate_hmc(riemann = TRUE), chains = 4,
                   iter = 2000, seed = 2, progress = FALSE)
-  m <- posterior::summarise_draws(posterior::subset_draws(fit$draws, variable = names(coef(ref))),
-                                  "mean", "sd", "mcse_mean")
-  se <- sqrt(diag(vcov(ref)))
-  expect_true(all(abs(m$mean - coef(ref)) < 4 * m$mcse_mean + 0.05 * se))
-  expect_true(all(abs(m$sd / se - 1) < 0.1))
-  expect_equal(sum(sampler_diagnostics(fit)$divergent__), 0)
+  expect_glm_posterior(fit, ref)
   # Sampling costs one true log density per iteration and no true gradient.
   expect_equal(fit$counts$n_grad_sampling, rep(0, 4))
   expect_true(all(vapply(fit$surrogate, `[[`, numeric(1), "metric_evaluations") > 0))

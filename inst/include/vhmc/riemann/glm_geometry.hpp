@@ -31,15 +31,11 @@ class GlmGeometry {
   long metric_evaluations() const { return n_metric_; }
 
   bool at(const Vec& theta, RiemannPoint& pt) {
-    pt.theta = theta;
-    pt.U = target_.U_grad(theta, pt.grad);
-    if (!std::isfinite(pt.U)) return false;
+    if (!potential_at(target_, theta, pt)) return false;
     ++n_metric_;
     pot_.fisher_weights(theta, lam_, pt.scratch);
     fisher(G_);
-    pt.chol.compute(G_);
-    if (pt.chol.info() != Eigen::Success) return false;
-    pt.log_det = log_det_from_chol(pt.chol);
+    if (!pt.set_dense(G_)) return false;
     traces(pt);
     return std::isfinite(pt.log_det) && pt.trace.allFinite();
   }

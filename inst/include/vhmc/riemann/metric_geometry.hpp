@@ -25,14 +25,10 @@ class MetricGeometry {
   long metric_evaluations() const { return n_metric_; }
 
   bool at(const Vec& theta, RiemannPoint& pt) {
-    pt.theta = theta;
-    pt.U = target_.U_grad(theta, pt.grad);
-    if (!std::isfinite(pt.U)) return false;
+    if (!potential_at(target_, theta, pt)) return false;
     ++n_metric_;
     if (!pot_.metric(theta, G_, dG_) || !G_.allFinite() || !dG_.allFinite()) return false;
-    pt.chol.compute(G_);  // reads G's lower triangle
-    if (pt.chol.info() != Eigen::Success) return false;
-    pt.log_det = log_det_from_chol(pt.chol);
+    if (!pt.set_dense(G_)) return false;  // reads G's lower triangle
     Ginv_.setIdentity();
     pt.chol.solveInPlace(Ginv_);
     pt.trace.resize(d_);

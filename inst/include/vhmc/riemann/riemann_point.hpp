@@ -16,11 +16,18 @@
 // solves and momentum draws then cost O(d), not O(d^2) (and no O(d^3) factorisation).
 // A geometry whose dynamics follow a surrogate leaves U unknown in at() (the dynamics use
 // only the gradient field) and computes the true U in settle(), once per trajectory end.
+#include <cmath>
+
 #include <Eigen/Cholesky>
 
 #include "../base/types.hpp"
 
 namespace vhmc {
+
+// log det G from its Cholesky factor.
+inline double log_det_from_chol(const Eigen::LLT<Mat>& chol) {
+  return 2.0 * chol.matrixLLT().diagonal().array().log().sum();
+}
 
 struct RiemannPoint {
   explicit RiemannPoint(int d = 0) : theta(d), grad(d), trace(d) {}
@@ -54,11 +61,28 @@ struct RiemannPoint {
     const double kinetic = is_diag ? (p.array().square() / diag.array()).sum() : p.dot(chol.solve(p));
     return U + 0.5 * log_det + 0.5 * kinetic;
   }
+  // A dense metric G (its lower triangle) as this state's: false if not positive definite.
+  bool set_dense(const Mat& G) {
+    is_diag = false;
+    chol.compute(G);
+    if (chol.info() != Eigen::Success) return false;
+    log_det = log_det_from_chol(chol);
+    return true;
+  }
   Mat inverse_metric() const {
     if (is_diag) return Mat(diag.cwiseInverse().asDiagonal());
     return chol.solve(Mat::Identity(theta.size(), theta.size()));
   }
 };
+
+// theta, U and grad U of a state from a counted target (model/target.hpp): the part of a
+// geometry's at() that every exact geometry shares; false where U is not finite.
+template <class T>
+bool potential_at(T& target, const Vec& theta, RiemannPoint& pt) {
+  pt.theta = theta;
+  pt.U = target.U_grad(theta, pt.grad);
+  return std::isfinite(pt.U);
+}
 
 // The geometry RMHMC uses on a potential type P (specialised next to each geometry, e.g.
 // riemann/glm_geometry.hpp); void: none, and rmhmc() refuses the model before any chain.
@@ -67,9 +91,5 @@ struct GeometryFor {
   using type = void;
 };
 
-// log det G from its Cholesky factor.
-inline double log_det_from_chol(const Eigen::LLT<Mat>& chol) {
-  return 2.0 * chol.matrixLLT().diagonal().array().log().sum();
-}
 
 }  // namespace vhmc

@@ -146,8 +146,7 @@ ChainOutput run_surrogate_rmhmc(P& potential, M metric, const SurrogateConfig& s
   schedule.warmup = {{&exploration, explore}, {&tuning, cfg.warmup}};
   schedule.sampling = &sampling;
   ChainOutput out = run_chain(chain, schedule, cfg, cb);
-  out.report.add("activation", activation_name(sc.train.activation));
-  out.report.add("train_on", sc.train.train_on_gradient ? "gradient" : "value");
+  report_training_kind(out.report, sc);
   return out;
 }
 

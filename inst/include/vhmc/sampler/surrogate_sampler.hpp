@@ -436,6 +436,12 @@ class OnlineSurrogate : public Phase {
   long t_ = 0, n_refresh_ = 0;
 };
 
+// What the surrogate was trained as (surrogate_info() in R), after either kernel's chain.
+inline void report_training_kind(Report& r, const SurrogateConfig& sc) {
+  r.add("activation", activation_name(sc.train.activation));
+  r.add("train_on", sc.train.train_on_gradient ? "gradient" : "value");
+}
+
 // x: the fit's extras (the chain's Laplace metric and the mode's Hessian, when it started
 // from the mode).
 template <class P, class M>
@@ -452,8 +458,7 @@ ChainOutput run_surrogate_hmc(P& potential, M metric, const SurrogateConfig& sc,
   schedule.warmup = {{&exploration, explore}, {&tuning, cfg.warmup}};
   schedule.sampling = &arns;
   ChainOutput out = run_chain(chain, schedule, cfg, cb);
-  out.report.add("activation", activation_name(sc.train.activation));
-  out.report.add("train_on", sc.train.train_on_gradient ? "gradient" : "value");
+  report_training_kind(out.report, sc);
   return out;
 }
 
