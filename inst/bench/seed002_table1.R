@@ -2,8 +2,9 @@
 # Zhao (2017, "HMC acceleration using surrogate functions with random bases"),
 # with vhmc's automatic samplers measured in the same run.
 #
-# Data (the paper's simulated logistic regression): N = 1e5, d = 50, X = (0.1 * 1, X_1), rows of X_1 iid
-# N(0, I/100), beta_true ~ U[0,1]^50, y ~ Bernoulli(logit^-1(X beta)); prior beta ~ N(0, 10^2 I).
+# Data (the paper's simulated logistic regression, sim_lr() of inst/bench/table1_data.R):
+# N = 1e5, d = 50, X = (0.1 * 1, X_1), rows of X_1 iid N(0, I/100), beta_true ~ U[0,1]^50,
+# y ~ Bernoulli(logit^-1(X beta)); prior beta ~ N(0, 10^2 I).
 # vhmc_glm fits the column 0.1 * 1 as the intercept alpha = 0.1 beta_1 (prior normal(0, 1),
 # applied at the centred predictors, whose means are ~3e-4: a negligible change) and the
 # slopes with normal(0, 10), no autoscaling. vhmc samples the slopes as beta_j * sd(x_j)
@@ -41,6 +42,12 @@
 # Environment: VHMC_BENCH_N (1e5), VHMC_BENCH_SAMPLING (5000), VHMC_BENCH_ROWS (all, comma
 # separated: hmc_paper, rns_value_paper, rns_paper, nuts, surrogate), VHMC_BENCH_OUT.
 suppressPackageStartupMessages(library(vhmc))
+bench_dir <- if (file.exists(file.path("inst", "bench", "table1_data.R"))) {
+  file.path("inst", "bench")
+} else {
+  system.file("bench", package = "vhmc")
+}
+source(file.path(bench_dir, "table1_data.R"))
 
 env_num <- function(name, default) {
   v <- Sys.getenv(name, "")
@@ -55,13 +62,9 @@ d <- 50L
 chains <- 2L
 eps_paper <- 0.045 * 0.1
 
-set.seed(2016L)
-X1 <- matrix(stats::rnorm(n * (d - 1L), sd = 0.1), n, d - 1L,
-             dimnames = list(NULL, sprintf("x%02d", seq_len(d - 1L))))
-beta_true <- stats::runif(d)
-dat <- data.frame(y = stats::rbinom(n, 1, stats::plogis(0.1 * beta_true[1] + drop(X1 %*% beta_true[-1]))),
-                  X1)
-rm(X1)
+sim <- sim_lr(N = n, d = d)
+dat <- data.frame(y = sim$y, sim$X[, colnames(sim$X) != "intercept", drop = FALSE])
+rm(sim)
 
 configs <- list(
   hmc_paper = list(label = "HMC (paper settings)", warmup = 5000L,

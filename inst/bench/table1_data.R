@@ -8,6 +8,7 @@
 #   a9a_full()       the unprojected design: the standardised binary features plus an intercept
 #   bank_subset()    liver's real 4,521-row Bank Marketing subset (Moro et al. 2014), one-hot
 #   bank_standin()   the paper-sized simulated stand-in, N = 40197, d = 25
+#   sim_lr()         the paper's simulated logistic regression, N = 1e5, d = 50
 #
 # Each returns list(X = design matrix with column names, y = 0/1 vector, notes = character
 # vector of what was done), plus builder-specific extras. The real data come from the
@@ -264,4 +265,23 @@ bank_standin <- function(N = 40197L, p = 24L, rho = 0.6, seed = 2014L) {
                            "beta_true in these coordinates"), p + 1L))
   list(X = t1_add_intercept(t1_standardise(sim$X1)$X), y = sim$y, beta_true = beta_std,
        notes = notes)
+}
+
+# The paper's simulated logistic regression (its Table 1, first row): N = 1e5, d = 50,
+# X = (0.1 * 1, X_1) with rows of X_1 iid N(0, I / 100), beta_true ~ U[0,1]^50,
+# y ~ Bernoulli(logit^-1(X beta)). The covariates are left as they are (sd 0.1): vhmc_glm
+# fits the column 0.1 * 1 as its intercept alpha = 0.1 beta_1, so its prior is
+# N(0, 1) = 0.1 N(0, 10^2) (`prior_intercept_scale`), and samples the slopes as
+# beta_j * sd(x_j), about 0.1 beta_j: the paper's step size 0.045 is 0.0045 there. The same
+# draws as inst/bench/seed002_table1.R (seed 2016).
+sim_lr <- function(N = 1e5, d = 50L, seed = 2016L) {
+  sim <- t1_local_seed(seed, {
+    X1 <- matrix(stats::rnorm(N * (d - 1L), sd = 0.1), N, d - 1L,
+                 dimnames = list(NULL, sprintf("x%02d", seq_len(d - 1L))))
+    beta <- stats::runif(d)
+    list(X1 = X1, beta = beta, y = stats::rbinom(N, 1, stats::plogis(0.1 * beta[1] + drop(X1 %*% beta[-1]))))
+  })
+  list(X = t1_add_intercept(sim$X1), y = sim$y, beta_true = sim$beta, prior_intercept_scale = 1,
+       notes = sprintf("simulated: N = %d, d = %d, covariates sd 0.1, beta ~ U[0,1]^%d, seed %d",
+                       as.integer(N), d, d, seed))
 }

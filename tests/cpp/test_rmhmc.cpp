@@ -207,33 +207,26 @@ TEST_CASE("RMHMC: unsolved implicit steps are counted and rejected as divergence
   CHECK(out.draws.allFinite());
 }
 
-TEST_CASE("surrogate Hessian-diagonal geometry: metric, trace and nu terms match the network", "[rmhmc]") {
-  const int d = 3;
+namespace {
+// A small softplus network with random output weights and a quadratic base Q (u-space).
+vhmc::RandomBasisNetwork toy_network(int d, const Mat& cov, const Mat& Q) {
   vhmc::Rng rng(5, 1);
-  Mat cov(d, d);
-  cov << 1.0, 0.3, 0.0, 0.3, 2.0, -0.4, 0.0, -0.4, 0.5;
   const Vec mean = (Vec(d) << 0.2, -0.1, 0.4).finished();
   vhmc::RandomBasisNetwork net;
   net.draw(40, vhmc::Activation::Softplus, vhmc::Standardizer::from_covariance(mean, cov), rng);
   for (Eigen::Index k = 0; k < net.weights().size(); ++k) net.weights()[k] = rng.normal();
-  Mat Q = Mat::Identity(d, d);
-  Q(0, 1) = Q(1, 0) = 0.2;
   net.set_quadratic(Q, Vec::Zero(d));
-  ToyPotential truth{d};
-  vhmc::SurrogateDiagGeometry<ToyPotential> geo(truth, net, 1e-3);
-  const Vec th = (Vec(d) << 0.5, -0.7, 0.9).finished();
-  RiemannPoint pt;
-  REQUIRE(geo.at(th, pt));
-  REQUIRE(pt.is_diag);
-  CHECK(std::isnan(pt.U));  // the true U only at a trajectory's end
-  // G from the network's Hessian diagonal; the gradient is the network's.
-  const Vec h = net.hessian(th).diagonal();
-  const Vec delta = 1e-3 * cov.diagonal().cwiseInverse();
-  for (int j = 0; j < d; ++j) CHECK(pt.diag[j] == Approx(std::sqrt(h[j] * h[j] + delta[j] * delta[j])).epsilon(1e-10));
-  Vec g(d);
-  net.grad(th, g);
-  CHECK((pt.grad - g).lpNorm<Eigen::Infinity>() < 1e-12);
-  // t_i = d/dtheta_i log det G and nu_i = d/dtheta_i v'Gv, by central differences.
+  return net;
+}
+
+Mat metric_of(const RiemannPoint& pt) {
+  return pt.is_diag ? Mat(pt.diag.asDiagonal()) : Mat(pt.chol.reconstructedMatrix());
+}
+
+// t_i = d/dtheta_i log det G and nu_i = d/dtheta_i v'Gv, by central differences.
+template <class Geo>
+void check_geometry_derivatives(Geo& geo, const RiemannPoint& pt, const Vec& th) {
+  const int d = static_cast<int>(th.size());
   const Vec v = (Vec(d) << 0.5, 0.9, -1.4).finished();
   Vec nu(d);
   geo.nu(pt, v, nu);
@@ -246,10 +239,84 @@ TEST_CASE("surrogate Hessian-diagonal geometry: metric, trace and nu terms match
     REQUIRE(geo.at(a, up));
     REQUIRE(geo.at(b, dn));
     const double fd_t = (up.log_det - dn.log_det) / (2 * eps);
-    const double fd_nu = (v.dot(up.diag.cwiseProduct(v)) - v.dot(dn.diag.cwiseProduct(v))) / (2 * eps);
+    const double fd_nu = (v.dot(metric_of(up) * v) - v.dot(metric_of(dn) * v)) / (2 * eps);
     CHECK(pt.trace[i] == Approx(fd_t).epsilon(1e-6).margin(1e-8));
     CHECK(nu[i] == Approx(fd_nu).epsilon(1e-6).margin(1e-8));
   }
+}
+
+Mat toy_cov() {
+  Mat cov(3, 3);
+  cov << 1.0, 0.3, 0.0, 0.3, 2.0, -0.4, 0.0, -0.4, 0.5;
+  return cov;
+}
+}  // namespace
+
+TEST_CASE("surrogate Hessian-diagonal geometry: metric, trace and nu terms match the network", "[rmhmc]") {
+  const int d = 3;
+  const Mat cov = toy_cov();
+  Mat Q = Mat::Identity(d, d);
+  Q(0, 1) = Q(1, 0) = 0.2;
+  vhmc::RandomBasisNetwork net = toy_network(d, cov, Q);
+  ToyPotential truth{d};
+  vhmc::SurrogateGeometry<ToyPotential> geo(truth, net, 1e-3, vhmc::SurrogateMetric::diagonal);
+  const Vec th = (Vec(d) << 0.5, -0.7, 0.9).finished();
+  RiemannPoint pt;
+  REQUIRE(geo.at(th, pt));
+  REQUIRE(pt.is_diag);
+  CHECK(std::isnan(pt.U));  // the true U only at a trajectory's end
+  // G from the network's Hessian diagonal; the gradient is the network's.
+  const Vec h = net.hessian(th).diagonal();
+  const Vec delta = 1e-3 * cov.diagonal().cwiseInverse();
+  for (int j = 0; j < d; ++j) CHECK(pt.diag[j] == Approx(std::sqrt(h[j] * h[j] + delta[j] * delta[j])).epsilon(1e-10));
+  Vec g(d);
+  net.grad(th, g);
+  CHECK((pt.grad - g).lpNorm<Eigen::Infinity>() < 1e-12);
+  check_geometry_derivatives(geo, pt, th);
   REQUIRE(geo.settle(pt));
   CHECK(pt.U == Approx(truth.U(th)));
+}
+
+TEST_CASE("surrogate dense geometry: the base's Hessian plus the bases' diagonal, trace and nu terms", "[rmhmc]") {
+  const int d = 3;
+  const Mat cov = toy_cov();
+  Mat Q = Mat::Identity(d, d);
+  Q(0, 1) = Q(1, 0) = 0.6;
+  vhmc::RandomBasisNetwork net = toy_network(d, cov, Q);
+  ToyPotential truth{d};
+  vhmc::SurrogateGeometry<ToyPotential> geo(truth, net, 1e-3, vhmc::SurrogateMetric::dense);
+  const Vec th = (Vec(d) << 0.5, -0.7, 0.9).finished();
+  RiemannPoint pt;
+  REQUIRE(geo.at(th, pt));
+  REQUIRE_FALSE(pt.is_diag);
+  // C = L^{-T} Q L^{-1}, the base's theta-space Hessian (the network's Hessian less the bases').
+  const Mat L = Eigen::LLT<Mat>(cov).matrixL();
+  const Mat Linv = L.inverse();
+  const Mat C = Linv.transpose() * Q * Linv;
+  const Vec h = net.hessian(th).diagonal() - C.diagonal();
+  const Vec delta = 1e-3 * cov.diagonal().cwiseInverse();
+  Mat G = C;
+  for (int j = 0; j < d; ++j) G(j, j) += std::sqrt(h[j] * h[j] + delta[j] * delta[j]);
+  CHECK((metric_of(pt) - G).lpNorm<Eigen::Infinity>() < 1e-10);
+  CHECK(pt.log_det == Approx(std::log(G.determinant())).epsilon(1e-10));
+  check_geometry_derivatives(geo, pt, th);
+  // Momenta are drawn from N(0, G): p = L_G z.
+  Vec p(d);
+  pt.momentum(Vec::Ones(d), p);
+  CHECK((p - Eigen::LLT<Mat>(G).matrixL() * Vec::Ones(d)).norm() < 1e-10);
+}
+
+TEST_CASE("surrogate dense geometry: an indefinite base is made positive definite", "[rmhmc]") {
+  const int d = 3;
+  Mat Q = Mat::Identity(d, d);
+  Q(0, 1) = Q(1, 0) = 1.5;  // eigenvalues -0.5, 1, 2.5
+  vhmc::RandomBasisNetwork net = toy_network(d, toy_cov(), Q);
+  for (Eigen::Index k = 0; k < net.weights().size(); ++k) net.weights()[k] *= 1e-3;
+  ToyPotential truth{d};
+  vhmc::SurrogateGeometry<ToyPotential> geo(truth, net, 1e-3, vhmc::SurrogateMetric::dense);
+  const Vec th = (Vec(d) << 0.5, -0.7, 0.9).finished();
+  RiemannPoint pt;
+  REQUIRE(geo.at(th, pt));
+  CHECK(Eigen::SelfAdjointEigenSolver<Mat>(metric_of(pt)).eigenvalues().minCoeff() > 0.0);
+  check_geometry_derivatives(geo, pt, th);
 }

@@ -312,6 +312,7 @@ TEST_CASE("RNS-RMHMC (riemann) is exact on a Gaussian and needs no true gradient
   vhmc::SurrogateConfig sc;
   sc.explore = 400;
   sc.riemann = true;
+  sc.riemann_dense = GENERATE(true, false);  // the base's dense Hessian, or the diagonal
   vhmc::Callbacks cb;
   const int n_save = 4000;
   const ChainOutput out = vhmc::run_surrogate_rmhmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(),

@@ -144,17 +144,21 @@ test_that("surrogate_hmc(riemann = TRUE) (RNS-RMHMC) agrees with glm() under fla
   expect_error(surrogate_hmc(riemann = TRUE, activation = "rbf"), "`riemann` = TRUE needs additive bases")
   expect_error(surrogate_hmc(riemann = TRUE, adaptive = TRUE), "`riemann`")
   expect_error(surrogate_hmc(riemann = NA), "`riemann`")
+  expect_error(surrogate_hmc(riemann = TRUE, riemann_metric = "full"), "`riemann_metric`")
   set.seed(3)
   n <- 2000
   d <- data.frame(x1 = rnorm(n), x2 = rnorm(n), x3 = rnorm(n))
   d$y <- rbinom(n, 1, plogis(-0.3 + 0.8 * d$x1 - 0.5 * d$x2 + 0.2 * d$x3))
   ref <- glm(y ~ x1 + x2 + x3, data = d, family = binomial())
-  fit <- vhmc_glm(y ~ x1 + x2 + x3, data = d, family = binomial(), prior = flat(),
-                  prior_intercept = flat(), sampler = surrogate_hmc(riemann = TRUE), chains = 4,
-                  iter = 2000, seed = 2, progress = FALSE)
-  expect_glm_posterior(fit, ref)
-  # Sampling costs one true log density per iteration and no true gradient.
-  expect_equal(fit$counts$n_grad_sampling, rep(0, 4))
-  expect_true(all(vapply(fit$surrogate, `[[`, numeric(1), "metric_evaluations") > 0))
-  expect_match(paste(capture.output(print(fit)), collapse = " "), "RNS-RMHMC")
+  for (kind in c("dense", "diagonal")) {
+    fit <- vhmc_glm(y ~ x1 + x2 + x3, data = d, family = binomial(), prior = flat(),
+                    prior_intercept = flat(), chains = 4, iter = 2000, seed = 2, progress = FALSE,
+                    sampler = surrogate_hmc(riemann = TRUE, riemann_metric = kind))
+    expect_glm_posterior(fit, ref)
+    # Sampling costs one true log density per iteration and no true gradient.
+    expect_equal(fit$counts$n_grad_sampling, rep(0, 4))
+    expect_true(all(vapply(fit$surrogate, `[[`, numeric(1), "metric_evaluations") > 0))
+    label <- if (kind == "dense") "RNS-RMHMC; dense Hessian metric" else "RNS-RMHMC; Hessian-diagonal metric"
+    expect_match(paste(capture.output(print(fit)), collapse = " "), label, fixed = TRUE)
+  }
 })

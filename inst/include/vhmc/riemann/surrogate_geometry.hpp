@@ -1,20 +1,30 @@
 #pragma once
 // The geometry of RNS-RMHMC (Zhang, Shahbaba & Zhao 2017, eqs. 7-9): the dynamics follow a
-// trained random-basis network z (surrogate/network.hpp) with the diagonal metric
-//   G_jj(theta) = sqrt(h_j^2 + delta_j^2),   h = diag of the Hessian of z,
-// a smooth positive map of the Hessian diagonal (h may be negative where z is not convex;
-// the authors' code takes the Cholesky factor of the full Hessian, which then fails). With
-// theta-space weights W (s x d), r2 = v o sigma''(a), r3 = v o sigma'''(a), a = W theta + b,
-//   h_j          = sum_k r2_k W_kj^2 + (L^{-T} Q L^{-1})_jj     (the quadratic base's part is constant)
-//   dh_j/dtheta_i = sum_k r3_k W_ki W_kj^2,   dG_jj/dtheta_i = (h_j / G_jj) dh_j/dtheta_i,
-// so t_i = sum_j dG_jj/dtheta_i / G_jj = [W' (r3 o (W^2 (h / G^2)))]_i and
-//    nu_i = sum_j dG_jj/dtheta_i v_j^2 = [W' (r3 o (W^2 (h / G o v^2)))]_i:
-// O(s d) per state, the cost of a surrogate gradient. delta_j = delta / Sigma_jj, the
-// standardisation's variance, i.e. delta in standardized units. The true potential enters
-// only the Metropolis step, at the ends of a trajectory (settle()), as exactness requires:
-// exp(-U) N(p; 0, G(theta)) has theta-marginal pi for any smooth positive G.
+// trained random-basis network z (surrogate/network.hpp) with a metric from its Hessian.
+// The network is a quadratic base (constant theta-space Hessian C) plus ridge bases whose
+// Hessian W' diag(r2) W varies; r2 = v o sigma''(a), r3 = v o sigma'''(a), a = W theta + b.
+// Two metrics, both smooth and positive definite everywhere (the authors' code takes the
+// Cholesky factor of the full Hessian, which fails where z is not convex):
+//   diagonal:  G = diag(g),      g_j = sqrt(h_j^2 + delta_j^2),  h = diag(C + W' diag(r2) W)
+//   dense:     G = C+ + diag(g), g_j = sqrt(h_j^2 + delta_j^2),  h = diag(W' diag(r2) W)
+// with C+ the base's Hessian, its eigenvalues made at least delta in absolute value
+// (standardized units; C+ = C for the usual positive definite base).
+// The diagonal metric scales each coordinate by its conditional curvature only, so on a
+// correlated posterior it moves like HMC with a diagonal mass matrix; the dense one keeps
+// the base's correlations (the paper's full Hessian for its convex logistic regressions)
+// and lets the bases' curvature vary along the diagonal. In both only diag(g) depends on
+// theta, with dh_j/dtheta_i = sum_k r3_k W_ki W_kj^2 and dG_jj/dtheta_i = (h_j / g_j) dh_j/dtheta_i:
+//    t_i = tr(G^{-1} dG/dtheta_i) = [W' (r3 o (W^2 (h / g o diag(G^{-1}))))]_i,
+//   nu_i = v' dG/dtheta_i v       = [W' (r3 o (W^2 (h / g o v^2)))]_i,
+// O(s d) per state plus, for the dense metric, O(d^3) for the Cholesky factor and
+// diag(G^{-1}). delta_j = delta / Sigma_jj, the standardisation's variance. The true potential
+// enters only the Metropolis step, at the ends of a trajectory (settle()), as exactness
+// requires: exp(-U) N(p; 0, G(theta)) has theta-marginal pi for any smooth positive G.
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+
+#include <Eigen/Eigenvalues>
 
 #include "../model/target.hpp"
 #include "../surrogate/network.hpp"
@@ -22,11 +32,13 @@
 
 namespace vhmc {
 
+enum class SurrogateMetric { diagonal, dense };
+
 template <class P>
-class SurrogateDiagGeometry {
+class SurrogateGeometry {
  public:
-  SurrogateDiagGeometry(P& potential, RandomBasisNetwork& net, double delta)
-      : truth_(potential), net_(net), d_(potential.dim()) {
+  SurrogateGeometry(P& potential, RandomBasisNetwork& net, double delta, SurrogateMetric kind)
+      : truth_(potential), net_(net), d_(potential.dim()), dense_(kind == SurrogateMetric::dense) {
     if (!is_additive(net.activation()))
       throw std::invalid_argument("the Riemannian surrogate dynamics need additive nodes (softplus, sigmoid or tanh)");
     net.theta_space_bases(W_, b_);
@@ -35,16 +47,18 @@ class SurrogateDiagGeometry {
     const Mat Sigma = st.L * st.L.transpose();
     delta_ = delta * Sigma.diagonal().cwiseInverse();
     h_base_ = Vec::Zero(d_);
+    C_ = Mat::Zero(d_, d_);
     if (net.has_quadratic()) {
-      const auto Lt = st.L.triangularView<Eigen::Lower>().transpose();
-      const Mat X = Lt.solve(net.quadratic_Q());
-      h_base_ = Lt.solve(Mat(X.transpose())).diagonal();
+      C_ = theta_space(st, dense_ ? floored(net.quadratic_Q(), delta) : net.quadratic_Q());
+      if (!dense_) h_base_ = C_.diagonal();
     }
     const Eigen::Index s = W_.rows();
     a_.resize(s);
     r2_.resize(s);
     col_.resize(s);
     hg_.resize(d_);
+    G_.resize(d_, d_);
+    Linv_.resize(d_, d_);
   }
 
   int dim() const { return d_; }
@@ -73,12 +87,10 @@ class SurrogateDiagGeometry {
     }
     hg_.noalias() = W2_.transpose() * r2_;
     hg_ += h_base_;  // h
-    pt.is_diag = true;
-    pt.diag = (hg_.array().square() + delta_.array().square()).sqrt().matrix();
-    pt.log_det = pt.diag.array().log().sum();
-    pt.scratch.tail(d_) = hg_.cwiseQuotient(pt.diag);
-    hg_.array() = pt.scratch.tail(d_).array() / pt.diag.array();  // h / G^2
-    contract(pt, hg_, pt.trace);
+    g_ = (hg_.array().square() + delta_.array().square()).sqrt().matrix();
+    pt.scratch.tail(d_) = hg_.cwiseQuotient(g_);
+    if (!set_metric(pt)) return false;
+    contract(pt, hg_, pt.trace);  // hg_ = h / g o diag(G^{-1}), from set_metric()
     return pt.grad.allFinite() && pt.trace.allFinite() && std::isfinite(pt.log_det);
   }
 
@@ -94,6 +106,39 @@ class SurrogateDiagGeometry {
   }
 
  private:
+  // G from g (and C+), its factor and log det; hg_ = h / g o diag(G^{-1}) for the trace.
+  bool set_metric(RiemannPoint& pt) {
+    if (!dense_) {
+      pt.is_diag = true;
+      pt.diag = g_;
+      pt.log_det = g_.array().log().sum();
+      hg_.array() = pt.scratch.tail(d_).array() / g_.array();
+      return g_.allFinite();
+    }
+    G_ = C_;
+    G_.diagonal() += g_;
+    if (!G_.allFinite() || !pt.set_dense(G_)) return false;
+    Linv_.setIdentity();
+    pt.chol.matrixL().solveInPlace(Linv_);  // G^{-1} = L^{-T} L^{-1}
+    hg_ = pt.scratch.tail(d_).cwiseProduct(Linv_.colwise().squaredNorm().transpose());
+    return true;
+  }
+
+  // Q (u-space, symmetric) with its eigenvalues replaced by their absolute values floored at
+  // delta: positive definite, and Q itself where Q is (the usual case).
+  static Mat floored(const Mat& Q, double delta) {
+    Eigen::SelfAdjointEigenSolver<Mat> es(Q);
+    const Vec lam = es.eigenvalues().cwiseAbs().cwiseMax(delta);
+    return es.eigenvectors() * lam.asDiagonal() * es.eigenvectors().transpose();
+  }
+  // The theta-space Hessian L^{-T} Q L^{-1} of a u-space quadratic form, u = L^{-1}(theta - m).
+  static Mat theta_space(const Standardizer& st, const Mat& Q) {
+    const auto Lt = st.L.triangularView<Eigen::Lower>().transpose();
+    const Mat X = Lt.solve(Q);
+    const Mat C = Lt.solve(Mat(X.transpose()));
+    return 0.5 * (C + C.transpose());
+  }
+
   // out = W' (r3 o (W^2 x)).
   void contract(const RiemannPoint& pt, const Vec& x, Vec& out) {
     const Eigen::Index s = W_.rows();
@@ -106,9 +151,10 @@ class SurrogateDiagGeometry {
   Target<P> truth_;
   RandomBasisNetwork& net_;
   int d_;
+  bool dense_;
   long n_metric_ = 0;
-  Mat W_, W2_;
-  Vec b_, delta_, h_base_, a_, r2_, col_, hg_;
+  Mat W_, W2_, C_, G_, Linv_;  // C_: the base's theta-space Hessian (C+ for the dense metric)
+  Vec b_, delta_, h_base_, a_, r2_, col_, hg_, g_;
 };
 
 }  // namespace vhmc

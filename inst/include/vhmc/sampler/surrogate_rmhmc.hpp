@@ -2,8 +2,8 @@
 // RNS-RMHMC (Zhang, Shahbaba & Zhao 2017, eqs. 7-9): surrogate_hmc(riemann = TRUE). The
 // warmup explores with NUTS and trains the network as surrogate HMC does
 // (surrogate_sampler.hpp); then the generalized leapfrog of RMHMC (sampler/rmhmc.hpp) runs
-// on the surrogate's gradient with the diagonal metric of its Hessian
-// (riemann/surrogate_geometry.hpp), and the Metropolis step uses the true potential at the
+// on the surrogate's gradient with a metric from its Hessian (riemann/surrogate_geometry.hpp:
+// the quadratic base's dense Hessian plus the bases' diagonal, or the diagonal alone), and the Metropolis step uses the true potential at the
 // trajectory's ends, so the draws are exact. The rest of the warmup tunes the step size by
 // dual averaging toward the surrogate's acceptance target (a given step_size is kept).
 #include <chrono>
@@ -21,7 +21,7 @@ class SurrogateRiemannChain : public SurrogateChain<P, M> {
   using Base = SurrogateChain<P, M>;
 
  public:
-  using Geo = SurrogateDiagGeometry<P>;
+  using Geo = SurrogateGeometry<P>;
   using Kernel = Rmhmc<Geo>;
 
   SurrogateRiemannChain(P& potential, M metric, const SurrogateConfig& sc, const HmcWarmupConfig& wc,
@@ -32,6 +32,7 @@ class SurrogateRiemannChain : public SurrogateChain<P, M> {
     rc_.target_accept = sc.trajectory_accept;
     rc_.max_delta_H = sc.nuts.max_delta_H;
     rc_.fixed_point = sc.fixed_point;
+    metric_ = sc.riemann_dense ? SurrogateMetric::dense : SurrogateMetric::diagonal;
   }
 
   TransitionInfo transition(Rng& rng) { return kernel_ ? kernel_->transition(state_, rng) : Base::transition(rng); }
@@ -57,7 +58,7 @@ class SurrogateRiemannChain : public SurrogateChain<P, M> {
 
   // The Riemannian surrogate dynamics take over from NUTS at its state (whose U is true).
   Kernel& enter_riemann() {
-    geo_ = std::make_unique<Geo>(potential_, this->network(), 1e-3);
+    geo_ = std::make_unique<Geo>(potential_, this->network(), 1e-3, metric_);
     kernel_ = std::make_unique<Kernel>(*geo_, rc_);
     kernel_->step_size() = rc_.step_size.value_or(0.5);
     if (!geo_->at(this->explore_state().theta, state_))
@@ -70,6 +71,7 @@ class SurrogateRiemannChain : public SurrogateChain<P, M> {
  private:
   P& potential_;
   RmhmcConfig rc_;
+  SurrogateMetric metric_;
   std::unique_ptr<Geo> geo_;
   std::unique_ptr<Kernel> kernel_;
   RiemannPoint state_;

@@ -47,6 +47,7 @@ struct SurrogateConfig {
   NutsConfig nuts{};
   bool riemann = false;           // RNS-RMHMC (surrogate_rmhmc.hpp) instead of surrogate HMC
   std::optional<double> riemann_step_size;  // its step size (nullopt: tuned); the exploration's is apart
+  bool riemann_dense = true;      // its metric: the base's dense Hessian plus a diagonal, or diagonal only
   FixedPointConfig fixed_point{};  // its implicit steps
   static auto fields() {
     return std::make_tuple(field("explore", &SurrogateConfig::explore), field("train", &SurrogateConfig::train),
@@ -57,6 +58,7 @@ struct SurrogateConfig {
                            field("explore_auto", &SurrogateConfig::explore_auto),
                            field("riemann", &SurrogateConfig::riemann),
                            field("riemann_step_size", &SurrogateConfig::riemann_step_size),
+                           field("riemann_dense", &SurrogateConfig::riemann_dense),
                            field("fixed_point", &SurrogateConfig::fixed_point));
   }
 };
