@@ -123,6 +123,15 @@ TEST_CASE("GLM Fisher geometry: trace and nu terms match finite differences of G
     Hlik.diagonal() -= hp;
     Glik.diagonal() -= prior;
     CHECK((Hlik - Glik).cwiseAbs().maxCoeff() < 1e-8 * (1.0 + G.cwiseAbs().maxCoeff()));
+    // The fixed point's split, G alone then the rest, gives the state at() gives, bit for bit.
+    RiemannPoint split;
+    REQUIRE(geo.metric_at(th, split));
+    REQUIRE(geo.complete(split));
+    CHECK(split.U == pt.U);
+    CHECK(split.grad == pt.grad);
+    CHECK(split.trace == pt.trace);
+    CHECK(split.log_det == pt.log_det);
+    CHECK(split.chol.matrixLLT() == pt.chol.matrixLLT());
   }
 }
 

@@ -11,6 +11,8 @@
 // geometry is not finite, fails and the transition rejects it (and counts it).
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
+#include <utility>
 
 #include "../base/fields.hpp"
 #include "riemann_point.hpp"
@@ -34,6 +36,15 @@ struct FixedPointCounts {
 inline bool fixed_point_close(const Vec& a, const Vec& b, double tol) {
   return (a - b).lpNorm<Eigen::Infinity>() <= tol * std::max(1.0, b.lpNorm<Eigen::Infinity>());
 }
+
+// Whether a geometry computes G alone (metric_at) and the rest at the converged point
+// (complete), as GlmGeometry does; otherwise every iterate of the position is a full at().
+template <class Geo, class = void>
+struct splits_metric : std::false_type {};
+template <class Geo>
+struct splits_metric<Geo, std::void_t<decltype(std::declval<Geo&>().metric_at(std::declval<const Vec&>(),
+                                                                               std::declval<RiemannPoint&>()))>>
+    : std::true_type {};
 
 template <class Geo>
 class GeneralizedLeapfrog {
@@ -84,13 +95,25 @@ class GeneralizedLeapfrog {
     theta_ = cur.theta + 2.0 * half_;
     for (int k = 0; k < c_.max_iter; ++k) {
       ++counts_.iterations;
-      if (!geo_.at(theta_, next)) return fail();
+      if (!iterate_at(theta_, next)) return fail();
       next.solve(p, v_);
       theta_new_ = cur.theta + half_ + 0.5 * eps * v_;
-      if (fixed_point_close(theta_new_, theta_, c_.tol)) return true;
+      if (fixed_point_close(theta_new_, theta_, c_.tol)) return completed(next);
       theta_.swap(theta_new_);
     }
     return fail();
+  }
+
+  // An iterate needs only G(theta') for the solve; the converged point needs everything.
+  bool iterate_at(const Vec& theta, RiemannPoint& pt) {
+    if constexpr (splits_metric<Geo>::value) return geo_.metric_at(theta, pt);
+    return geo_.at(theta, pt);
+  }
+  bool completed(RiemannPoint& pt) {
+    if constexpr (splits_metric<Geo>::value) {
+      if (!geo_.complete(pt)) return fail();
+    }
+    return true;
   }
 
   bool fail() {

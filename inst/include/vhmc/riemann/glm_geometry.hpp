@@ -30,12 +30,21 @@ class GlmGeometry {
   bool settle(const RiemannPoint&) const { return true; }  // at() computed U
   long metric_evaluations() const { return n_metric_; }
 
-  bool at(const Vec& theta, RiemannPoint& pt) {
-    if (!potential_at(target_, theta, pt)) return false;
+  bool at(const Vec& theta, RiemannPoint& pt) { return metric_at(theta, pt) && complete(pt); }
+
+  // G at theta and its factor only: what an iterate of the position's fixed point needs
+  // (riemann/generalized_leapfrog.hpp); complete() adds U, its gradient and the trace terms
+  // at the converged point, so an iterate costs one O(N d^2) product instead of two.
+  bool metric_at(const Vec& theta, RiemannPoint& pt) {
+    pt.theta = theta;
     ++n_metric_;
     pot_.fisher_weights(theta, lam_, pt.scratch);
     fisher(G_);
-    if (!pt.set_dense(G_)) return false;
+    return pt.set_dense(G_);
+  }
+  bool complete(RiemannPoint& pt) {
+    pt.U = target_.U_grad(pt.theta, pt.grad);
+    if (!std::isfinite(pt.U)) return false;
     traces(pt);
     return std::isfinite(pt.log_det) && pt.trace.allFinite();
   }

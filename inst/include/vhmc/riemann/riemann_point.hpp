@@ -10,6 +10,9 @@
 //   EvalCounts counts() const;
 //   long metric_evaluations() const;                     // states whose metric was computed
 //   bool settle(RiemannPoint& pt);                       // U at pt, if at() left it out
+// and optionally, where G alone is much cheaper than the whole state (GlmGeometry):
+//   bool metric_at(const Vec& theta, RiemannPoint& pt);  // theta, G and its factor only
+//   bool complete(RiemannPoint& pt);                     // the rest of at(), at pt.theta
 // `scratch` is the geometry's own per-state storage (for example the derivative weights
 // of a GLM's Fisher metric), reused across states without reallocation. A geometry whose
 // metric is diagonal fills `diag` and sets `is_diag` instead of the Cholesky factor: its
