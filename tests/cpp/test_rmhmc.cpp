@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <tuple>
 #include <vector>
 
 #include <vhmc/vhmc.hpp>
@@ -259,19 +260,33 @@ Mat toy_cov() {
   cov << 1.0, 0.3, 0.0, 0.3, 2.0, -0.4, 0.0, -0.4, 0.5;
   return cov;
 }
+
+// The geometry of toy_network() with base Q = I plus q01 at (0, 1) and (1, 0), and its
+// state at th (weights may be rescaled before at(): the geometry reads them there).
+struct ToySurrogate {
+  ToySurrogate(double q01, vhmc::SurrogateMetric kind)
+      : Q(base(q01)), net(toy_network(d, cov, Q)), geo(truth, net, 1e-3, kind) {}
+  static Mat base(double q01) {
+    Mat Q = Mat::Identity(3, 3);
+    Q(0, 1) = Q(1, 0) = q01;
+    return Q;
+  }
+  const int d = 3;
+  const Mat cov = toy_cov();
+  const Mat Q;
+  vhmc::RandomBasisNetwork net;
+  ToyPotential truth{3};
+  vhmc::SurrogateGeometry<ToyPotential> geo;
+  const Vec th = (Vec(3) << 0.5, -0.7, 0.9).finished();
+  RiemannPoint pt;
+};
 }  // namespace
 
 TEST_CASE("surrogate Hessian-diagonal geometry: metric, trace and nu terms match the network", "[rmhmc]") {
-  const int d = 3;
-  const Mat cov = toy_cov();
-  Mat Q = Mat::Identity(d, d);
-  Q(0, 1) = Q(1, 0) = 0.2;
-  vhmc::RandomBasisNetwork net = toy_network(d, cov, Q);
-  ToyPotential truth{d};
-  vhmc::SurrogateGeometry<ToyPotential> geo(truth, net, 1e-3, vhmc::SurrogateMetric::diagonal);
-  const Vec th = (Vec(d) << 0.5, -0.7, 0.9).finished();
-  RiemannPoint pt;
-  REQUIRE(geo.at(th, pt));
+  ToySurrogate t(0.2, vhmc::SurrogateMetric::diagonal);
+  auto [pt, th, net, cov] = std::tie(t.pt, t.th, t.net, t.cov);
+  const int d = t.d;
+  REQUIRE(t.geo.at(th, pt));
   REQUIRE(pt.is_diag);
   CHECK(std::isnan(pt.U));  // the true U only at a trajectory's end
   // G from the network's Hessian diagonal; the gradient is the network's.
@@ -281,22 +296,17 @@ TEST_CASE("surrogate Hessian-diagonal geometry: metric, trace and nu terms match
   Vec g(d);
   net.grad(th, g);
   CHECK((pt.grad - g).lpNorm<Eigen::Infinity>() < 1e-12);
-  check_geometry_derivatives(geo, pt, th);
-  REQUIRE(geo.settle(pt));
-  CHECK(pt.U == Approx(truth.U(th)));
+  check_geometry_derivatives(t.geo, pt, th);
+  REQUIRE(t.geo.settle(pt));
+  CHECK(pt.U == Approx(t.truth.U(th)));
 }
 
 TEST_CASE("surrogate dense geometry: the base's Hessian plus the bases' diagonal, trace and nu terms", "[rmhmc]") {
-  const int d = 3;
-  const Mat cov = toy_cov();
-  Mat Q = Mat::Identity(d, d);
-  Q(0, 1) = Q(1, 0) = 0.6;
-  vhmc::RandomBasisNetwork net = toy_network(d, cov, Q);
-  ToyPotential truth{d};
-  vhmc::SurrogateGeometry<ToyPotential> geo(truth, net, 1e-3, vhmc::SurrogateMetric::dense);
-  const Vec th = (Vec(d) << 0.5, -0.7, 0.9).finished();
-  RiemannPoint pt;
-  REQUIRE(geo.at(th, pt));
+  ToySurrogate t(0.6, vhmc::SurrogateMetric::dense);
+  auto [pt, th, net, cov] = std::tie(t.pt, t.th, t.net, t.cov);
+  const int d = t.d;
+  const Mat& Q = t.Q;
+  REQUIRE(t.geo.at(th, pt));
   REQUIRE_FALSE(pt.is_diag);
   // C = L^{-T} Q L^{-1}, the base's theta-space Hessian (the network's Hessian less the bases').
   const Mat L = Eigen::LLT<Mat>(cov).matrixL();
@@ -308,7 +318,7 @@ TEST_CASE("surrogate dense geometry: the base's Hessian plus the bases' diagonal
   for (int j = 0; j < d; ++j) G(j, j) += std::sqrt(h[j] * h[j] + delta[j] * delta[j]);
   CHECK((metric_of(pt) - G).lpNorm<Eigen::Infinity>() < 1e-10);
   CHECK(pt.log_det == Approx(std::log(G.determinant())).epsilon(1e-10));
-  check_geometry_derivatives(geo, pt, th);
+  check_geometry_derivatives(t.geo, pt, th);
   // Momenta are drawn from N(0, G): p = L_G z.
   Vec p(d);
   pt.momentum(Vec::Ones(d), p);
@@ -316,16 +326,9 @@ TEST_CASE("surrogate dense geometry: the base's Hessian plus the bases' diagonal
 }
 
 TEST_CASE("surrogate dense geometry: an indefinite base is made positive definite", "[rmhmc]") {
-  const int d = 3;
-  Mat Q = Mat::Identity(d, d);
-  Q(0, 1) = Q(1, 0) = 1.5;  // eigenvalues -0.5, 1, 2.5
-  vhmc::RandomBasisNetwork net = toy_network(d, toy_cov(), Q);
-  for (Eigen::Index k = 0; k < net.weights().size(); ++k) net.weights()[k] *= 1e-3;
-  ToyPotential truth{d};
-  vhmc::SurrogateGeometry<ToyPotential> geo(truth, net, 1e-3, vhmc::SurrogateMetric::dense);
-  const Vec th = (Vec(d) << 0.5, -0.7, 0.9).finished();
-  RiemannPoint pt;
-  REQUIRE(geo.at(th, pt));
-  CHECK(Eigen::SelfAdjointEigenSolver<Mat>(metric_of(pt)).eigenvalues().minCoeff() > 0.0);
-  check_geometry_derivatives(geo, pt, th);
+  ToySurrogate t(1.5, vhmc::SurrogateMetric::dense);  // base eigenvalues -0.5, 1, 2.5
+  t.net.weights() *= 1e-3;  // the bases nearly off: the base's sign decides
+  REQUIRE(t.geo.at(t.th, t.pt));
+  CHECK(Eigen::SelfAdjointEigenSolver<Mat>(metric_of(t.pt)).eigenvalues().minCoeff() > 0.0);
+  check_geometry_derivatives(t.geo, t.pt, t.th);
 }

@@ -40,13 +40,13 @@ class GlmGeometry {
     ++n_metric_;
     pot_.fisher_weights(theta, lam_, pt.scratch);
     fisher(G_);
-    return pt.set_dense(G_);
+    return pt.set_dense(G_) && std::isfinite(pt.log_det);  // a non-finite G fails here, not after 50 iterates
   }
   bool complete(RiemannPoint& pt) {
     pt.U = target_.U_grad(pt.theta, pt.grad);
     if (!std::isfinite(pt.U)) return false;
     traces(pt);
-    return std::isfinite(pt.log_det) && pt.trace.allFinite();
+    return pt.trace.allFinite();
   }
 
   void nu(const RiemannPoint& pt, const Vec& v, Vec& out) {
