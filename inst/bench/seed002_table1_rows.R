@@ -54,6 +54,7 @@
 # also the finite-element factorisations and solves), and the agreement of the
 # posterior means with NUTS in units of the combined MCSE.
 #
+# VHMC_BENCH_CORES (2): GLM chains in parallel, or 1 for one after the other.
 #   VHMC_BENCH_PROBLEM=pde Rscript inst/bench/seed002_table1_rows.R
 # Figure 8 of the paper: REM(t) = |mean of the draws up to t - E theta|_2 / |E theta|_2
 # against running time, E theta from the NUTS row, for the HMC, RNS-HMC and ARNS-HMC rows
