@@ -33,6 +33,18 @@ vhmc_drop_row_names <- function(X) {
     invisible(.Call(`_vhmc_vhmc_drop_row_names`, X))
 }
 
+vhmc_float_kernels <- function() {
+    .Call(`_vhmc_vhmc_float_kernels`)
+}
+
+vhmc_hash_doubles <- function(x) {
+    .Call(`_vhmc_vhmc_hash_doubles`, x)
+}
+
+vhmc_fix_product_blocking <- function(sizes = NULL) {
+    .Call(`_vhmc_vhmc_fix_product_blocking`, sizes)
+}
+
 vhmc_run_r_target <- function(potential, init, config, extras, run, metric_tensor) {
     .Call(`_vhmc_vhmc_run_r_target`, potential, init, config, extras, run, metric_tensor)
 }

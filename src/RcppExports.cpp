@@ -111,6 +111,38 @@ BEGIN_RCPP
     return R_NilValue;
 END_RCPP
 }
+// vhmc_float_kernels
+Rcpp::CharacterVector vhmc_float_kernels();
+RcppExport SEXP _vhmc_vhmc_float_kernels() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(vhmc_float_kernels());
+    return rcpp_result_gen;
+END_RCPP
+}
+// vhmc_hash_doubles
+std::string vhmc_hash_doubles(Rcpp::NumericVector x);
+RcppExport SEXP _vhmc_vhmc_hash_doubles(SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_hash_doubles(x));
+    return rcpp_result_gen;
+END_RCPP
+}
+// vhmc_fix_product_blocking
+Rcpp::NumericVector vhmc_fix_product_blocking(Rcpp::Nullable<Rcpp::NumericVector> sizes);
+RcppExport SEXP _vhmc_vhmc_fix_product_blocking(SEXP sizesSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::NumericVector> >::type sizes(sizesSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_fix_product_blocking(sizes));
+    return rcpp_result_gen;
+END_RCPP
+}
 // vhmc_run_r_target
 Rcpp::List vhmc_run_r_target(Rcpp::Function potential, Rcpp::NumericVector init, Rcpp::List config, Rcpp::List extras, Rcpp::List run, Rcpp::Nullable<Rcpp::Function> metric_tensor);
 RcppExport SEXP _vhmc_vhmc_run_r_target(SEXP potentialSEXP, SEXP initSEXP, SEXP configSEXP, SEXP extrasSEXP, SEXP runSEXP, SEXP metric_tensorSEXP) {
@@ -150,6 +182,9 @@ static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_glm_gram", (DL_FUNC) &_vhmc_vhmc_glm_gram, 1},
     {"_vhmc_vhmc_column_summary", (DL_FUNC) &_vhmc_vhmc_column_summary, 2},
     {"_vhmc_vhmc_drop_row_names", (DL_FUNC) &_vhmc_vhmc_drop_row_names, 1},
+    {"_vhmc_vhmc_float_kernels", (DL_FUNC) &_vhmc_vhmc_float_kernels, 0},
+    {"_vhmc_vhmc_hash_doubles", (DL_FUNC) &_vhmc_vhmc_hash_doubles, 1},
+    {"_vhmc_vhmc_fix_product_blocking", (DL_FUNC) &_vhmc_vhmc_fix_product_blocking, 1},
     {"_vhmc_vhmc_run_r_target", (DL_FUNC) &_vhmc_vhmc_run_r_target, 6},
     {"_vhmc_vhmc_lbfgs", (DL_FUNC) &_vhmc_vhmc_lbfgs, 3},
     {NULL, NULL, 0}

@@ -10,6 +10,7 @@
 //   surrogate/   random-basis networks, their trainers and training sets
 //   driver/      the one chain loop and the warmup-phase interface
 //   sampler/     kernels and the samplers built from a kernel and its warmup phases
+#include "base/blocking.hpp"
 #include "base/math.hpp"
 #include "base/report.hpp"
 #include "base/rng.hpp"
