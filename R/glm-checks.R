@@ -16,7 +16,8 @@ check_identified <- function(model, family, priors, spec, target) {
       stop_arg("formula", paste(problem, "and the prior is flat, so the posterior is improper"),
                "Drop those terms or give them a proper prior.")
     }
-    warning(problem, "; only the prior identifies the coefficients involved.", call. = FALSE)
+    warning(sprintf("`formula` %s; only the prior identifies the coefficients involved.", problem),
+            call. = FALSE)
   }
   zero <- which(model$columns$zero)
   aliased <- aliased_columns(vhmc_glm_gram(target$ptr))

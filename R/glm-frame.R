@@ -73,6 +73,7 @@ frame_row_names <- function(mf) {
 
 # The model matrix, without its row names, checked.
 glm_design_matrix <- function(mt, mf, contrasts) {
+  check_factor_levels(mt, mf)
   X <- stats::model.matrix(mt, mf, contrasts)
   if (!is.double(X)) storage.mode(X) <- "double"
   vhmc_drop_row_names(X)  # in place: dimnames<- would copy the matrix (see src/glue_glm.cpp)
@@ -81,6 +82,22 @@ glm_design_matrix <- function(mt, mf, contrasts) {
   }
   if (ncol(X) == 0L) stop_arg("formula", "has no coefficients (no intercept and no predictors)")
   X
+}
+
+# A factor (or character) predictor needs two levels among the fitted rows to have contrasts;
+# model.matrix() would stop with its own "contrasts can be applied only to factors with 2
+# or more levels".
+check_factor_levels <- function(mt, mf) {
+  vars <- setdiff(names(mf), c(names(mf)[attr(mt, "response")], "(weights)", "(offset)"))
+  for (v in vars) {
+    x <- mf[[v]]
+    if (!is.factor(x) && !is.character(x)) next
+    lev <- if (is.factor(x)) levels(droplevels(x)) else unique(x)
+    if (length(lev) >= 2L) next
+    stop_arg("data", sprintf("gives the factor `%s` a single level (%s) among the rows fitted, so it has no effect to estimate",
+                             v, if (length(lev)) sprintf("\"%s\"", lev) else "none"),
+             sprintf("Drop `%s` from the formula, or check `subset` and the missing values.", v))
+  }
 }
 
 # Per-column statistics of the design (computed in C++ without copying a column): means,

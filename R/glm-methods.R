@@ -32,31 +32,82 @@ glm_design <- function(object, newdata = NULL, need_response = FALSE) {
   }
   tt <- model$terms
   if (!need_response) tt <- stats::delete.response(tt)
-  mf <- tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = model$xlevels),
-                 error = function(e) stop_arg("newdata", sprintf("does not fit the model: %s",
-                                                                  conditionMessage(e))))
+  mf <- newdata_frame(tt, newdata, model$xlevels)
   x <- stats::model.matrix(tt, mf, contrasts.arg = model$contrasts)
-  if (anyNA(x)) {
-    # Name the variables, not the model-matrix columns (a logical x gives column "xTRUE").
-    terms_of <- attr(stats::terms(tt), "term.labels")[attr(x, "assign")[colSums(is.na(x)) > 0]]
-    bad <- unique(unlist(lapply(terms_of, function(t) all.vars(str2lang(t)))))
-    stop_arg("newdata", sprintf("has missing values in %s", paste0("`", bad, "`", collapse = ", ")),
-             "Predictions need every predictor; remove or impute those rows.")
-  }
-  offset <- stats::model.offset(mf)
-  call_offset <- object$call$offset
-  if (!is.null(call_offset)) {
-    extra <- eval(call_offset, newdata, environment(formula(model$terms)))
-    offset <- (offset %||% 0) + extra
-  }
-  if (!is.null(offset)) offset <- rep_len(as.numeric(offset), nrow(x))
-  out <- list(x = x, offset = offset, y = NULL, trials = NULL, weights = NULL,
-              prior_weights = NULL, matrix = FALSE)
+  check_newdata_complete(x, tt)
+  out <- list(x = x, offset = newdata_offset(object, mf, newdata, nrow(x)), y = NULL,
+              trials = NULL, weights = NULL, prior_weights = NULL, matrix = FALSE)
   if (need_response) {
     resp <- glm_response(stats::model.response(mf), model$family, NULL, deparse1(tt[[2L]]))
     out[c("y", "trials", "weights", "matrix")] <- resp[c("y", "trials", "weights", "matrix")]
   }
   out
+}
+
+# The model frame of newdata, its variables checked against the types they were fitted
+# with (as predict.lm() does: a number given as text, a factor or a Date would otherwise be
+# turned into a nonsense design). model.frame()'s own "is not a factor" warning is replaced
+# by that check's error.
+newdata_frame <- function(tt, newdata, xlevels) {
+  mf <- withCallingHandlers(
+    tryCatch(stats::model.frame(tt, newdata, na.action = stats::na.pass, xlev = xlevels),
+             error = function(e) stop_arg("newdata", sprintf("does not fit the model: %s", conditionMessage(e)))),
+    warning = function(w) if (grepl("is not a factor", conditionMessage(w))) invokeRestart("muffleWarning"))
+  fitted <- attr(tt, "dataClasses")
+  given <- vapply(mf, stats::.MFclass, "")
+  given <- given[names(given) %in% names(fitted)]
+  wanted <- fitted[names(given)]
+  same <- given == wanted | (given == "ordered" & wanted == "factor") | (given == "factor" & wanted == "character")
+  if (all(same)) return(mf)
+  v <- names(given)[!same][1L]
+  stop_arg("newdata", sprintf("gives `%s` as %s, but it was fitted as %s", v,
+                              class_label(mf[[v]], given[[v]]), wanted[[v]]),
+           if (wanted[[v]] == "factor") sprintf("Give one of its levels (%s).", paste(utils::head(xlevels[[v]], 5L), collapse = ", ")) else
+             sprintf("Give it as %s, as in the fitted data.", wanted[[v]]))
+}
+
+class_label <- function(x, mf_class) if (mf_class == "other") class(x)[1L] else mf_class
+
+# Predictions need every predictor: name the variables with missing values, not the
+# model-matrix columns (a logical x gives column "xTRUE").
+check_newdata_complete <- function(x, tt) {
+  if (!anyNA(x)) return(invisible())
+  terms_of <- attr(stats::terms(tt), "term.labels")[attr(x, "assign")[colSums(is.na(x)) > 0]]
+  bad <- unique(unlist(lapply(terms_of, function(t) all.vars(str2lang(t)))))
+  stop_arg("newdata", sprintf("has missing values in %s", paste0("`", bad, "`", collapse = ", ")),
+           "Predictions need every predictor; remove or impute those rows.")
+}
+
+# The offset of new rows: offset() terms of the formula come from the model frame; the
+# call's `offset =` argument is evaluated in newdata and must use its columns and give one
+# value per row (offset = log(mtcars$hp) names the fitted data: recycled, it would give
+# every new row the offsets of the first fitted rows).
+newdata_offset <- function(object, mf, newdata, n) {
+  offset <- stats::model.offset(mf)
+  call_offset <- object$call$offset
+  if (is.null(call_offset)) return(if (!is.null(offset)) as.numeric(offset))
+  fix <- paste("Write the offset in the model's variables, e.g. offset = log(hp) with `data`, or",
+               "offset(log(hp)) in the formula, so that it is evaluated in newdata.")
+  if (!any(free_variables(call_offset) %in% names(newdata))) {
+    stop_arg("offset", sprintf("of the fit (%s) uses no column of `newdata`, so it cannot give the new rows' offsets",
+                               deparse1(call_offset)), fix)
+  }
+  extra <- eval(call_offset, as.data.frame(newdata), environment(formula(object$model$terms)))
+  if (!is.numeric(extra) || length(extra) != n) {
+    stop_arg("offset", sprintf("of the fit (%s) gives %d values for the %d rows of `newdata`",
+                               deparse1(call_offset), length(extra), n), fix)
+  }
+  as.numeric((offset %||% 0) + extra)
+}
+
+# The variables an expression reads, without the names after `$` or `@` (mtcars$hp reads
+# mtcars, not a column hp).
+free_variables <- function(expr) {
+  if (is.name(expr)) return(as.character(expr))
+  if (!is.call(expr)) return(character())
+  parts <- as.list(expr)
+  if (deparse1(parts[[1L]]) %in% c("$", "@")) parts <- parts[1:2]
+  unique(unlist(lapply(parts[-1L], free_variables)))
 }
 
 # The row names of the fitted observations (1..n unless the data had others).
@@ -84,7 +135,7 @@ linpred_draws <- function(beta, design) {
 #' @param newdata A data frame with the predictors (and offsets) of new observations;
 #'   `NULL` (default) uses the fitted data. Factor levels must be among those of the fit.
 #' @param ndraws Use only `ndraws` draws, evenly spaced over all chains (all by default).
-#' @param ... Unused.
+#' @param ... Must be empty.
 #' @return An S x N matrix.
 #' @examples
 #' \donttest{
@@ -102,6 +153,7 @@ posterior_linpred <- function(object, ...) UseMethod("posterior_linpred")
 #' @rawNamespace S3method(rstantools::posterior_linpred, vhmc_glm)
 posterior_linpred.vhmc_glm <- function(object, transform = FALSE, newdata = NULL,
                                        ndraws = NULL, ...) {
+  check_no_dots(list(...), "posterior_linpred.vhmc_glm")
   check_flag(transform, "transform")
   parts <- predictive_parts(object, newdata, ndraws, what = "posterior_linpred")
   eta <- parts$eta
@@ -136,6 +188,7 @@ posterior_predict <- function(object, ...) UseMethod("posterior_predict")
 #' @rawNamespace S3method(rstantools::posterior_predict, vhmc_glm)
 posterior_predict.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, trials = NULL,
                                        seed = NULL, ...) {
+  check_no_dots(list(...), "posterior_predict.vhmc_glm")
   parts <- predictive_parts(object, newdata, ndraws, what = "posterior_predict")
   family <- parts$family
   design <- parts$design
@@ -185,6 +238,7 @@ log_lik <- function(object, ...) UseMethod("log_lik")
 #' @export
 #' @rawNamespace S3method(rstantools::log_lik, vhmc_glm)
 log_lik.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, ...) {
+  check_no_dots(list(...), "log_lik.vhmc_glm")
   parts <- predictive_parts(object, newdata, ndraws, need_response = TRUE, what = "log_lik")
   family <- parts$family
   design <- parts$design
@@ -214,45 +268,115 @@ log_lik.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, ...) {
 #' Predictions from a GLM fit
 #'
 #' Posterior means of the linear predictor (`type = "link"`) or of the mean response
-#' (`type = "response"`), with posterior standard deviations when `se.fit = TRUE`. For
-#' draws rather than summaries use [posterior_linpred()] and [posterior_predict()].
+#' (`type = "response"`), with posterior standard deviations when `se.fit = TRUE`, and
+#' with intervals when asked: `interval = "confidence"` gives central posterior intervals
+#' of the linear predictor or mean response, `interval = "prediction"` central intervals
+#' of new observations (quantiles of [posterior_predict()], as rstanarm's
+#' `predictive_interval()`; on the response scale, so `type = "response"` unless the link
+#' is the identity). For draws rather than summaries use
+#' [posterior_linpred()] and [posterior_predict()].
 #'
 #' @param object A fit from [vhmc_glm()].
-#' @param newdata A data frame of new observations, or `NULL` for the fitted data.
+#' @param newdata A data frame of new observations, or `NULL` for the fitted data. Its
+#'   variables must have the types they were fitted with (a number given as text is an
+#'   error, as in [stats::predict.lm()]).
 #' @param type `"link"` or `"response"`.
 #' @param se.fit Also return posterior standard deviations.
-#' @param ... Unused.
-#' @return A named vector of predictions, or with `se.fit = TRUE` a list with `fit` and
-#'   `se.fit`.
+#' @param interval `"none"` (default), `"confidence"` or `"prediction"`.
+#' @param level Probability mass of the intervals.
+#' @param seed Optional seed of the simulations behind prediction intervals; the user's
+#'   random number stream is left untouched when given.
+#' @param ... Must be empty.
+#' @return A named vector of predictions; with an interval, a matrix with columns `fit`,
+#'   `lwr` and `upr` (as [stats::predict.lm()]); with `se.fit = TRUE` a list with `fit`
+#'   (either of those) and `se.fit`.
 #' @examples
 #' \donttest{
 #' fit <- vhmc_glm(count ~ spray, data = InsectSprays, family = poisson(), chains = 2,
 #'                 iter = 500, seed = 1, progress = FALSE)
-#' predict(fit, newdata = data.frame(spray = c("A", "C")), type = "response")
+#' nd <- data.frame(spray = c("A", "C"))
+#' predict(fit, newdata = nd, type = "response")
+#' predict(fit, newdata = nd, type = "response", interval = "prediction", seed = 1)
 #' }
 #' @export
 predict.vhmc_glm <- function(object, newdata = NULL, type = c("link", "response"),
-                             se.fit = FALSE, ...) {
-  type <- match.arg(type)
+                             se.fit = FALSE, interval = c("none", "confidence", "prediction"),
+                             level = 0.95, seed = NULL, ...) {
+  check_no_dots(list(...), "predict.vhmc_glm")
+  type <- match_choice(type, "type", c("link", "response"))
+  interval <- match_choice(interval, "interval", c("none", "confidence", "prediction"))
   check_flag(se.fit, "se.fit")
+  check_number(level, "level", 0, 1, open = c(TRUE, TRUE))
+  if (interval == "prediction" && type == "link" && !identical(object$model$family$link, "identity")) {
+    stop_arg("interval", "is \"prediction\", but prediction intervals are for new observations, on the response scale",
+             "Use type = \"response\", or interval = \"confidence\" for the linear predictor.")
+  }
   draws <- posterior_linpred(object, transform = type == "response", newdata = newdata)
   rn <- if (is.null(newdata)) model_row_names(object$model) else rownames(as.data.frame(newdata))
   # For the fitted data, rows dropped by na.action = na.exclude come back as NA (as glm()).
   pad <- function(v) if (is.null(newdata)) stats::napredict(object$model$na.action, v) else v
   fit <- pad(stats::setNames(colMeans(draws), rn))
+  if (interval != "none") {
+    spread <- if (interval == "confidence") draws else
+      posterior_predict(object, newdata = newdata, seed = seed)
+    fit <- cbind(fit = fit, interval_bounds(spread, level, pad, c("lwr", "upr")))
+  }
   if (!se.fit) return(fit)
   list(fit = fit, se.fit = pad(stats::setNames(apply(draws, 2L, stats::sd), rn)))
+}
+
+# Central intervals of each column of S x N draws: an N x 2 matrix named `names`, padded
+# for na.exclude by `pad`.
+interval_bounds <- function(draws, level, pad = identity, names = NULL) {
+  alpha <- (1 - level) / 2
+  q <- apply(draws, 2L, stats::quantile, probs = c(alpha, 1 - alpha), names = FALSE)
+  out <- cbind(pad(q[1L, ]), pad(q[2L, ]))
+  colnames(out) <- names %||% paste0(format(100 * c(alpha, 1 - alpha), trim = TRUE), "%")
+  out
+}
+
+#' Predictive intervals
+#'
+#' Central intervals of the posterior predictive distribution of each observation: the
+#' quantiles of [posterior_predict()], as rstanarm's `predictive_interval()`.
+#'
+#' @inheritParams posterior_predict
+#' @param prob Probability mass of each interval.
+#' @return A matrix with one row per observation and columns for the lower and upper
+#'   bounds.
+#' @examples
+#' \donttest{
+#' fit <- vhmc_glm(mpg ~ wt, data = mtcars, chains = 2, iter = 500, seed = 1,
+#'                 progress = FALSE)
+#' predictive_interval(fit, newdata = data.frame(wt = c(2.5, 3.5)), seed = 1)
+#' }
+#' @export
+predictive_interval <- function(object, ...) UseMethod("predictive_interval")
+
+#' @rdname predictive_interval
+#' @export
+#' @rawNamespace S3method(rstantools::predictive_interval, vhmc_glm)
+predictive_interval.vhmc_glm <- function(object, prob = 0.9, newdata = NULL, ndraws = NULL,
+                                         seed = NULL, ...) {
+  check_no_dots(list(...), "predictive_interval.vhmc_glm")
+  check_number(prob, "prob", 0, 1, open = c(TRUE, TRUE))
+  interval_bounds(posterior_predict(object, newdata = newdata, ndraws = ndraws, seed = seed), prob)
 }
 
 #' Point summaries of a GLM fit
 #'
 #' `coef()` gives the posterior medians of the coefficients (as rstanarm does), `vcov()`
 #' their posterior covariance, `fitted()` the posterior mean of the mean response of each
-#' observation and `residuals()` the observed response minus it (for the binomial family
-#' the response is the proportion of successes).
+#' observation and `residuals()` residuals at it: `type = "response"` (default, as
+#' rstanarm) the observed response minus it (for the binomial family the response is the
+#' proportion of successes), `"pearson"` and `"deviance"` as [stats::glm()] defines them
+#' (Pearson residuals divide by the family's standard deviation at the mean and multiply
+#' by the square root of the weight; deviance residuals are the signed square roots of the
+#' observations' deviance contributions).
 #'
 #' @param object A fit from [vhmc_glm()].
-#' @param ... Unused.
+#' @param type Type of residuals: `"response"`, `"pearson"` or `"deviance"`.
+#' @param ... Must be empty.
 #' @return `coef`: a named vector; `vcov`: a matrix; `fitted`, `residuals`: vectors with
 #'   one value per observation (with `na.action = na.exclude`, `NA` for the rows dropped
 #'   for missing values, as [stats::glm()] does); `nobs`: the number of observations with non-zero weight;
@@ -268,24 +392,40 @@ predict.vhmc_glm <- function(object, newdata = NULL, type = c("link", "response"
 #' @name coef.vhmc_glm
 #' @export
 coef.vhmc_glm <- function(object, ...) {
+  check_no_dots(list(...), "coef.vhmc_glm")
   apply(glm_draws(object)$beta, 2L, stats::median)
 }
 
 #' @rdname coef.vhmc_glm
 #' @export
 vcov.vhmc_glm <- function(object, ...) {
+  check_no_dots(list(...), "vcov.vhmc_glm")
   stats::cov(glm_draws(object)$beta)
 }
 
 #' @rdname coef.vhmc_glm
 #' @export
-fitted.vhmc_glm <- function(object, ...) predict(object, type = "response")
+fitted.vhmc_glm <- function(object, ...) {
+  check_no_dots(list(...), "fitted.vhmc_glm")
+  predict(object, type = "response")
+}
 
 #' @rdname coef.vhmc_glm
 #' @export
-residuals.vhmc_glm <- function(object, ...) {
+residuals.vhmc_glm <- function(object, type = c("response", "pearson", "deviance"), ...) {
+  check_no_dots(list(...), "residuals.vhmc_glm")
+  type <- match_choice(type, "type", c("response", "pearson", "deviance"))
+  model <- object$model
   mu <- colMeans(posterior_linpred(object, transform = TRUE))
-  stats::naresid(object$model$na.action, stats::setNames(object$model$y - mu, model_row_names(object$model)))
+  y <- model$y
+  w <- model$weights %||% rep(1, length(y))
+  family <- model$family
+  r <- switch(type,
+    response = y - mu,
+    pearson = (y - mu) * sqrt(w) / sqrt(family$variance(mu)),
+    deviance = sign(y - mu) * sqrt(pmax(family$dev.resids(y, mu, w), 0))
+  )
+  stats::naresid(model$na.action, stats::setNames(r, model_row_names(model)))
 }
 
 #' @rdname coef.vhmc_glm
@@ -304,7 +444,7 @@ formula.vhmc_glm <- function(x, ...) formula(x$model$terms)
 #' @param object A fit from [vhmc_glm()] or [vhmc_sample()].
 #' @param prob Probability mass of each interval.
 #' @param pars Names of the parameters (all by default).
-#' @param ... Unused.
+#' @param ... Must be empty.
 #' @return A matrix with one row per parameter and columns for the lower and upper bounds.
 #' @examples
 #' \donttest{
@@ -319,6 +459,7 @@ posterior_interval <- function(object, ...) UseMethod("posterior_interval")
 #' @export
 #' @rawNamespace S3method(rstantools::posterior_interval, vhmc_fit)
 posterior_interval.vhmc_fit <- function(object, prob = 0.9, pars = NULL, ...) {
+  check_no_dots(list(...), "posterior_interval.vhmc_fit")
   check_number(prob, "prob", 0, 1, open = c(TRUE, TRUE))
   m <- as.matrix(object)
   if (!is.null(pars)) {

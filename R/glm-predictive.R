@@ -69,7 +69,7 @@ response_moments <- function(parts) {
 #' @param newdata A data frame with the predictors (and offsets) of new observations;
 #'   `NULL` (default) uses the fitted data. Not available for ARDL fits (use [forecast()]).
 #' @param ndraws Use only `ndraws` draws, evenly spaced over all chains (all by default).
-#' @param ... Unused.
+#' @param ... Must be empty.
 #' @return An S x N matrix.
 #' @seealso [posterior_linpred()], [posterior_predict()]
 #' @examples
@@ -89,6 +89,7 @@ posterior_epred <- function(object, ...) UseMethod("posterior_epred")
 #' @export
 #' @rawNamespace S3method(rstantools::posterior_epred, vhmc_fit)
 posterior_epred.vhmc_fit <- function(object, newdata = NULL, ndraws = NULL, ...) {
+  check_no_dots(list(...), "posterior_epred.vhmc_fit")
   parts <- predictive_parts(object, newdata, ndraws, what = "posterior_epred")
   mu <- parts$eta
   mu[] <- parts$family$linkinv(mu)
@@ -118,9 +119,14 @@ posterior_epred.vhmc_fit <- function(object, newdata = NULL, ndraws = NULL, ...)
 #'   quantiles `probs`) instead of the draws.
 #' @param probs Probabilities of the quantiles in the summary.
 #' @param ndraws Use only `ndraws` posterior draws, evenly spaced over all chains.
+#' @param newdata `bayes_R2()`: a data frame of new observations whose predictors the
+#'   R-squared is computed over (`NULL`, default: the fitted data). The response is not
+#'   needed, except that binomial numbers of trials are read from a `cbind(successes,
+#'   failures)` response when newdata has it (otherwise one trial per row). Not for ARDL
+#'   fits.
 #' @param seed Optional seed for the bootstrap weights of `loo_R2()`; the user's random number
 #'   stream is left untouched when given.
-#' @param ... Unused.
+#' @param ... Must be empty.
 #' @return A vector of draws, or with `summary = TRUE` a 1-row matrix.
 #' @references Gelman, A., Goodrich, B., Gabry, J. and Vehtari, A. (2019). R-squared for
 #'   Bayesian regression models. *The American Statistician* 73(3), 307-309.
@@ -146,9 +152,11 @@ bayes_R2 <- function(object, ...) UseMethod("bayes_R2")
 #' @export
 #' @rawNamespace S3method(rstantools::bayes_R2, vhmc_fit)
 bayes_R2.vhmc_fit <- function(object, summary = FALSE, probs = c(0.025, 0.975), ndraws = NULL,
-                              ...) {
+                              newdata = NULL, ...) {
+  check_no_dots(list(...), "bayes_R2.vhmc_fit")
   check_flag(summary, "summary")
-  moments <- response_moments(predictive_parts(object, ndraws = ndraws, what = "bayes_R2"))
+  moments <- response_moments(predictive_parts(object, newdata, ndraws, what = "bayes_R2",
+                                               need_response = has_response(object, newdata)))
   if (ncol(moments$mean) < 2L) stop_arg("object", "has one observation; R-squared needs two or more")
   # Gelman et al. (2019), eq. 3: V(mu_s) / (V(mu_s) + var_res_s), V the sample variance.
   fit_var <- row_var(moments$mean)
@@ -164,6 +172,7 @@ loo_R2 <- function(object, ...) UseMethod("loo_R2")
 #' @export
 #' @rawNamespace S3method(rstantools::loo_R2, vhmc_fit)
 loo_R2.vhmc_fit <- function(object, summary = FALSE, probs = c(0.025, 0.975), seed = NULL, ...) {
+  check_no_dots(list(...), "loo_R2.vhmc_fit")
   check_flag(summary, "summary")
   y <- observed_response(object, "loo_R2")
   expected <- response_moments(predictive_parts(object, what = "loo_R2"))$mean
@@ -178,6 +187,14 @@ loo_R2.vhmc_fit <- function(object, summary = FALSE, probs = c(0.025, 0.975), se
   r2 <- 1 - weighted_row_var(w, eloo) / weighted_row_var(w, y)
   r2 <- pmin(pmax(r2, -1), 1)
   if (summary) summarise_r2(r2, probs) else r2
+}
+
+# Whether newdata (when given) has every variable of a binomial fit's response, so that its
+# numbers of trials can be read.
+has_response <- function(object, newdata) {
+  if (is.null(newdata) || !inherits(object, "vhmc_glm") ||
+      !identical(object$model$family$family, "binomial")) return(FALSE)
+  all(all.vars(object$model$terms[[2L]]) %in% names(newdata))
 }
 
 # Sample variance (denominator N - 1) of each row.

@@ -119,5 +119,15 @@ check_same_observations <- function(fits, nm) {
       stop_arg("...", sprintf("holds fits of different observations: the responses of `%s` and `%s` differ",
                               nm[1L], nm[k]), fix)
     }
+    if (!isTRUE(all.equal(frequency_weights(fits[[k]], length(y[[k]])),
+                          frequency_weights(fits[[1L]], length(y[[1L]]))))) {
+      stop_arg("...", sprintf(paste("holds fits with different observation weights: `%s` and `%s` weight",
+                                    "the rows differently, so their log likelihoods sum different data"),
+                              nm[1L], nm[k]),
+               "Compare fits with the same `weights` (or refit them with the same weights).")
+    }
   }
 }
+
+# The frequency weights a fit gave its n rows (1 each without `weights`).
+frequency_weights <- function(fit, n) as.numeric(fit$model$prior_weights %||% rep(1, n))

@@ -129,6 +129,7 @@ vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision 
     stop_arg("formula", sprintf("must be a two-sided formula such as y ~ x (or y ~ 1 for an AR model), not %s",
                                 if (inherits(formula, "formula")) deparse1(formula) else describe(formula)))
   }
+  check_no_bar_terms(formula, "vhmc_ardl")
   fixed <- !is.null(noise_precision)
   if (fixed) {
     noise_precision <- check_number(noise_precision, "noise_precision", 0, Inf, open = c(TRUE, FALSE))
@@ -145,10 +146,7 @@ vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision 
     stop_arg("prior_precision", "applies only with a fixed `noise_precision`",
              "Give `noise_precision`, or set the priors with `prior`, `prior_intercept` and `prior_aux`.")
   }
-  if (!is_sampler(sampler)) {
-    stop_arg("sampler", "must be a sampler object",
-             "Use nuts(), hmc(), surrogate_hmc(), variational_hmc(), sghmc() or sgld().")
-  }
+  check_sampler_arg(sampler)
   args <- check_run_args(chains, iter, warmup, thin, cores)
   progress <- check_flag(progress, "progress")
   meta <- ardl_build(formula, if (missing(data)) NULL else data, p, q, time)

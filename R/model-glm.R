@@ -39,7 +39,10 @@
 #' @param prior_aux Prior of the gaussian family's sigma (half-distributions on
 #'   \eqn{(0, \infty)}, `exponential()` or `flat()`). Must be left at its default (or be
 #'   `NULL`) for families without sigma.
-#' @param sampler A sampler: [nuts()] (default), [hmc()], [surrogate_hmc()], or the
+#' @param sampler A sampler: [nuts()] (default), [hmc()], [rwm()] (random-walk
+#'   Metropolis, no gradient), [rmhmc()] (Riemannian-manifold HMC with the Fisher metric,
+#'   for the families that have one: `binomial(logit)` and `poisson(log)`),
+#'   [surrogate_hmc()] (exact), [variational_hmc()] (approximate), or the
 #'   stochastic-gradient samplers [sghmc()] and [sgld()] (minibatch gradients, no
 #'   Metropolis correction; approximate).
 #' @inheritParams vhmc_sample
@@ -92,6 +95,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   if (!inherits(formula, "formula")) {
     stop_arg("formula", sprintf("must be a formula such as y ~ x, not %s", describe(formula)))
   }
+  check_no_bar_terms(formula, "vhmc_glm")
   if (!missing(data) && !is.data.frame(data) && !is.list(data) && !is.environment(data)) {
     stop_arg("data", sprintf("must be a data frame, not %s", describe(data)))
   }
@@ -101,7 +105,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
     stop_arg("prior_aux", sprintf("was given, but the %s family has no auxiliary parameter",
                                   family$family), "Leave `prior_aux` out for this family.")
   }
-  if (!is_sampler(sampler)) stop_arg("sampler", "must be a sampler object", "Use nuts(), hmc(), surrogate_hmc(), variational_hmc(), sghmc() or sgld().")
+  check_sampler_arg(sampler)
   args <- check_run_args(chains, iter, warmup, thin, cores)
   progress <- check_flag(progress, "progress")
 

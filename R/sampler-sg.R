@@ -260,7 +260,7 @@ check_sg_target <- function(sampler, target) {
     "is %s(), a stochastic-gradient sampler: it needs minibatch gradients of a likelihood",
     "that factorises over observations, which a log density written as an R function does",
     "not provide"), sampler_name(sampler)),
-    "Use nuts(), hmc(), surrogate_hmc() or variational_hmc() here, or fit a GLM with vhmc_glm(sampler = ...).")
+    sprintf("Use %s here, or fit a GLM with vhmc_glm(sampler = ...).", r_target_samplers))
 }
 check_target.vhmc_sghmc <- check_sg_target
 check_target.vhmc_sgld <- check_sg_target

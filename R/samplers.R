@@ -20,6 +20,21 @@ new_sampler <- function(class, ...) {
 
 is_sampler <- function(x) inherits(x, "vhmc_sampler")
 
+# Every sampler constructor, for the hints of errors. Targets written in R take all but the
+# minibatch samplers, and rmhmc() only with a metric tensor.
+all_samplers <- c("nuts()", "hmc()", "rwm()", "rmhmc()", "surrogate_hmc()", "variational_hmc()",
+                  "sghmc()", "sgld()")
+r_target_samplers <- "nuts(), hmc(), rwm(), surrogate_hmc(), variational_hmc(), or rmhmc() with a `metric_tensor`"
+
+check_sampler_arg <- function(sampler, hint = or_list(all_samplers)) {
+  if (is_sampler(sampler)) return(invisible())
+  stop_arg("sampler", sprintf("must be a sampler object, not %s", describe(sampler)),
+           sprintf("Use %s.", hint))
+}
+
+# "a, b or c"
+or_list <- function(x) if (length(x) < 2L) x else paste(paste(x[-length(x)], collapse = ", "), "or", x[length(x)])
+
 # The sampler's short name ("nuts", "surrogate_hmc"), from its class, for display.
 sampler_name <- function(sampler) sub("^vhmc_", "", class(sampler)[1])
 

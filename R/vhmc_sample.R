@@ -33,9 +33,10 @@
 #' @param parameters Parameter names (a character vector), or their number; needed only
 #'   when `init` is `NULL` or `"random"`. Otherwise names come from `init`, defaulting to
 #'   `theta[1]`, ...
-#' @param sampler A sampler from [nuts()] (default), [hmc()], [surrogate_hmc()],
-#'   [variational_hmc()] or (with `metric_tensor`) [rmhmc()]. The stochastic-gradient samplers [sghmc()] and [sgld()] need
-#'   minibatches of a likelihood and work with [vhmc_glm()] only.
+#' @param sampler A sampler from [nuts()] (default), [hmc()], [rwm()],
+#'   [surrogate_hmc()], [variational_hmc()] or (with `metric_tensor`) [rmhmc()]. The
+#'   stochastic-gradient samplers [sghmc()] and [sgld()] need minibatches of a likelihood
+#'   and work with [vhmc_glm()] and [vhmc_ardl()] only.
 #' @param chains Number of chains.
 #' @param iter Iterations per chain with a full warmup; `iter - floor(iter / 2)` draws
 #'   are kept per chain when `warmup = NULL`, `iter - warmup` otherwise.
@@ -89,10 +90,7 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
   if (!is.null(metric_tensor) && !is.function(metric_tensor)) {
     stop_arg("metric_tensor", sprintf("must be NULL or a function, not %s", describe(metric_tensor)))
   }
-  if (!is_sampler(sampler)) {
-    stop_arg("sampler", "must be a sampler object",
-             "Use nuts(), hmc(), surrogate_hmc() or variational_hmc().")
-  }
+  check_sampler_arg(sampler, r_target_samplers)
   if (!is.null(metric_tensor) && !inherits(sampler, "vhmc_rmhmc")) {
     stop_arg("metric_tensor", "is used by rmhmc() only", "Use sampler = rmhmc(), or drop `metric_tensor`.")
   }
