@@ -21,6 +21,14 @@ vhmc_glm_mode <- function(model, init) {
     .Call(`_vhmc_vhmc_glm_mode`, model, init)
 }
 
+vhmc_glm_layout <- function(model) {
+    .Call(`_vhmc_vhmc_glm_layout`, model)
+}
+
+vhmc_glm_reported <- function(model, theta, to) {
+    .Call(`_vhmc_vhmc_glm_reported`, model, theta, to)
+}
+
 vhmc_glm_gram <- function(model) {
     .Call(`_vhmc_vhmc_glm_gram`, model)
 }

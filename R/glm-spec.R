@@ -20,58 +20,49 @@ glm_spec <- function(model, family, priors) {
   core_prior <- function(p, shift = 0) prior_for_core(prior_to_units(p %||% flat, shift, ys$scale))
   list(X = X, skip = skip, y = (model$y - ys$center) / ys$scale, weights = model$weights,
        offset = if (!is.null(model$offset)) model$offset / ys$scale,
-       center = center, scale = scale, slopes = slopes, family = family$code,
+       center = center, scale = scale, family = family$code,
        intercept = model$intercept, y_center = ys$center, y_scale = ys$scale,
        prior_intercept = core_prior(priors$prior_intercept$adjusted, ys$center),
        prior = core_prior(priors$prior$adjusted),
-       prior_aux = core_prior(priors$prior_aux$adjusted),
-       has_aux = family$has_aux, noise_precision = 0)
+       prior_aux = core_prior(priors$prior_aux$adjusted), noise_precision = 0)
 }
 
-user_names <- function(spec, model) c(model$coef_names, if (spec$has_aux) "sigma")
+# The parameter layout of the potential behind `ptr` (the core's, model/glm/layout.hpp):
+# its blocks (name, label, offset, size, transform), dimension and whether the family has
+# rmhmc()'s Fisher metric.
+glm_layout <- function(ptr) vhmc_glm_layout(ptr)
+
+# Reported names, block by block: the intercept's and the auxiliary parameter's labels from
+# the core, the slopes from the model matrix.
+user_names <- function(layout, model) {
+  b <- layout$blocks
+  unlist(lapply(seq_len(nrow(b)), function(i) {
+    if (b$name[i] == "coef") model$coef_names[seq_len(b$size[i]) + model$intercept] else b$label[i]
+  }))
+}
 
 # Names of the sampler's own coordinates (used for the adapted metric).
-internal_names <- function(spec, model) {
-  nm <- user_names(spec, model)
-  if (model$intercept && !is.null(spec$center)) nm[1L] <- "(Intercept) [centred]"
-  if (length(spec$slopes) && !is.null(spec$scale)) nm[spec$slopes] <- paste0(nm[spec$slopes], " [x sd]")
-  if (spec$has_aux) nm[length(nm)] <- "log(sigma)"
-  nm
+internal_names <- function(layout, model, spec) {
+  b <- layout$blocks
+  unlist(lapply(seq_len(nrow(b)), function(i) {
+    nm <- user_names(list(blocks = b[i, , drop = FALSE]), model)
+    if (b$name[i] == "intercept" && !is.null(spec$center)) nm <- paste(nm, "[centred]")
+    if (b$name[i] == "coef" && !is.null(spec$scale)) nm <- paste(nm, "[x sd]")
+    if (b$transform[i] == "log") nm <- sprintf("log(%s)", nm)
+    nm
+  }))
 }
-
-# Internal (centred intercept, slopes times their predictor's sd, log sigma) <-> reported
-# (intercept on the data's scale, slopes, sigma). theta: a matrix with one row per draw.
-glm_to_user <- function(theta, spec) {
-  sl <- spec$slopes
-  if (length(sl) && !is.null(spec$scale)) theta[, sl] <- sweep(theta[, sl, drop = FALSE], 2L, spec$scale, `/`)
-  if (!is.null(spec$center)) theta[, 1L] <- theta[, 1L] - theta[, sl, drop = FALSE] %*% spec$center
-  if (spec$has_aux) theta[, ncol(theta)] <- exp(theta[, ncol(theta)])
-  s <- spec$y_scale %||% 1
-  if (s != 1) theta <- theta * s
-  if (spec$intercept) theta[, 1L] <- theta[, 1L] + (spec$y_center %||% 0)
-  theta
-}
-
-glm_to_internal <- function(theta, spec) {
-  sl <- spec$slopes
-  if (spec$intercept) theta[, 1L] <- theta[, 1L] - (spec$y_center %||% 0)
-  s <- spec$y_scale %||% 1
-  if (s != 1) theta <- theta / s
-  if (!is.null(spec$center)) theta[, 1L] <- theta[, 1L] + theta[, sl, drop = FALSE] %*% spec$center
-  if (length(sl) && !is.null(spec$scale)) theta[, sl] <- sweep(theta[, sl, drop = FALSE], 2L, spec$scale, `*`)
-  if (spec$has_aux) theta[, ncol(theta)] <- log(theta[, ncol(theta)])
-  theta
-}
-
 
 # The GLM as a target of fit_chains() (R/fit-chains.R). Its potential is built once per fit
 # (for the gaussian family an O(N k^2) pass) and shared by the initial-value checks, the
 # mode search and every chain in this process; chains in other processes rebuild it.
 glm_target <- function(spec, model) {
   ptr <- vhmc_glm_model(spec)
-  nm <- user_names(spec, model)
+  layout <- glm_layout(ptr)
+  nm <- user_names(layout, model)
+  to_user <- function(rows) vhmc_glm_reported(ptr, rows, TRUE)
   list(
-    par_names = nm, internal_names = internal_names(spec, model),
+    par_names = nm, internal_names = internal_names(layout, model, spec), layout = layout,
     run = function(config, extras, init, run) vhmc_run_glm(ptr, spec, init, config, extras, run),
     value_grad = function(theta) {
       r <- vhmc_glm_potential(ptr, matrix(theta, 1L))
@@ -79,10 +70,9 @@ glm_target <- function(spec, model) {
     },
     potential_values = function(rows) vhmc_glm_potential(ptr, rows)$value,
     mode = function(init) vhmc_glm_mode(ptr, init),
-    user_values = function(theta) stats::setNames(as.numeric(glm_to_user(matrix(theta, nrow = 1L), spec)), nm),
-    to_user = function(rows) glm_to_user(rows, spec),
-    minibatch = TRUE, n_obs = nrow(spec$X), ptr = ptr,
-    metric_tensor = spec$family %in% c("binomial_logit", "poisson_log")
+    user_values = function(theta) stats::setNames(as.numeric(to_user(matrix(theta, nrow = 1L))), nm),
+    to_user = to_user, to_internal = function(rows) vhmc_glm_reported(ptr, rows, FALSE),
+    minibatch = TRUE, n_obs = nrow(spec$X), ptr = ptr, metric_tensor = layout$has_fisher
   )
 }
 
@@ -109,11 +99,13 @@ glm_inits <- function(init, target, spec, chains, seed) {
     user <- resolve_inits(init, nm, chains, seed, NULL)
     internal <- lapply(seq_len(chains), function(chain) {
       th <- user[[chain]]
-      if (spec$has_aux && th[["sigma"]] <= 0) {
-        stop_arg("init", sprintf("gives sigma = %s for chain %d; sigma must be positive",
-                                 format(th[["sigma"]]), chain))
+      positive <- positive_parameters(target$layout)
+      bad <- positive[th[positive] <= 0]
+      if (length(bad)) {
+        stop_arg("init", sprintf("gives %s = %s for chain %d; %s must be positive", bad[1],
+                                 format(th[[bad[1]]]), chain, bad[1]))
       }
-      th <- as.numeric(glm_to_internal(matrix(th, nrow = 1L), spec))
+      th <- as.numeric(target$to_internal(matrix(th, nrow = 1L)))
       if (!finite_at(th)) {
         stop_arg("init", sprintf("gives a non-finite log density for chain %d", chain),
                  "Choose values closer to the data, e.g. the estimates of glm().")
@@ -123,4 +115,10 @@ glm_inits <- function(init, target, spec, chains, seed) {
   }
   user <- lapply(internal, target$user_values)
   list(internal = internal, user = user)
+}
+
+# The reported names of the parameters sampled on the log scale (they must be positive).
+positive_parameters <- function(layout) {
+  b <- layout$blocks
+  b$label[b$transform == "log"]
 }

@@ -78,6 +78,30 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// vhmc_glm_layout
+Rcpp::List vhmc_glm_layout(SEXP model);
+RcppExport SEXP _vhmc_vhmc_glm_layout(SEXP modelSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type model(modelSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_glm_layout(model));
+    return rcpp_result_gen;
+END_RCPP
+}
+// vhmc_glm_reported
+Rcpp::NumericMatrix vhmc_glm_reported(SEXP model, Rcpp::NumericMatrix theta, bool to);
+RcppExport SEXP _vhmc_vhmc_glm_reported(SEXP modelSEXP, SEXP thetaSEXP, SEXP toSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type theta(thetaSEXP);
+    Rcpp::traits::input_parameter< bool >::type to(toSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_glm_reported(model, theta, to));
+    return rcpp_result_gen;
+END_RCPP
+}
 // vhmc_glm_gram
 Rcpp::NumericMatrix vhmc_glm_gram(SEXP model);
 RcppExport SEXP _vhmc_vhmc_glm_gram(SEXP modelSEXP) {
@@ -179,6 +203,8 @@ static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_run_glm", (DL_FUNC) &_vhmc_vhmc_run_glm, 6},
     {"_vhmc_vhmc_glm_potential", (DL_FUNC) &_vhmc_vhmc_glm_potential, 2},
     {"_vhmc_vhmc_glm_mode", (DL_FUNC) &_vhmc_vhmc_glm_mode, 2},
+    {"_vhmc_vhmc_glm_layout", (DL_FUNC) &_vhmc_vhmc_glm_layout, 1},
+    {"_vhmc_vhmc_glm_reported", (DL_FUNC) &_vhmc_vhmc_glm_reported, 3},
     {"_vhmc_vhmc_glm_gram", (DL_FUNC) &_vhmc_vhmc_glm_gram, 1},
     {"_vhmc_vhmc_column_summary", (DL_FUNC) &_vhmc_vhmc_column_summary, 2},
     {"_vhmc_vhmc_drop_row_names", (DL_FUNC) &_vhmc_vhmc_drop_row_names, 1},

@@ -14,6 +14,8 @@ vhmc::GlmFamily glm_family(const std::string& name) {
   if (name == "binomial_logit") return vhmc::GlmFamily::BinomialLogit;
   if (name == "binomial_probit") return vhmc::GlmFamily::BinomialProbit;
   if (name == "poisson_log") return vhmc::GlmFamily::PoissonLog;
+  if (name == "neg_binomial_2_log") return vhmc::GlmFamily::NegBinomial2Log;
+  if (name == "Gamma_log") return vhmc::GlmFamily::GammaLog;
   Rcpp::stop("internal: unknown family '" + name + "'");
 }
 
@@ -41,7 +43,7 @@ struct GlmModel {
         center(spec["center"]), scale(spec["scale"]), skip(Rcpp::as<int>(spec["skip"])),
         data(REAL(X) + static_cast<std::ptrdiff_t>(skip) * X.nrow(), X.nrow(), X.ncol() - skip,
              REAL(y), optional(weights), optional(offset), optional(center), optional(scale)),
-        potential(make_potential(spec, data)) {}
+        potential(make_potential(spec, with_response_scale(data, spec))) {}
 
   Rcpp::NumericMatrix X;
   Rcpp::NumericVector y;
@@ -51,6 +53,11 @@ struct GlmModel {
   vhmc::GlmPotential potential;
 
  private:
+  static const vhmc::GlmData& with_response_scale(vhmc::GlmData& data, const Rcpp::List& spec) {
+    data.y_center = Rcpp::as<double>(spec["y_center"]);
+    data.y_scale = Rcpp::as<double>(spec["y_scale"]);
+    return data;
+  }
   static vhmc::GlmPotential make_potential(const Rcpp::List& spec, const vhmc::GlmData& data) {
     try {
       return vhmc::GlmPotential(data, glm_family(Rcpp::as<std::string>(spec["family"])),
@@ -120,6 +127,46 @@ Rcpp::List vhmc_glm_mode(SEXP model, Rcpp::NumericVector init) {
       Rcpp::_["iterations"] = r.iterations, Rcpp::_["converged"] = r.converged,
       Rcpp::_["message"] = r.message,
       Rcpp::_["evaluations"] = r.n_value + r.n_gradient, Rcpp::_["hessians"] = r.n_hessian);
+}
+
+// The parameter layout of the model's potential (model/glm/layout.hpp): one element per
+// block with its name, label, offset (0-based), size and transform; and whether the family
+// has rmhmc()'s Fisher metric. R names the parameters from it (R/glm-spec.R).
+// [[Rcpp::export]]
+Rcpp::List vhmc_glm_layout(SEXP model) {
+  const vhmc::GlmPotential& pot = ModelPtr(model)->potential;
+  const auto& blocks = pot.layout().blocks();
+  Rcpp::CharacterVector name(blocks.size()), label(blocks.size()), transform(blocks.size());
+  Rcpp::IntegerVector offset(blocks.size()), size(blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    name[b] = blocks[b].name;
+    label[b] = blocks[b].label;
+    transform[b] = vhmc::transform_name(blocks[b].transform);
+    offset[b] = static_cast<int>(blocks[b].offset);
+    size[b] = static_cast<int>(blocks[b].size);
+  }
+  return Rcpp::List::create(
+      Rcpp::_["blocks"] = Rcpp::DataFrame::create(Rcpp::_["name"] = name, Rcpp::_["label"] = label,
+                                                  Rcpp::_["offset"] = offset, Rcpp::_["size"] = size,
+                                                  Rcpp::_["transform"] = transform,
+                                                  Rcpp::_["stringsAsFactors"] = false),
+      Rcpp::_["dim"] = pot.dim(), Rcpp::_["has_fisher"] = pot.has_fisher());
+}
+
+// Rows of theta mapped to the reported scale (to = TRUE) or from it (model/glm/reported.hpp).
+// [[Rcpp::export]]
+Rcpp::NumericMatrix vhmc_glm_reported(SEXP model, Rcpp::NumericMatrix theta, bool to) {
+  const vhmc::GlmPotential& pot = ModelPtr(model)->potential;
+  const int d = pot.dim();
+  if (theta.ncol() != d) Rcpp::stop("internal: theta must have one column per parameter");
+  Rcpp::NumericMatrix out(theta.nrow(), d);
+  vhmc::Vec row(d), mapped(d);
+  for (int s = 0; s < theta.nrow(); ++s) {
+    for (int j = 0; j < d; ++j) row[j] = theta(s, j);
+    if (to) vhmc::to_reported(pot, row, mapped); else vhmc::from_reported(pot, row, mapped);
+    for (int j = 0; j < d; ++j) out(s, j) = mapped[j];
+  }
+  return out;
 }
 
 // Weighted Gram matrix of the design in the sampler's coordinates (centred, scaled columns),

@@ -1,0 +1,177 @@
+#pragma once
+// The potential of a Bayesian GLM, U(theta) = -log lik - log prior and grad U, composed of
+// a parameter layout (glm/layout.hpp), the linear predictor's blocks (glm/dense_design.hpp;
+// eta = blocks + offset), a family (glm/families.hpp), prior terms over the blocks
+// (glm/prior_terms.hpp) and, for the gaussian family, the sufficient statistics
+// (glm/gaussian_stats.hpp). theta = (alpha [if intercept], beta_1..beta_K [times the
+// predictors' scales], t [the family's auxiliary parameter on the log scale, if any]).
+// Weights multiply each observation's log likelihood (frequency weights, as rstanarm):
+// weight 2 equals a duplicated row for every family. Binomial: y is the proportion of
+// successes and the weight the number of trials.
+// Fixed noise precision (gaussian only; the fixed-precision ARDL model of Asaad 2017): with
+// noise_precision alpha > 0 there is no sigma parameter and U = (alpha/2) sum w e^2 + U_prior;
+// every code path is the sigma-estimated one with 1/sigma^2 replaced by alpha.
+// Buffers are allocated at construction only.
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "../../base/types.hpp"
+#include "../priors.hpp"
+#include "dense_design.hpp"
+#include "families.hpp"
+#include "gaussian_stats.hpp"
+#include "glm_data.hpp"
+#include "layout.hpp"
+#include "minibatch_rows.hpp"
+#include "prior_terms.hpp"
+
+namespace vhmc {
+
+class GlmPotential {
+ public:
+  // data must outlive the potential (it is not copied). prior_intercept is ignored without an
+  // intercept; prior_aux is used by families with an auxiliary parameter only. Throws
+  // std::invalid_argument on an invalid prior or setting -- before any chain runs.
+  GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept, const Prior& prior_intercept,
+               const Prior& prior, const Prior& prior_aux = Prior::exponential(1.0), double noise_precision = 0.0)
+      : data_(&data), family_(family), noise_precision_(noise_precision),
+        design_(data, has_intercept, 0), eta_(data.n()), r_(data.n()), z_(data.n()) {
+    validate(prior_intercept, prior, prior_aux);
+    layout_.add("intercept", "(Intercept)", has_intercept ? 1 : 0);
+    layout_.add("coef", "", data.k());
+    aux_ = layout_.add("aux", aux_name(), has_aux() ? 1 : 0, Transform::Log);
+    if (has_intercept) priors_.add_location(prior_intercept, 0, 1, nullptr);
+    const Eigen::Ref<const Vec> scale(data.scale);
+    priors_.add_location(prior, design_.slopes(), data.k(), data.has_scale() ? &scale : nullptr);
+    priors_.add_log_positive(prior_aux, aux_);
+    sum_w_ = data.has_weights() ? data.weights.sum() : static_cast<double>(data.n());
+    if (family_ == GlmFamily::GaussianIdentity) stats_ = std::make_unique<GaussianStats>(design_);
+  }
+  GlmPotential(GlmPotential&&) = default;
+
+  int dim() const { return static_cast<int>(layout_.dim()); }
+  const ParameterLayout& layout() const { return layout_; }
+  bool has_aux() const {
+    return with_family(family_, [](auto f) { return decltype(f)::kHasAux; }) && !fixed_noise();
+  }
+  const char* aux_name() const { return with_family(family_, [](auto f) { return decltype(f)::kAuxName; }); }
+  bool fixed_noise() const { return noise_precision_ > 0.0; }
+  bool has_intercept() const { return design_.intercept(); }
+  GlmFamily family() const { return family_; }
+  const GlmData& data() const { return *data_; }
+  const DenseDesign& design() const { return design_; }
+
+  double U(const Vec& theta) { return eval(theta, nullptr); }
+  double U_grad(const Vec& theta, Vec& g) {
+    if (g.size() != dim()) g.resize(dim());
+    return eval(theta, &g);
+  }
+
+  // Analytic Hessian of U at theta into H, for the Newton mode search behind the Laplace
+  // anchor (never called inside a chain). The methods declared here are defined in
+  // glm/potential_methods.hpp.
+  void hessian(const Vec& theta, Mat& H);
+
+  // Whether the Fisher metric of rmhmc() is known: the canonical links without a free
+  // dispersion parameter, whose Fisher information is the likelihood's Hessian.
+  bool has_fisher() const {
+    const bool fam = with_family(family_, [](auto f) { return decltype(f)::kHasFisher; });
+    return fam && !has_aux();
+  }
+  // lam = w E[-d2 loglik / d eta2] and dlam = d lam / d eta at theta, one pass over X.
+  void fisher_weights(const Vec& theta, Vec& lam, Vec& dlam);
+  // The priors' Fisher information in the sampler's coordinates (a diagonal).
+  Vec prior_fisher_diag() const { return priors_.fisher_diag(dim()); }
+  // Rows of the design in the sampler's coordinates (the Fisher metric's row gather).
+  void design_rows(Eigen::Index r0, Eigen::Index m, Mat& zb) const { design_.rows(r0, m, zb); }
+  // Z' W Z of the design in the sampler's coordinates, for the identifiability check.
+  void design_gram(Mat& G) const { design_.gram<Vec>(data_->weights, nullptr, G, nullptr); }
+
+  // Number of observations: N of the minibatch estimates (Welling & Teh 2011).
+  Eigen::Index n_obs() const { return data_->n(); }
+  // Minibatch estimate of grad U (Welling & Teh 2011, eq. 1) from rows idx (m of them):
+  //   g~ = -(N/m) sum_{i in idx} grad log p(y_i | theta) - grad log p0(theta),
+  // the prior gradient in full; with noise_var, the per-coordinate variance estimate.
+  void minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g, Vec* noise_var = nullptr);
+  // The control-variate part of SGLD-CV / SGHMC-CV (Baker et al. 2019):
+  //   -(N/m) sum_{i in idx} [grad log p(y_i | theta) - grad log p(y_i | theta_hat)]
+  //   - grad log p0(theta) + grad log p0(theta_hat),
+  // so that g(theta_hat) + g is g_cv(theta); both from the same gathered rows.
+  void minibatch_grad_diff(const Vec& theta, const Vec& theta_hat, const int* idx, Eigen::Index m, Vec& g,
+                           Vec* noise_var = nullptr);
+
+ private:
+  void validate(const Prior& prior_intercept, const Prior& prior, const Prior& prior_aux) const;
+
+  // The family's auxiliary values at theta (the fixed precision, or from t).
+  template <class F>
+  typename F::Aux aux_of(const Vec& theta) const {
+    if constexpr (std::is_same_v<F, family::GaussianIdentity>) {
+      return fixed_noise() ? F::fixed(noise_precision_) : F::aux(theta[aux_]);
+    } else if constexpr (F::kHasAux) {
+      return F::aux(theta[aux_]);
+    } else {
+      return F::aux(0.0);
+    }
+  }
+
+  // eta_ = the blocks' predictors + offset; needs design_.set_beta().
+  void linear_predictor(const Vec& theta) {
+    design_.predictor(theta, eta_);
+    if (data_->has_offset()) eta_ += data_->offset;
+  }
+
+  double eval(const Vec& theta, Vec* g) {
+    design_.set_beta(theta);
+    if (stats_) return eval_gaussian(theta, g);
+    return with_family(family_, [&](auto f) { return eval_family<decltype(f)>(theta, g); });
+  }
+
+  template <class F>
+  double eval_family(const Vec& theta, Vec* g) {
+    linear_predictor(theta);
+    double dt = 0.0;
+    const double ll = F::pass(data_->y, eta_, data_->weights, aux_of<F>(theta), g ? &r_ : nullptr,
+                              g && aux_ >= 0 ? &dt : nullptr, z_);
+    const double u = -ll;
+    if (!g) return u + priors_.eval(theta, nullptr);
+    design_.scatter(r_, *g);
+    if (aux_ >= 0) (*g)[aux_] = -dt;
+    return u + priors_.eval(theta, g);
+  }
+
+  double eval_gaussian(const Vec& theta, Vec* g) {
+    const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
+    const double u = stats_->eval(theta, inv_s2, sum_w_, aux_, g);
+    return u + priors_.eval(theta, g);
+  }
+
+  template <class F>
+  void family_hessian(const Vec& theta, Mat& H);
+
+  // The rows' terms at theta (gathered by batch_.gather) into (r, z).
+  void batch_terms(const Vec& theta, Vec& r, Vec& z) {
+    design_.set_beta(theta);
+    with_family(family_, [&](auto f) {
+      using F = decltype(f);
+      batch_.terms<F>(design_, theta, aux_of<F>(theta), r, z);
+    });
+  }
+
+  const GlmData* data_;
+  GlmFamily family_;
+  double noise_precision_;  // > 0: fixed 1/sigma^2 (no sigma parameter); 0: sigma estimated
+  ParameterLayout layout_;
+  DenseDesign design_;
+  PriorTerms priors_;
+  Eigen::Index aux_ = -1;  // offset of the auxiliary parameter, -1 without one
+  double sum_w_ = 0.0;
+  std::unique_ptr<GaussianStats> stats_;
+  Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, scratch)
+  MinibatchRows batch_;
+  Vec rb_, zb_, rh_, zh_, prior_hat_;  // minibatch row terms at theta and theta_hat
+};
+
+}  // namespace vhmc

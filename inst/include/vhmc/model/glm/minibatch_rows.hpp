@@ -1,0 +1,74 @@
+#pragma once
+// Minibatch gradients of the GLM potential (Welling & Teh 2011, eq. 1): the rows of a batch
+// gathered once into per-object buffers (resized only when the batch size changes; X itself
+// is never copied), their linear predictor, the family's per-row derivatives, and the
+// gradient and its per-coordinate variance from them. For the gaussian family this is the
+// per-row residual form, not the sufficient statistics.
+#include "../../base/types.hpp"
+#include "dense_design.hpp"
+#include "families.hpp"
+
+namespace vhmc {
+
+class MinibatchRows {
+ public:
+  // Rows idx of the design, y and the weights.
+  void gather(const DenseDesign& design, const int* idx, Eigen::Index m) {
+    const GlmData& d = design.data();
+    if (Xb_.rows() != m || Xb_.cols() != d.k()) {
+      for (Vec* v : {&eb_, &yb_, &tb_}) v->resize(m);
+      wb_.resize(d.has_weights() ? m : 0);
+    }
+    design.gather(idx, m, Xb_);
+    for (Eigen::Index i = 0; i < m; ++i) yb_[i] = d.y[idx[i]];
+    for (Eigen::Index i = 0; i < wb_.size(); ++i) wb_[i] = d.weights[idx[i]];
+    idx_ = idx;
+  }
+
+  // Per gathered row at theta: r = d loglik_i / d eta and z = d(-loglik_i) / d t (aux
+  // families). Needs design.set_beta(theta).
+  template <class F>
+  void terms(const DenseDesign& design, const Vec& theta, const typename F::Aux& a, Vec& r, Vec& z) {
+    const GlmData& d = design.data();
+    const Eigen::Index m = yb_.size();
+    design.batch_predictor(theta, Xb_, eb_);
+    if (d.has_offset())
+      for (Eigen::Index i = 0; i < m; ++i) eb_[i] += d.offset[idx_[i]];
+    r.resize(m);
+    z.resize(m);
+    if constexpr (F::kHasAux) {
+      F::derivs(yb_, eb_, wb_, a, r, z);
+    } else {
+      F::derivs(yb_, eb_, wb_, a, r, tb_);
+    }
+  }
+
+  // g = -(N/m) sum over the gathered rows of the log-likelihood gradient (r, and z for the
+  // auxiliary parameter at theta[aux] when aux >= 0).
+  void gradient(const DenseDesign& design, const Vec& r, const Vec& z, Eigen::Index aux, Vec& g) const {
+    const double f = static_cast<double>(design.data().n()) / static_cast<double>(Xb_.rows());
+    design.batch_scatter(Xb_, r, f, g);
+    if (aux >= 0) g[aux] = f * z.sum();
+  }
+
+  // V_hat = (N^2/m) var_{i in batch}(grad log p(y_i | theta)) per coordinate (the estimate
+  // behind Chen et al. 2014's B_hat), 0 if m < 2.
+  void variance(const DenseDesign& design, const Vec& r, const Vec& z, Eigen::Index aux, Vec& v) const {
+    const Eigen::Index m = Xb_.rows();
+    if (m < 2) return;
+    const double n = static_cast<double>(design.data().n());
+    const double f = n * n / static_cast<double>(m);
+    design.batch_variance(Xb_, r, f, v);
+    if (aux >= 0) {
+      const double mu = z.sum() / static_cast<double>(m);
+      v[aux] = f * ((z.array() - mu).square().sum() / static_cast<double>(m - 1));
+    }
+  }
+
+ private:
+  Mat Xb_;
+  Vec eb_, yb_, wb_, tb_;
+  const int* idx_ = nullptr;
+};
+
+}  // namespace vhmc
