@@ -32,7 +32,7 @@ check_identified <- function(model, family, priors, spec, target) {
                    else "is a linear combination of other columns"), flat_any)
   }
   check_constant_response(model, family, flat_any)
-  if (flat_coef && family$family != "gaussian") check_separation(target)
+  if (flat_coef && family$entry$separation) check_separation(target)
 }
 
 # Separation (binomial) and its poisson analogue (a group whose counts are all zero): the
@@ -74,11 +74,10 @@ aliased_columns <- function(G) {
   sort(out)
 }
 
-# A binomial/poisson response that is always 0 (or always 1) identifies nothing.
+# A count response that is always 0 (a binomial one always 0 or always 1) identifies nothing.
 check_constant_response <- function(model, family, flat_any) {
-  if (family$family == "gaussian") return(invisible())
   y <- if (is.null(model$weights)) model$y else model$y[model$weights > 0]
-  if (all(y == 0) || (family$family == "binomial" && all(y == 1))) {
+  if (family$entry$uninformative(y)) {
     problem <- sprintf("has a response that is always %s", format(y[1]))
     if (flat_any) {
       stop_arg("data", paste(problem, "and a flat prior, so the posterior is improper"),

@@ -128,7 +128,7 @@ check_weight_support <- function(w, n, family) {
     stop_arg("weights", "are all zero, so no observation enters the likelihood",
              "Give positive weights to the observations the model should fit.")
   }
-  if (family$family == "gaussian" && n_pos < 2L) {
+  if (n_pos < family$entry$min_rows) {
     what <- if (is.null(w)) "`data` has" else "`weights` leave"
     stop(sprintf(paste("%s only one observation; a gaussian model needs at least two with",
                        "positive weight, since one observation cannot separate the mean from the",
@@ -139,7 +139,8 @@ check_weight_support <- function(w, n, family) {
 
 
 # The response on the core's scale: y (proportions for binomial) and the weights the
-# likelihood uses (prior weights times binomial trials).
+# likelihood uses (prior weights times binomial trials), by the family's rules
+# (R/families.R).
 glm_response <- function(y, family, prior_weights, name) {
   bad_y <- function(problem, fix = NULL) stop_arg("data", sprintf("response `%s` %s", name, problem), fix)
   if (is.matrix(y) && ncol(y) == 1L) y <- y[, 1L]
@@ -148,38 +149,27 @@ glm_response <- function(y, family, prior_weights, name) {
                   ncol(y), family$family),
           "Only binomial() takes a two-column response, cbind(successes, failures); fit one model per column.")
   }
-  r <- if (family$family == "binomial") binomial_response(y, bad_y) else list(y = y, trials = NULL, matrix = FALSE)
-  y <- r$y
-  if (!is.numeric(y)) bad_y(sprintf("must be numeric, not %s", class(y)[1]))
-  y <- as.numeric(y)
-  if (any(!is.finite(y))) bad_y("has non-finite values (Inf or NaN)", "Remove or fix those rows.")
-  weights <- prior_weights
-  trials <- r$trials
-  if (family$family == "gaussian" && length(y) > 1L && all(y == y[1L])) {
-    bad_y(sprintf("is constant (every value is %s), so sigma is not identified", format(y[1L])))
-  }
-  if (family$family == "binomial") {
-    if (r$matrix) weights <- (prior_weights %||% 1) * trials else trials <- check_proportions(y, prior_weights, bad_y)
-  }
-  if (family$family == "poisson") {
-    if (any(y < 0)) bad_y("has negative values; Poisson counts must be >= 0")
-    if (any(y != round(y))) bad_y("has non-integer values; Poisson counts must be whole numbers")
-  }
-  list(y = y, weights = weights, trials = trials, matrix = r$matrix)
+  family$entry$response(y, prior_weights, bad_y)
 }
 
-# A binomial response as 0/1 or proportions: a factor (first level failure), a logical, or
-# cbind(successes, failures) (then proportions with the trials).
-binomial_response <- function(y, bad_y) {
-  if (is.factor(y)) return(list(y = as.numeric(y != levels(y)[1L]), trials = NULL, matrix = FALSE))
-  if (is.logical(y)) return(list(y = as.numeric(y), trials = NULL, matrix = FALSE))
-  if (!is.matrix(y)) return(list(y = y, trials = NULL, matrix = FALSE))
+# A binomial response as 0/1 or proportions: a factor (first level failure), a logical,
+# cbind(successes, failures) (then proportions, with the trials times the prior weights as
+# the likelihood's weights), or numbers in [0, 1] (proportions need `weights` = trials).
+binomial_response <- function(y, w, bad_y) {
+  if (is.factor(y)) y <- as.numeric(y != levels(y)[1L])
+  if (is.logical(y)) y <- as.numeric(y)
+  if (!is.matrix(y)) {
+    r <- plain_response(y, w, bad_y)
+    r$trials <- check_proportions(r$y, w, bad_y)
+    return(r)
+  }
   if (ncol(y) != 2L) bad_y("must have two columns, cbind(successes, failures)")
   if (any(!is.finite(y)) || any(y < 0) || any(y != round(y))) {
     bad_y("must hold non-negative whole numbers of successes and failures")
   }
   trials <- as.numeric(y[, 1] + y[, 2])
-  list(y = ifelse(trials > 0, y[, 1] / pmax(trials, 1), 0), trials = trials, matrix = TRUE)
+  list(y = ifelse(trials > 0, y[, 1] / pmax(trials, 1), 0), weights = (w %||% 1) * trials,
+       trials = trials, matrix = TRUE)
 }
 
 # 0/1 responses, or proportions whose `weights` are the numbers of trials; returns the trials.

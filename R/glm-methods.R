@@ -2,8 +2,8 @@
 # draws and pointwise log likelihoods. Everything is computed from the saved draws and the
 # stored model matrix; newdata go through the fit's terms, xlevels and contrasts.
 
-# Coefficient draws (S x p) and, for the gaussian family, sigma draws (fixed-precision ARDL
-# fits have no family and no sigma: coefficients only).
+# Coefficient draws (S x p) and the draws of the family's auxiliary parameter (sigma, the
+# reciprocal dispersion, the shape), or NULL (fixed-precision ARDL fits: coefficients only).
 glm_draws <- function(object, ndraws = NULL) {
   m <- as.matrix(object)
   if (!is.null(ndraws)) {
@@ -16,7 +16,7 @@ glm_draws <- function(object, ndraws = NULL) {
   }
   coef_names <- object$model$coef_names
   list(beta = m[, coef_names, drop = FALSE],
-       sigma = if (isTRUE(object$model$family$has_aux)) m[, "sigma"])
+       aux = if (isTRUE(object$model$family$has_aux)) m[, object$model$family$aux_name])
 }
 
 # Design pieces for the fit's data (newdata = NULL) or for new data.
@@ -165,7 +165,8 @@ posterior_linpred.vhmc_glm <- function(object, transform = FALSE, newdata = NULL
 #'
 #' Simulates new responses, one per posterior draw and observation: normal with the
 #' draw's sigma (gaussian), binomial numbers of successes (binomial), Poisson counts
-#' (poisson).
+#' (poisson), negative binomial counts with the draw's reciprocal dispersion
+#' (`neg_binomial_2()`), Gamma outcomes with the draw's shape (`Gamma(link = "log")`).
 #'
 #' @inheritParams posterior_linpred
 #' @param trials Binomial family only: numbers of trials of the new observations (one value
@@ -195,6 +196,7 @@ posterior_predict.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, tr
   mu <- family$linkinv(parts$eta)
   S <- nrow(mu)
   N <- ncol(mu)
+  size <- NULL
   if (family$family == "binomial") {
     size <- trials %||% (if (is.null(newdata)) design$trials) %||% 1
     if (!is.numeric(size) || any(!is.finite(size)) || any(size < 0) || any(size != round(size)) ||
@@ -203,14 +205,7 @@ posterior_predict.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, tr
     }
     size <- matrix(rep_len(size, N), S, N, byrow = TRUE)
   }
-  simulate <- function() {
-    out <- switch(family$family,
-      gaussian = stats::rnorm(S * N, mu, parts$sigma),
-      binomial = stats::rbinom(S * N, size, mu),
-      poisson = stats::rpois(S * N, mu)
-    )
-    matrix(out, S, N)
-  }
+  simulate <- function() matrix(family$entry$simulate(S * N, mu, parts$aux, size), S, N)
   if (is.null(seed)) simulate() else with_local_seed(resolve_seed(seed), simulate())
 }
 
@@ -245,21 +240,10 @@ log_lik.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, ...) {
   eta <- parts$eta
   N <- ncol(eta)
   y <- matrix(design$y, nrow(eta), N, byrow = TRUE)
-  freq <- design$weights %||% rep(1, N)
-  ll <- switch(family$family,
-    gaussian = stats::dnorm(y, eta, parts$sigma, log = TRUE),
-    poisson = stats::dpois(y, exp(eta), log = TRUE),
-    binomial = {
-      n <- design$trials %||% rep(1, N)
-      freq <- if (design$matrix) design$prior_weights %||% rep(1, N) else rep(1, N)
-      s <- round(y * matrix(n, nrow(eta), N, byrow = TRUE))
-      nm <- matrix(n, nrow(eta), N, byrow = TRUE)
-      lp <- if (family$link == "logit") stats::plogis else stats::pnorm
-      # log p and log(1 - p) without cancellation; 0 * log(0) terms are 0.
-      lchoose(nm, s) + ifelse(s > 0, s * lp(eta, log.p = TRUE), 0) +
-        ifelse(nm - s > 0, (nm - s) * lp(-eta, log.p = TRUE), 0)
-    }
-  )
+  # Frequency weights multiply; a binomial's trials are in its likelihood, not its weights.
+  freq <- if (family$family != "binomial") design$weights %||% rep(1, N) else
+    if (design$matrix) design$prior_weights %||% rep(1, N) else rep(1, N)
+  ll <- family$entry$log_lik(y, eta, parts$aux, design$trials, family$link)
   ll <- sweep(ll, 2L, freq, `*`)
   dimnames(ll) <- NULL
   ll
@@ -419,11 +403,12 @@ residuals.vhmc_glm <- function(object, type = c("response", "pearson", "deviance
   mu <- colMeans(posterior_linpred(object, transform = TRUE))
   y <- model$y
   w <- model$weights %||% rep(1, length(y))
-  family <- model$family
+  entry <- model$family$entry
+  aux <- if (model$family$has_aux) stats::median(glm_draws(object)$aux)
   r <- switch(type,
     response = y - mu,
-    pearson = (y - mu) * sqrt(w) / sqrt(family$variance(mu)),
-    deviance = sign(y - mu) * sqrt(pmax(family$dev.resids(y, mu, w), 0))
+    pearson = (y - mu) * sqrt(w) / sqrt(entry$pearson_variance(mu, aux)),
+    deviance = sign(y - mu) * sqrt(pmax(entry$dev_resids(y, mu, w, aux), 0))
   )
   stats::naresid(model$na.action, stats::setNames(r, model_row_names(model)))
 }

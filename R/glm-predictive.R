@@ -3,7 +3,7 @@
 # pp_check) get their draws and data from.
 
 # The family, the design (glm_design(): response, trials, weights) and, for a fixed-precision
-# ARDL fit, the known noise sd. `what` names the calling method in errors: ARDL fits take no
+# ARDL fit, the known noise sd as `aux`. `what` names the calling method in errors: ARDL fits take no
 # `newdata` (new rows need the series' lags), and fits of R log densities have no data model.
 predictive_design <- function(object, newdata = NULL, need_response = FALSE, what) {
   check_predictive(object, what)
@@ -22,37 +22,32 @@ check_predictive <- function(object, what, arg = "object") {
            "Compute predictions from the draws (as_draws_df(fit)) yourself, or fit the model with vhmc_glm() or vhmc_ardl().")
 }
 
-# predictive_design() plus the S x N draws of the linear predictor and the noise sd (one per
-# draw, or the known value of a fixed-precision ARDL fit; NULL for families without one).
+# predictive_design() plus the S x N draws of the linear predictor and of the family's
+# auxiliary parameter (one per draw, or the known noise sd of a fixed-precision ARDL fit;
+# NULL for families without one).
 predictive_parts <- function(object, newdata = NULL, ndraws = NULL, need_response = FALSE, what) {
   parts <- predictive_design(object, newdata, need_response, what)
   draws <- glm_draws(object, ndraws)
   parts$eta <- linpred_draws(draws$beta, parts$design)
-  parts$sigma <- draws$sigma %||% parts$sigma
+  parts$aux <- draws$aux %||% parts$aux
   parts
 }
 
 # The observed response on the scale of posterior_predict() (binomial: numbers of successes).
 observed_response <- function(object, what) {
   parts <- predictive_design(object, need_response = TRUE, what = what)
-  y <- parts$design$y
-  if (parts$family$family == "binomial") y <- round(y * (parts$design$trials %||% 1))
-  y
+  parts$family$entry$observed(parts$design$y, parts$design$trials)
 }
 
 # Draws (S x N) of the expected response on the scale of posterior_predict() (binomial: the
 # expected numbers of successes, trials times the probability) and of the model's variance of
-# each observation around it: sigma^2 (gaussian), n mu (1 - mu) (binomial), mu (poisson).
+# each observation around it: sigma^2 (gaussian), n mu (1 - mu) (binomial), mu (poisson),
+# mu + mu^2 / phi (negative binomial), mu^2 / shape (Gamma).
 response_moments <- function(parts) {
   mu <- parts$family$linkinv(parts$eta)
-  trials <- parts$design$trials %||% 1
-  expected <- mu * rep(rep_len(trials, ncol(mu)), each = nrow(mu))
-  variance <- switch(parts$family$family,
-    gaussian = matrix(parts$sigma^2, nrow(mu), ncol(mu)),
-    binomial = expected * (1 - mu),
-    poisson = expected
-  )
-  list(mean = expected, var = variance)
+  entry <- parts$family$entry
+  expected <- entry$expected(mu, parts$design$trials)
+  list(mean = expected, var = entry$variance(expected, mu, parts$aux))
 }
 
 #' Posterior draws of the expected response

@@ -7,9 +7,7 @@ glm_priors <- function(model, family, prior, prior_intercept, prior_aux) {
   X <- model$x
   slopes <- if (model$intercept) seq_len(ncol(X))[-1L] else seq_len(ncol(X))
   scale_y <- 1
-  if (family$family == "gaussian") {
-    scale_y <- weighted_sd(model$y, model$weights)
-  }
+  if (family$entry$standardise) scale_y <- weighted_sd(model$y, model$weights)
   # As rstanarm: a predictor with two values (a dummy) is scaled by its range, others by sd.
   scale_x <- vapply(slopes, function(j) {
     cols <- model$columns
@@ -27,7 +25,7 @@ glm_priors <- function(model, family, prior, prior_intercept, prior_aux) {
   }
   if (family$has_aux) {
     out$prior_aux <- list(specified = prior_aux, adjusted = resolve_prior(
-      prior_aux, "prior_aux", "aux", scale_y = scale_y))
+      prior_aux, "prior_aux", "aux", scale_y = scale_y, aux_name = family$aux_name))
   }
   out
 }
@@ -49,7 +47,7 @@ weighted_sd <- function(x, w) {
 # without an intercept, which is the only coefficient that can absorb it. Other families: 0, 1.
 # Like weighted_sd(), on r / 2^k.
 response_standardisation <- function(model, family) {
-  if (family$family != "gaussian") return(list(center = 0, scale = 1))
+  if (!family$entry$standardise) return(list(center = 0, scale = 1))
   r <- if (is.null(model$offset)) model$y else model$y - model$offset
   if (any(!is.finite(r))) {
     stop_arg("offset", "subtracted from the response gives values beyond double precision",

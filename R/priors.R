@@ -131,16 +131,17 @@ print.vhmc_prior <- function(x, ...) {
 }
 
 # Checks a prior against the parameter it is for and applies autoscaling.
-#   role: "coef" (k coefficients), "intercept" or "aux" (gaussian sigma).
+#   role: "coef" (k coefficients), "intercept" or "aux" (the family's positive auxiliary
+#   parameter, named aux_name: sigma, the reciprocal dispersion, the shape).
 #   scale_y: sd of the response (gaussian) or 1; scale_x: sd of each predictor (coef only).
 # Returns the prior actually used (autoscaling applied), with vectors recycled to length k.
-resolve_prior <- function(prior, arg, role, k = 1L, scale_y = 1, scale_x = NULL) {
-  used <- scale_prior(prior, arg, role, k, scale_y, scale_x)
+resolve_prior <- function(prior, arg, role, k = 1L, scale_y = 1, scale_x = NULL, aux_name = "sigma") {
+  used <- scale_prior(prior, arg, role, k, scale_y, scale_x, aux_name)
   used$autoscale <- FALSE
   used
 }
 
-scale_prior <- function(prior, arg, role, k, scale_y, scale_x) {
+scale_prior <- function(prior, arg, role, k, scale_y, scale_x, aux_name = "sigma") {
   if (!is_prior(prior)) {
     stop_arg(arg, sprintf("must be a prior such as normal(0, 2.5), not %s", describe(prior)),
              "See ?priors for normal(), student_t(), cauchy(), laplace(), flat(), exponential().")
@@ -148,7 +149,7 @@ scale_prior <- function(prior, arg, role, k, scale_y, scale_x) {
   if (prior$dist == "flat") return(prior)
   if (prior$dist == "exponential") {
     if (role != "aux") {
-      stop_arg(arg, "cannot be exponential(): it is only for the positive sigma (prior_aux)",
+      stop_arg(arg, "cannot be exponential(): it is only for the family's positive auxiliary parameter (prior_aux)",
                "Use normal(), student_t(), cauchy(), laplace() or flat().")
     }
     if (prior$autoscale) prior$rate <- prior$rate / scale_y
@@ -171,12 +172,12 @@ scale_prior <- function(prior, arg, role, k, scale_y, scale_x) {
   for (f in fields) {
     if (length(prior[[f]]) != 1L) {
       stop_arg(arg, sprintf("must have a single %s (the %s is one parameter), not %d values", f,
-                            if (role == "aux") "sigma" else "intercept", length(prior[[f]])))
+                            if (role == "aux") aux_name else "intercept", length(prior[[f]])))
     }
   }
   if (role == "aux" && prior$location != 0) {
-    stop_arg(arg, sprintf("is a half-%s on sigma and needs location 0, not %s", prior$dist,
-                          format(prior$location)),
+    stop_arg(arg, sprintf("is a half-%s on %s and needs location 0, not %s", prior$dist,
+                          aux_name, format(prior$location)),
              sprintf("Use %s(0, scale).", prior$dist))
   }
   if (prior$autoscale) prior$scale <- prior$scale * scale_y
@@ -218,7 +219,7 @@ prior_summary.vhmc_fit <- function(object, ...) {
   n_coef <- length(object$model$coef_names) - object$model$intercept
   labels <- c(prior_intercept = "Intercept (at the predictor means)",
               prior = paste0("Coefficients (", n_coef, ")"),
-              prior_aux = "Auxiliary (sigma)")
+              prior_aux = sprintf("Auxiliary (%s)", object$model$family$aux_name %||% "sigma"))
   slopes <- setdiff(object$model$coef_names, "(Intercept)")
   for (nm in names(priors)) {
     p <- priors[[nm]]

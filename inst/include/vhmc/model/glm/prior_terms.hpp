@@ -18,10 +18,10 @@ namespace vhmc {
 class PriorTerms {
  public:
   void add_location(const Prior& p, Eigen::Index offset, Eigen::Index size, const Eigen::Ref<const Vec>* scale) {
-    if (size > 0) terms_.push_back({Kind::Location, p, offset, size, scale ? Vec(*scale) : Vec()});
+    if (size > 0) terms_.push_back({Kind::Location, p, offset, size, scale ? Vec(*scale) : Vec(), Vec(), Vec()});
   }
   void add_log_positive(const Prior& p, Eigen::Index offset) {
-    if (offset >= 0) terms_.push_back({Kind::LogPositive, p, offset, 1, Vec()});
+    if (offset >= 0) terms_.push_back({Kind::LogPositive, p, offset, 1, Vec(), Vec(), Vec()});
   }
 
   // U of the priors; with g, adds dU/dtheta to it.
