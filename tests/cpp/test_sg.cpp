@@ -51,7 +51,9 @@ SgProblem sg_problem(GlmFamily f, int n, int k, std::uint64_t seed) {
       case GlmFamily::GaussianIdentity: p.y[i] = eta + 0.7 * rng.normal(); break;
       case GlmFamily::BinomialLogit:
       case GlmFamily::BinomialProbit: p.y[i] = rng.uniform() < 1.0 / (1.0 + std::exp(-eta)) ? 1.0 : 0.0; break;
-      case GlmFamily::PoissonLog: p.y[i] = std::floor(std::exp(eta) + rng.uniform()); break;
+      case GlmFamily::PoissonLog:
+      case GlmFamily::NegBinomial2Log: p.y[i] = std::floor(std::exp(eta) + rng.uniform()); break;
+      case GlmFamily::GammaLog: p.y[i] = std::exp(eta) * (0.5 + rng.uniform()); break;
     }
   }
   for (int j = 0; j < k; ++j) {
@@ -70,7 +72,8 @@ GlmData variant_data(const SgProblem& p, int variant) {
 }
 
 const GlmFamily kSgFamilies[] = {GlmFamily::GaussianIdentity, GlmFamily::BinomialLogit,
-                                 GlmFamily::BinomialProbit, GlmFamily::PoissonLog};
+                                 GlmFamily::BinomialProbit,   GlmFamily::PoissonLog,
+                                 GlmFamily::NegBinomial2Log,  GlmFamily::GammaLog};
 
 double max_rel_diff(const Vec& a, const Vec& b) {
   return (a - b).lpNorm<Eigen::Infinity>() / std::max(1.0, b.lpNorm<Eigen::Infinity>());
