@@ -75,12 +75,14 @@ resolve_family <- function(family) {
   family
 }
 
-# A family without an auxiliary parameter, with the defaults the others override.
+# A family without an auxiliary parameter, with the defaults the others override. `trials`:
+# the response counts successes out of trials (binomial), which a two-column response, the
+# predictive draws and the log likelihood use.
 # `response(y, prior_weights, bad_y)` returns list(y, weights, trials, matrix): the response
 # on the core's scale and the likelihood's weights; the functions of draws take S x N
 # matrices (eta, mu) and the auxiliary draws (one per row) or NULL.
 base_entry <- function(...) {
-  entry <- list(aux = NULL, standardise = FALSE, min_rows = 1L, separation = TRUE,
+  entry <- list(aux = NULL, standardise = FALSE, min_rows = 1L, separation = TRUE, trials = FALSE,
                 response = function(y, w, bad_y) plain_response(y, w, bad_y),
                 uninformative = function(y) all(y == 0),
                 observed = function(y, trials) y,
@@ -109,6 +111,7 @@ gaussian_entry <- function() {
 
 binomial_entry <- function(link) {
   base_entry(
+    trials = TRUE,
     response = function(y, w, bad_y) binomial_response(y, w, bad_y),
     uninformative = function(y) all(y == 0) || all(y == 1),
     observed = function(y, trials) round(y * (trials %||% 1)),

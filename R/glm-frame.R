@@ -144,7 +144,7 @@ check_weight_support <- function(w, n, family) {
 glm_response <- function(y, family, prior_weights, name) {
   bad_y <- function(problem, fix = NULL) stop_arg("data", sprintf("response `%s` %s", name, problem), fix)
   if (is.matrix(y) && ncol(y) == 1L) y <- y[, 1L]
-  if (is.matrix(y) && family$family != "binomial") {
+  if (is.matrix(y) && !family$entry$trials) {
     bad_y(sprintf("has %d columns, but the %s family takes one response per observation",
                   ncol(y), family$family),
           "Only binomial() takes a two-column response, cbind(successes, failures); fit one model per column.")

@@ -197,7 +197,7 @@ posterior_predict.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, tr
   S <- nrow(mu)
   N <- ncol(mu)
   size <- NULL
-  if (family$family == "binomial") {
+  if (family$entry$trials) {
     size <- trials %||% (if (is.null(newdata)) design$trials) %||% 1
     if (!is.numeric(size) || any(!is.finite(size)) || any(size < 0) || any(size != round(size)) ||
         !length(size) %in% c(1L, N)) {
@@ -241,7 +241,7 @@ log_lik.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, ...) {
   N <- ncol(eta)
   y <- matrix(design$y, nrow(eta), N, byrow = TRUE)
   # Frequency weights multiply; a binomial's trials are in its likelihood, not its weights.
-  freq <- if (family$family != "binomial") design$weights %||% rep(1, N) else
+  freq <- if (!family$entry$trials) design$weights %||% rep(1, N) else
     if (design$matrix) design$prior_weights %||% rep(1, N) else rep(1, N)
   ll <- family$entry$log_lik(y, eta, parts$aux, design$trials, family$link)
   ll <- sweep(ll, 2L, freq, `*`)

@@ -188,7 +188,7 @@ loo_R2.vhmc_fit <- function(object, summary = FALSE, probs = c(0.025, 0.975), se
 # numbers of trials can be read.
 has_response <- function(object, newdata) {
   if (is.null(newdata) || !inherits(object, "vhmc_glm") ||
-      !identical(object$model$family$family, "binomial")) return(FALSE)
+      !isTRUE(object$model$family$entry$trials)) return(FALSE)
   all(all.vars(object$model$terms[[2L]]) %in% names(newdata))
 }
 
