@@ -15,10 +15,9 @@
 #' bayesplot package) work after `library(vhmc)`: they are those packages' own generics,
 #' re-exported, when the packages are installed (both are suggested, not required, by vhmc),
 #' and otherwise stop with the command that installs them. Their methods for vhmc fits are
-#' described in [loo.vhmc_fit()] and [pp_check.vhmc_fit()].
+#' described in [loo.vhmc_fit()] and [pp_check.vhmc_fit()]; the generics' own arguments in
+#' `loo::loo()`, `loo::waic()`, `loo::loo_compare()` and `bayesplot::pp_check()`.
 #'
-#' @param ... Arguments of the generic: see [loo::loo()], [loo::waic()],
-#'   [loo::loo_compare()] and [bayesplot::pp_check()].
 #' @name vhmc-reexports
 #' @aliases loo waic loo_compare pp_check
 #' @rawNamespace export(loo, waic, loo_compare, pp_check)
