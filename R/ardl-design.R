@@ -176,23 +176,43 @@ ardl_regressors <- function(mf, labels) {
 }
 
 # Lags count rows, so the rows must be equally spaced in time: constant numeric steps, or for
-# dates a constant number of days or of calendar months (monthly, quarterly, yearly data).
+# dates a constant number of days (or seconds) or of calendar months (monthly, quarterly,
+# yearly data). A gap is reported in the unit of the data's own spacing: months only when
+# every step crosses a month (monthly and coarser data); days, or seconds scaled to a
+# readable unit, otherwise (daily, weekly, hourly data).
 check_time_spacing <- function(tv, name) {
   if (length(tv) < 3L) return(invisible())
   step <- diff(as.numeric(tv))
   if (all(abs(step - step[1L]) <= 1e-8 * abs(step[1L]))) return(invisible())
+  unit <- if (inherits(tv, "Date")) "days" else if (inherits(tv, "POSIXt")) "secs" else ""
   if (inherits(tv, c("Date", "POSIXt"))) {
     lt <- as.POSIXlt(tv)
     months <- diff(lt$year * 12 + lt$mon)
     if (all(months == months[1L]) && months[1L] > 0 && length(unique(lt$mday)) == 1L) return(invisible())
-    step <- months
+    if (all(months > 0)) {
+      step <- months
+      unit <- "months"
+    }
   }
   gap <- which.max(abs(step - stats::median(step)))
   stop_arg("time", sprintf(paste("column \"%s\" is not equally spaced: the step from %s to %s is %s,",
                                  "where the typical step is %s; lags need equally spaced observations"),
-                           name, format(tv[gap]), format(tv[gap + 1L]), format(step[gap]),
-                           format(stats::median(step))),
+                           name, format(tv[gap]), format(tv[gap + 1L]), format_step(step[gap], unit),
+                           format_step(stats::median(step), unit)),
            "Fill the missing periods (e.g. by imputation) or fit a complete stretch of rows.")
+}
+
+# A step of time in its unit ("3 days", "1 month"); seconds of date-times in the largest unit
+# that keeps the typical steps readable ("2 hours", "15 mins").
+format_step <- function(x, unit) {
+  if (identical(unit, "")) return(format(x))
+  if (identical(unit, "secs")) {
+    per <- c(weeks = 604800, days = 86400, hours = 3600, mins = 60, secs = 1)
+    unit <- names(per)[which(abs(x) >= per | names(per) == "secs")[1]]
+    x <- x / per[[unit]]
+  }
+  if (abs(x) == 1) unit <- sub("s$", "", unit)
+  paste(format(signif(x, 6)), unit)
 }
 
 check_series <- function(v, name, what) {

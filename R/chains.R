@@ -13,10 +13,14 @@ future_plan_active <- function() {
   !inherits(future::plan(), "sequential")
 }
 
-run_chains <- function(chain_fun, chains, cores) {
+# globals: NULL, or a function returning the user's objects and packages that chain_fun
+# needs in another process (R/globals.R), computed only when a chain runs in one.
+run_chains <- function(chain_fun, chains, cores, globals = NULL) {
   ids <- seq_len(chains)
+  chain_fun <- chain_catching_interrupt(chain_fun)
+  remote <- function() if (is.null(globals)) chain_fun else with_user_globals(globals(), chain_fun)
   if (future_plan_active()) {
-    return(future.apply::future_lapply(ids, chain_fun, future.seed = NULL,
+    return(future.apply::future_lapply(ids, remote(), future.seed = NULL,
                                        future.packages = "vhmc"))
   }
   workers <- min(cores, chains)
@@ -30,7 +34,7 @@ run_chains <- function(chain_fun, chains, cores) {
   cl <- parallel::makePSOCKcluster(workers)
   on.exit(parallel::stopCluster(cl), add = TRUE)
   parallel::clusterEvalQ(cl, library(vhmc))
-  tryCatch(parallel::parLapply(cl, ids, chain_fun), error = function(e) {
+  tryCatch(parallel::parLapply(cl, ids, remote()), error = function(e) {
     stop(sprintf(paste("a chain's worker process failed (%s); it may have been killed or have",
                        "crashed. Run with cores = 1 to see the error in this session."),
                  conditionMessage(e)), call. = FALSE)
@@ -56,8 +60,10 @@ run_chains_forked <- function(chain_fun, ids, workers) {
                                              mc.preschedule = FALSE, mc.set.seed = FALSE))
   failed <- vapply(res, inherits, logical(1), what = "try-error")
   if (any(failed)) {
-    stop(sprintf("chain %d failed in its worker process: %s", which(failed)[1],
-                 conditionMessage(attr(res[[which(failed)[1]]], "condition"))), call. = FALSE)
+    # parallel's own failures ("fatal error in wrapper code") come without a condition
+    err <- res[[which(failed)[1]]]
+    why <- if (is.null(attr(err, "condition"))) trimws(as.character(err)) else conditionMessage(attr(err, "condition"))
+    stop(sprintf("chain %d failed in its worker process: %s", which(failed)[1], why), call. = FALSE)
   }
   dead <- which(vapply(res, is.null, logical(1)))
   if (length(dead)) {
@@ -71,14 +77,30 @@ run_chains_forked <- function(chain_fun, ids, workers) {
   res
 }
 
+# Ctrl-C gives one condition whatever it interrupts: a "vhmc_interrupted" error. The core
+# polls for it between iterations and returns the chain marked interrupted; an interrupt
+# inside R code (the user's functions, the mode search, a forked or socket worker's chain)
+# is R's "interrupt" condition, turned into the same result or error here.
+interrupted_error <- function() {
+  structure(class = c("vhmc_interrupted", "error", "condition"),
+            list(message = "sampling was interrupted by the user; no fit was returned.", call = NULL))
+}
+
+catch_interrupt <- function(expr) tryCatch(expr, interrupt = function(e) stop(interrupted_error()))
+
+# A chain function whose interrupt in R code returns the chain marked interrupted, as the
+# core's own poll does (a forked worker would otherwise die with "fatal error in wrapper code").
+chain_catching_interrupt <- function(chain_fun) {
+  force(chain_fun)
+  function(chain) {
+    tryCatch(chain_fun(chain), interrupt = function(e) list(interrupted = TRUE, error = ""))
+  }
+}
+
 # Stop with the first chain-level failure, or with a clean interrupt message.
 stop_on_chain_failure <- function(results) {
   interrupted <- vapply(results, function(r) isTRUE(r$interrupted), logical(1))
-  if (any(interrupted)) {
-    cond <- structure(class = c("vhmc_interrupted", "error", "condition"),
-      list(message = "sampling was interrupted by the user; no fit was returned.", call = NULL))
-    stop(cond)
-  }
+  if (any(interrupted)) stop(interrupted_error())
   errs <- vapply(results, function(r) r$error %||% "", character(1))
   if (any(nzchar(errs))) {
     i <- which(nzchar(errs))[1]

@@ -30,7 +30,9 @@ check_number <- function(x, arg, lower = -Inf, upper = Inf, open = c(FALSE, FALS
   below <- if (open[1]) x <= lower else x < lower
   above <- if (open[2]) x >= upper else x > upper
   if (below || above) {
-    range <- sprintf("%s%s, %s%s", if (open[1]) "(" else "[", lower, upper, if (open[2]) ")" else "]")
+    # an infinite bound is never included: the number must be finite
+    range <- sprintf("%s%s, %s%s", if (open[1] || is.infinite(lower)) "(" else "[", lower, upper,
+                     if (open[2] || is.infinite(upper)) ")" else "]")
     stop_arg(arg, sprintf("must lie in %s, not %s", range, format(x)))
   }
   as.numeric(x)

@@ -176,20 +176,58 @@ summarise_quietly <- function(...) {
   })
 }
 
-# Why R-hat or ESS are NA for some variables, and the fix.
-na_diagnostics_message <- function(fit, vars) {
-  n <- fit_niterations(fit)
-  why <- if (n < 4L) {
+# Why R-hat or ESS are NA for some variables, and the fix: one sentence per reason, naming
+# only the statistics that are NA (a variable whose R-hat was computed, and flagged as high,
+# is not also said to have none).
+na_diagnostics_message <- function(fit, conv) {
+  arr <- unclass(posterior::as_draws_array(fit_draws(fit)))
+  reason <- vapply(conv$variable, function(v) na_reason(arr[, , v, drop = FALSE]), character(1))
+  stats <- vapply(seq_len(nrow(conv)), function(i) na_statistics(conv[i, ]), character(1))
+  groups <- unique(data.frame(reason, stats))
+  paste(vapply(seq_len(nrow(groups)), function(g) {
+    vars <- conv$variable[reason == groups$reason[g] & stats == groups$stats[g]]
+    why <- na_reasons[[groups$reason[g]]](fit_niterations(fit))
+    paste0(groups$stats[g], " could not be computed for ", length(vars), " variable(s): ",
+           format_names(vars), ", because ", why[1], ". The draws cannot be trusted. To fix: ",
+           why[2], ".")
+  }, character(1)), collapse = " ")
+}
+
+# "R-hat and ESS", "tail ESS", ...: the statistics of one row of convergence_table() that are NA.
+na_statistics <- function(row) {
+  na <- c(rhat = is.na(row$rhat), bulk = is.na(row$ess_bulk), tail = is.na(row$ess_tail))
+  ess <- if (na[["bulk"]] && na[["tail"]]) "ESS" else if (na[["bulk"]]) "bulk ESS" else if (na[["tail"]]) "tail ESS"
+  paste(c(if (na[["rhat"]]) "R-hat", ess), collapse = " and ")
+}
+
+# Why posterior gives NA for a variable's draws (iterations x chains).
+na_reason <- function(x) {
+  x <- matrix(x, nrow = dim(x)[1])
+  if (nrow(x) < 4L) return("few")
+  if (length(unique(as.vector(x))) == 1L) return("constant")
+  if (all(apply(x, 2L, function(ch) length(unique(ch)) == 1L))) return("stuck")
+  "discrete"
+}
+
+na_reasons <- list(
+  few = function(n) {
     c(sprintf("there %s only %d draw%s per chain", if (n == 1L) "is" else "are", n, if (n == 1L) "" else "s"),
       "run more post-warmup iterations (iter - warmup, at least a few hundred)")
-  } else {
+  },
+  constant = function(n) {
     c("their draws do not change: the chains did not move (every proposal rejected, or a step size far too small)",
       "leave `step_size` to the warmup adaptation, check the model at the initial values, and run a longer warmup")
+  },
+  stuck = function(n) {
+    c("each chain stayed at one value (its own): the chains did not move (every proposal rejected, or a step size far too small)",
+      "leave `step_size` to the warmup adaptation, check the model at the initial values, and run a longer warmup")
+  },
+  discrete = function(n) {
+    c(paste("their draws take so few distinct values that a tail quantile (5% or 95%) cannot be",
+            "told from the rest: the chains seldom moved, or the quantity has few possible values"),
+      "look at the trace plots; if the chains seldom moved, run a longer warmup or reparameterise the model")
   }
-  paste0("R-hat and ESS could not be computed for ", length(vars), " variable(s): ",
-         format_names(vars), ", because ", why[1], ". The draws cannot be trusted. To fix: ",
-         why[2], ".")
-}
+)
 
 # "a, b, c and 4 more" style listing.
 format_names <- function(x, max = 8L) {
@@ -291,7 +329,7 @@ ebfmi_finding <- function(tab, threshold) {
 na_finding <- function(fit, conv) {
   na <- is.na(conv$rhat) | is.na(conv$ess_bulk) | is.na(conv$ess_tail)
   if (!any(na)) return(list(value = character()))
-  list(value = conv$variable[na], message = na_diagnostics_message(fit, conv$variable[na]))
+  list(value = conv$variable[na], message = na_diagnostics_message(fit, conv[na, , drop = FALSE]))
 }
 
 rhat_finding <- function(conv, threshold) {

@@ -181,11 +181,18 @@ pde_observation_grid <- function() {
 
 check_pde_observations <- function(observations) {
   if (is.null(observations)) return(NULL)
-  if (!is.numeric(observations) || length(observations) != 121L ||
-      !all(is.finite(observations))) {
+  if (!is.numeric(observations) || length(observations) != 121L) {
     stop_arg("observations", sprintf("must be NULL or 121 finite numbers, not %s",
                                      describe(observations)),
              "Give u(x_j) + noise at the 11 x 11 grid {0, 0.1, ..., 1}^2, x1 running fastest.")
+  }
+  bad <- which(!is.finite(observations))
+  if (length(bad)) {
+    stop_arg("observations", sprintf("must be 121 finite numbers, but %d %s not finite (%s at position%s %s)",
+                                     length(bad), if (length(bad) == 1L) "is" else "are",
+                                     paste(unique(as.character(observations[bad])), collapse = ", "),
+                                     if (length(bad) == 1L) "" else "s", format_names(bad, max = 6L)),
+             "The model needs a finite observation at every one of the 121 grid points.")
   }
   as.numeric(observations)
 }

@@ -16,23 +16,26 @@
 #   metric_tensor              whether the model has a metric tensor for rmhmc() (a GLM's Fisher
 #                              information in the core, or the user's function)
 #   after_chains(results)      optional, after every chain succeeded
+#   globals()                  optional: the user's objects and packages that run() needs in
+#                              another R process (R/globals.R)
 
 fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, call, model) {
   check_target(sampler, target)
   args$warmup_auto <- isTRUE(args$warmup_auto) && auto_warmup(sampler)
   config <- sampler_config(sampler, args, target)
-  start <- start_chains(sampler, target, inits, user_init, seed)
-  prep <- prepare_fit(sampler, target, start$inits, user_init)
+  start <- catch_interrupt(start_chains(sampler, target, inits, user_init, seed, progress))
+  prep <- catch_interrupt(prepare_fit(sampler, target, start$inits, user_init))
   refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
+  refresh_seconds <- progress_seconds()
   chain_fun <- function(chain) {
     run <- list(iter = args$iter, warmup = args$warmup, thin = args$thin, seed = seed, chain = chain,
-                refresh = refresh, warmup_auto = args$warmup_auto)
+                refresh = refresh, refresh_seconds = refresh_seconds, warmup_auto = args$warmup_auto)
     extras <- prep$extras
     extras$inv_metric <- start$inv_metric[[chain]]
     extras$laplace <- extras$laplace %||% start$laplace[[chain]]
     target$run(config, extras, prep$inits$internal[[chain]], run)
   }
-  results <- run_chains(chain_fun, args$chains, args$cores)
+  results <- catch_interrupt(run_chains(chain_fun, args$chains, args$cores, target$globals))
   stop_on_chain_failure(results)
   if (!is.null(target$after_chains)) target$after_chains(results)
   parts <- collect_chains(results, target, start$info)

@@ -8,15 +8,17 @@ resolve_inits <- function(init, parameters, chains, seed, log_density) {
     stop_arg("init", sprintf("must be NULL, \"random\" or initial values, not %s", describe(init)))
   }
   if (is.null(init) || identical(init, "random")) {
-    par_names <- parameter_names(parameters)
+    given <- if (is.null(init)) "NULL" else "\"random\""
+    par_names <- parameter_names(parameters, given)
     return(with_local_seed(seed, lapply(seq_len(chains), function(chain) {
       for (attempt in seq_len(100)) {
         th <- stats::setNames(stats::runif(length(par_names), -2, 2), par_names)
         lp <- tryCatch(log_density(th), error = function(e) NA_real_)
         if (is.numeric(lp) && length(lp) == 1L && is.finite(lp)) return(th)
       }
-      stop_arg("init", sprintf(paste("is NULL, but 100 random starting points drawn uniformly",
-                                     "in (-2, 2) all gave a non-finite log density (chain %d)"), chain),
+      stop_arg("init", sprintf(paste("is %s, but 100 random starting points drawn uniformly",
+                                     "in (-2, 2) all gave a non-finite log density (chain %d)"),
+                               given, chain),
                "Supply `init` values where `log_density` is finite.")
     })))
   }
@@ -63,9 +65,11 @@ normalize_init <- function(x, chain, par_names, first_names) {
   stats::setNames(as.numeric(x), par_names)
 }
 
-parameter_names <- function(parameters) {
+# The names of the parameters; `given` is the `init` that needs them ("NULL" or "\"random\"").
+parameter_names <- function(parameters, given = "NULL") {
   if (is.null(parameters)) {
-    stop_arg("init", "is NULL and `parameters` is not given, so the number of parameters is unknown",
+    stop_arg("init", sprintf("is %s and `parameters` is not given, so the number of parameters is unknown",
+                             given),
              "Give `init` values or `parameters` (their names or number).")
   }
   if (is.character(parameters) && length(parameters) > 0 && !anyNA(parameters)) {

@@ -61,7 +61,7 @@ loo_psis <- function(x, what) {
 #' }
 #' }
 #' @name loo.vhmc_fit
-#' @exportS3Method loo::loo
+#' @exportS3Method loo::loo vhmc_fit
 loo.vhmc_fit <- function(x, ..., cores = getOption("mc.cores", 1)) {
   check_predictive(x, "loo", "x")
   li <- loo_inputs(x, cores)
@@ -69,14 +69,14 @@ loo.vhmc_fit <- function(x, ..., cores = getOption("mc.cores", 1)) {
 }
 
 #' @rdname loo.vhmc_fit
-#' @exportS3Method loo::waic
+#' @exportS3Method loo::waic vhmc_fit
 waic.vhmc_fit <- function(x, ...) {
   check_predictive(x, "waic", "x")
   loo::waic(log_lik(x), ...)
 }
 
 #' @rdname loo.vhmc_fit
-#' @exportS3Method loo::loo_compare
+#' @exportS3Method loo::loo_compare vhmc_fit
 loo_compare.vhmc_fit <- function(x, ..., criterion = c("loo", "waic"), model_names = NULL) {
   criterion <- match.arg(criterion)
   fits <- c(list(x), list(...))

@@ -39,7 +39,7 @@
 #'   print(bayesplot::pp_check(ar, plotfun = "intervals", seed = 1))
 #' }
 #' }
-#' @exportS3Method bayesplot::pp_check
+#' @exportS3Method bayesplot::pp_check vhmc_fit
 pp_check.vhmc_fit <- function(object, plotfun = "dens_overlay", ndraws = NULL, seed = NULL, ...) {
   y <- observed_response(object, "pp_check")
   fun_name <- ppc_function_name(plotfun)

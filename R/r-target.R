@@ -34,18 +34,24 @@ check_target_at <- function(log_density, gradient, theta) {
 # string), which the core (src/glue_sample.cpp) turns into an error that stops the chain.
 r_potential <- function(log_density, gradient, par_names) {
   n_errors <- 0
-  first_error <- NULL
+  first_error <- NULL  # the first R error's message, and the function that raised it
+  first_error_from <- NULL
+  env <- environment()
   d <- length(par_names)
   ld <- checked_call(log_density, "log_density", 1L, par_names)
   grad_fun <- if (is.null(gradient)) function(theta) fd_gradient(ld, theta) else
     checked_call(gradient, "gradient", d, par_names)
   function(theta, need_grad) {
     names(theta) <- par_names
+    from <- "log_density"  # finite differences call log_density
     out <- tryCatch({
       lp <- ld(theta)
-      if (need_grad) c(-lp, -grad_fun(theta)) else -lp
+      if (!need_grad) -lp else {
+        if (!is.null(gradient)) from <- "gradient"
+        c(-lp, -grad_fun(theta))
+      }
     }, vhmc_malformed = function(e) conditionMessage(e), error = function(e) {
-      if (is.null(first_error)) first_error <<- conditionMessage(e)
+      record_target_error(env, from, e)
       NaN
     })
     if (is.character(out)) return(out)
@@ -57,32 +63,44 @@ r_potential <- function(log_density, gradient, par_names) {
   }
 }
 
+# Keeps the first R error of the user's functions, and which function raised it, in `env`
+# (the environment of r_potential()'s closure).
+record_target_error <- function(env, from, e) {
+  if (!is.null(env$first_error)) return(invisible())
+  env$first_error <- conditionMessage(e)
+  env$first_error_from <- from
+  invisible()
+}
+
 # The chain's count of non-finite evaluations and, when the user's function raised R errors,
 # the first message: appended to the chain's own error so that it is never hidden.
 target_error_report <- function(res, env) {
   res$target_errors <- env$n_errors
   res$first_target_error <- env$first_error
+  res$first_target_error_from <- env$first_error_from
   if (nzchar(res$error) && !is.null(env$first_error)) {
-    res$error <- sprintf("%s (`log_density` or `gradient` raised an R error during sampling; the first: %s)",
-                         res$error, env$first_error)
+    res$error <- sprintf("%s (`%s` raised an R error during sampling; the first: %s)",
+                         res$error, env$first_error_from, env$first_error)
   }
   res
 }
 
 # R errors inside the user's functions are points of zero density, but say so.
 warn_target_errors <- function(results) {
-  first <- unlist(lapply(results, `[[`, "first_target_error"))
-  if (!length(first)) return(invisible())
-  warning(sprintf(paste("`log_density` or `gradient` raised an R error during sampling (the first:",
-                        "%s); those points were treated as having zero density. If that was not",
-                        "intended, fix the function."), first[1]), call. = FALSE)
+  first <- Find(function(r) !is.null(r$first_target_error), results)
+  if (is.null(first)) return(invisible())
+  warning(sprintf(paste("`%s` raised an R error during sampling (the first: %s); those points were",
+                        "treated as having zero density. If that was not intended, fix the function."),
+                  first$first_target_error_from, first$first_target_error), call. = FALSE)
 }
 
-# f(theta), checked to be numeric of length `len` (NA/NaN/Inf allowed); anything else
-# signals a "vhmc_malformed" condition naming the function, what it returned and where.
+# f(theta), checked to be numeric of length `len` (NA/NaN/Inf allowed, and a logical NA, the
+# NA that R code returns most often: zero density as documented); anything else signals a
+# "vhmc_malformed" condition naming the function, what it returned and where.
 checked_call <- function(f, what, len, par_names) {
   function(theta) {
     v <- f(theta)
+    if (is.logical(v) && length(v) == len && all(is.na(v))) return(rep(NA_real_, len))
     if (!is.numeric(v) || length(v) != len) {
       at <- paste(sprintf("%s = %s", par_names, format(signif(theta, 4), trim = TRUE)), collapse = ", ")
       msg <- sprintf(paste("`%s` returned %s at (%s) during sampling, where it must return %s.",
@@ -132,7 +150,8 @@ r_target <- function(log_density, gradient, par_names, metric_tensor = NULL) {
     mode = NULL,
     user_values = function(theta) stats::setNames(as.numeric(theta), par_names),
     to_user = NULL, minibatch = FALSE, n_obs = NA_integer_, metric_tensor = !is.null(metric_tensor),
-    after_chains = warn_target_errors
+    after_chains = warn_target_errors,
+    globals = function() user_globals(list(log_density, gradient, metric_tensor))
   )
 }
 
@@ -177,7 +196,7 @@ r_metric <- function(metric_tensor, par_names, env) {
     names(theta) <- par_names
     failed <- FALSE
     m <- tryCatch(metric_tensor(theta), error = function(e) {
-      if (is.null(env$first_error)) env$first_error <- conditionMessage(e)
+      record_target_error(env, "metric_tensor", e)
       failed <<- TRUE
     })
     if (failed) {

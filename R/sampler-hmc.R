@@ -44,6 +44,13 @@ sampler_label.vhmc_hmc <- function(sampler) metric_label("static HMC", sampler)
 
 auto_warmup.vhmc_hmc <- function(sampler) sampler$adaptation == "fisher"
 
+# adapt_delta only acts through the adapted step size: with step_size fixed the fix is a
+# smaller fixed step (or none, to let the warmup adapt it).
 divergence_fix.vhmc_hmc <- function(sampler) {
-  "increase adapt_delta, e.g. hmc(adapt_delta = 0.95), or reparameterise the model (e.g. a non-centred parameterisation)"
+  reparam <- "or reparameterise the model (e.g. a non-centred parameterisation)"
+  if (!is.null(sampler$step_size)) {
+    return(sprintf("lower the fixed step size, e.g. hmc(step_size = %s), or let the warmup adapt it (step_size = NULL), %s",
+                   format(signif(sampler$step_size / 2, 3)), reparam))
+  }
+  paste("increase adapt_delta, e.g. hmc(adapt_delta = 0.95),", reparam)
 }

@@ -162,7 +162,7 @@ surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "
              "Use activation \"softplus\", \"sigmoid\" or \"tanh\", and adaptive = FALSE.")
   }
   new_sampler("surrogate_hmc",
-    hidden = if (is.null(hidden)) NULL else check_count(hidden, "hidden", 1),
+    hidden = if (is.null(hidden)) NULL else check_hidden(hidden),
     activation = activation,
     train_on = match_choice(train_on, "train_on", c("gradient", "value")),
     explore = if (is.null(explore)) NULL else check_count(explore, "explore", 20),
@@ -179,6 +179,20 @@ surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "
     riemann = riemann,
     riemann_metric = match_choice(riemann_metric, "riemann_metric", c("dense", "diagonal"))
   )
+}
+
+# The ridge training keeps several hidden x hidden matrices and factors one (hidden^3
+# operations): 10,000 bases already need about 4 GB; more fail in the core with an
+# allocation error.
+check_hidden <- function(hidden) {
+  hidden <- check_count(hidden, "hidden", 1)
+  if (hidden > 10000L) {
+    gb <- format(signif(8 * as.numeric(hidden)^2 / 1e9, 3), big.mark = ",", scientific = FALSE)
+    stop_arg("hidden", sprintf("(%d) is too large: training the surrogate stores several hidden x hidden matrices (%s GB each)",
+                               hidden, gb),
+             "Use at most 10000 bases, or hidden = NULL to choose the number by held-out error (at most 2000).")
+  }
+  hidden
 }
 
 # With explore = NULL the exploration ends as soon as the training set suffices (the core's

@@ -26,14 +26,14 @@ start_how <- function(sampler, init) {
 # The chains' initial values (list(internal, user)), initial inverse metrics and Laplace
 # approximations (list(mode, hessian)); one per chain, or NULL), and what finding them cost
 # (fit$start).
-start_chains <- function(sampler, target, inits, init, seed) {
+start_chains <- function(sampler, target, inits, init, seed, progress = FALSE) {
   how <- start_how(sampler, init)
   chains <- length(inits$internal)
   plain <- list(inits = inits, inv_metric = NULL, laplace = NULL,
                 info = start_info(how, NULL, numeric(chains), numeric(chains), 0))
   if (how != "mode") return(plain)
-  seconds <- system.time(res <- tryCatch(mode_start(target, inits, seed),
-                                         vhmc_no_mode = function(e) e))[["elapsed"]]
+  seconds <- elapsed_seconds(res <- tryCatch(mode_start(target, inits, seed, progress),
+                                             vhmc_no_mode = function(e) e))
   if (inherits(res, "vhmc_no_mode")) {
     message("Starting the chains from random initial values: ", conditionMessage(res),
             " (init = \"random\" skips the mode search).")
@@ -54,7 +54,7 @@ start_info <- function(how, reason, evaluations, hessians, seconds) {
 
 # The Laplace approximation of each chain and its overdispersed start; signals a
 # "vhmc_no_mode" condition (with the evaluations spent) when there is no usable one.
-mode_start <- function(target, inits, seed) {
+mode_start <- function(target, inits, seed, progress = FALSE) {
   chains <- length(inits$internal)
   shared <- !is.null(target$mode)
   evals <- numeric(chains)
@@ -65,7 +65,7 @@ mode_start <- function(target, inits, seed) {
       anchors[[c]] <- anchors[[1]]
       next
     }
-    anchors[[c]] <- start_anchor(target, inits$internal[[c]], c, evals, hess)
+    anchors[[c]] <- start_anchor(target, inits$internal[[c]], c, evals, hess, progress)
     evals[c] <- anchors[[c]]$evaluations
     hess[c] <- anchors[[c]]$hessians
   }
@@ -83,22 +83,31 @@ mode_start <- function(target, inits, seed) {
 # condition with the reason and the evaluations spent so far (the Newton search's own
 # are known only when it returns). evaluations: potential and gradient evaluations;
 # hessians: analytic Hessians.
-start_anchor <- function(target, init, chain, evals, hess) {
+start_anchor <- function(target, init, chain, evals, hess, progress = FALSE) {
+  label <- if (is.null(target$mode)) sprintf("Chain %d: mode search", chain) else "Mode search"
+  progress_line(progress, "%s (%s)", label, if (is.null(target$mode))
+    "L-BFGS, then the Hessian by central differences" else "Newton's method, shared by all chains")
   n <- 0
+  tick <- evaluation_ticker(progress, label)
   counted <- function(theta) {
     n <<- n + 1
+    tick(n)
     target$value_grad(theta)
   }
-  la <- tryCatch(
+  seconds <- elapsed_seconds(la <- tryCatch(
     withCallingHandlers(laplace_anchor(counted, init, target$mode, who = "mode search"),
                         warning = function(w) stop(conditionMessage(w), call. = FALSE)),
-    error = function(e) e)
+    error = function(e) e))
   evals[chain] <- n
-  if (inherits(la, "error")) no_mode(sub("^mode search: ", "", conditionMessage(la)), evals, hess)
-  cov <- tryCatch(chol2inv(chol(la$hessian)), error = function(e) NULL)
-  if (is.null(cov) || !all(is.finite(cov))) no_mode("the Hessian at the mode cannot be inverted.", evals, hess)
+  cov <- if (!inherits(la, "error")) tryCatch(chol2inv(chol(la$hessian)), error = function(e) NULL)
+  if (is.null(cov) || !all(is.finite(cov))) {
+    progress_line(progress, "%s: failed (%.1f s)", label, seconds)
+    no_mode(if (inherits(la, "error")) sub("^mode search: ", "", conditionMessage(la)) else
+      "the Hessian at the mode cannot be inverted.", evals, hess)
+  }
   la$cov <- (cov + t(cov)) / 2
   la$evaluations <- la$evaluations - la$hessians + n
+  progress_line(progress, "%s: done after %d evaluations (%.1f s)", label, as.integer(la$evaluations), seconds)
   la
 }
 

@@ -24,3 +24,10 @@ with_local_seed <- function(seed, expr) {
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
+# Seconds that expr took to evaluate, after evaluating it in the caller's frame. Unlike
+# system.time() it prints nothing ("Timing stopped at: ...") when expr is interrupted.
+elapsed_seconds <- function(expr) {
+  t0 <- proc.time()[["elapsed"]]
+  force(expr)
+  proc.time()[["elapsed"]] - t0
+}

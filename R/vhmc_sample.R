@@ -50,8 +50,14 @@
 #'   future plan. `NULL` draws a seed from R's random number generator.
 #' @param cores Number of chains run in parallel (forked processes on Unix, a PSOCK cluster
 #'   elsewhere). When a `future` plan other than sequential is set, chains go through
-#'   `future.apply` instead and `cores` is ignored.
-#' @param progress Print progress messages (per chain, every 10% of iterations).
+#'   `future.apply` instead and `cores` is ignored. On a PSOCK cluster or a future plan the
+#'   functions run in other R sessions: the objects they use from the global environment
+#'   (found as `future` finds globals) are copied there for the run, and the packages whose
+#'   functions they use unqualified are attached there.
+#' @param progress Print progress: when the mode search starts and ends (and every 5
+#'   seconds while it runs), then per chain after its first iteration, every 10% of its
+#'   iterations and at least every 5 seconds. (Chains on a socket cluster or a future plan
+#'   print in their own processes.)
 #' @param metric_tensor For [rmhmc()] only: a function of the named parameter vector
 #'   returning the position-dependent metric of Riemannian-manifold HMC as
 #'   `list(G = , dG = )`, `G` a symmetric positive definite d x d matrix (for example the

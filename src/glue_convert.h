@@ -35,6 +35,7 @@ inline vhmc::ChainConfig chain_config(const Rcpp::List& run) {
   cfg.seed = static_cast<std::uint64_t>(Rcpp::as<double>(run["seed"]));
   cfg.chain = Rcpp::as<int>(run["chain"]);
   cfg.refresh = Rcpp::as<int>(run["refresh"]);
+  cfg.refresh_seconds = Rcpp::as<double>(run["refresh_seconds"]);
   cfg.warmup_auto = Rcpp::as<bool>(run["warmup_auto"]);
   return cfg;
 }

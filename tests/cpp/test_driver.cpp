@@ -5,6 +5,7 @@
 // exceptions, failures at the start) and the progress labels of the phases.
 #include <catch2/catch.hpp>
 
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,7 +26,7 @@ namespace {
 struct ScriptedChain {
   int transitions = 0;
   int fail_at = 0;
-  bool fail_start = false, plain_error = false;
+  bool fail_start = false, plain_error = false, out_of_memory = false;
   std::string message;
   Vec x = Vec::Zero(1);
   std::vector<std::string>* events = nullptr;
@@ -40,6 +41,7 @@ struct ScriptedChain {
   TransitionInfo transition(Rng&) {
     ++transitions;
     if (transitions == fail_at) {
+      if (out_of_memory) throw std::bad_alloc();
       if (plain_error) throw std::runtime_error(message);
       throw vhmc::IterationError(message);
     }
@@ -178,11 +180,36 @@ TEST_CASE("run_chain drives the phases in order and saves every thin-th sampling
   CHECK(vt::report_value<std::string>(out.report, "c") == "c");
   CHECK_THROWS_AS(out.report.at("nothing"), std::out_of_range);
 
-  // Progress every 4 iterations and at the end, labelled by the phase running.
-  REQUIRE(lines.size() == 3);
-  CHECK(lines[0] == "Chain 1: iteration  4 / 12 [ 33%] (warmup: c)\n");
-  CHECK(lines[1] == "Chain 1: iteration  8 / 12 [ 66%] (sampling)\n");
-  CHECK(lines[2] == "Chain 1: iteration 12 / 12 [100%] (sampling)\n");
+  // Progress after the first iteration (the chain has started), every 4 iterations and at
+  // the end, labelled by the phase running.
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[0] == "Chain 1: iteration  1 / 12 [  8%] (warmup)\n");
+  CHECK(lines[1] == "Chain 1: iteration  4 / 12 [ 33%] (warmup: c)\n");
+  CHECK(lines[2] == "Chain 1: iteration  8 / 12 [ 66%] (sampling)\n");
+  CHECK(lines[3] == "Chain 1: iteration 12 / 12 [100%] (sampling)\n");
+}
+
+TEST_CASE("run_chain's progress: also whenever refresh_seconds have passed", "[driver]") {
+  auto run = [](double seconds) {
+    ScriptedChain chain;
+    std::vector<std::string> events;
+    Recorder w("w", events, chain);
+    vhmc::Schedule schedule;
+    schedule.warmup = {{&w, 4}};
+    ChainConfig cfg = config(4, 6);
+    cfg.refresh = 100;  // by count: the first and the last iteration only
+    cfg.refresh_seconds = seconds;
+    std::vector<std::string> lines;
+    vhmc::Callbacks cb;
+    cb.log = [&](const std::string& m) { lines.push_back(m); };
+    vhmc::run_chain(chain, schedule, cfg, cb);
+    return lines;
+  };
+  CHECK(run(0.0).size() == 2);     // off
+  CHECK(run(3600.0).size() == 2);  // an hour has not passed
+  const std::vector<std::string> every = run(1e-12);  // always passed: every iteration
+  REQUIRE(every.size() == 10);
+  CHECK(every[4] == "Chain 1: iteration  5 / 10 [ 50%] (sampling)\n");
 }
 
 TEST_CASE("run_chain without a sampling phase, and without sampling iterations", "[driver]") {
@@ -261,6 +288,14 @@ TEST_CASE("run_chain turns errors into messages that say where they happened", "
     const ChainOutput out = run(chain);
     CHECK(out.error == "plain {where}");
     CHECK(out.draws.rows() == 0);
+  }
+  SECTION("a failed allocation: a message for the user, not \"std::bad_alloc\"") {
+    ScriptedChain chain;
+    chain.fail_at = 2;
+    chain.out_of_memory = true;
+    const ChainOutput out = run(chain);
+    CHECK(out.error.rfind("ran out of memory (an allocation failed)", 0) == 0);
+    CHECK(out.error.find("bad_alloc") == std::string::npos);
   }
   SECTION("a failure to start: no iteration, no draws") {
     ScriptedChain chain;

@@ -680,9 +680,11 @@ TEST_CASE("run_chain: thinning, interrupts, counters and errors", "[samplers][dr
   SECTION("progress messages through the log callback") {
     vhmc::Callbacks cb;
     int lines = 0;
-    std::string first, last;
+    std::string first, second, last;
     cb.log = [&](const std::string& m) {
-      if (lines++ == 0) first = m;
+      if (lines == 0) first = m;
+      if (lines == 1) second = m;
+      ++lines;
       last = m;
     };
     ChainConfig cfg = vt::chain_config(50, 50, 84);
@@ -690,9 +692,10 @@ TEST_CASE("run_chain: thinning, interrupts, counters and errors", "[samplers][dr
     const auto out = vhmc::run_hmc_family<vhmc::StaticHmc>(pot, DiagMetric(Vec::Ones(1)), StaticHmcConfig{},
                                                            vt::stan_warmup(), cfg, init, false, cb);
     CHECK(out.error.empty());
-    CHECK(lines == 4);
-    CHECK(first.find(" 25 / 100") != std::string::npos);
+    CHECK(lines == 5);  // after the first iteration (the chain has started), then every 25
+    CHECK(first.find("  1 / 100") != std::string::npos);
     CHECK(first.find("(warmup)") != std::string::npos);
+    CHECK(second.find(" 25 / 100") != std::string::npos);
     CHECK(last.find("100 / 100") != std::string::npos);
     CHECK(last.find("sampling") != std::string::npos);
   }

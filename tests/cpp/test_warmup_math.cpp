@@ -134,15 +134,20 @@ TEST_CASE("Draw/gradient diagonal: Welford accuracy with a large common offset",
 
 TEST_CASE("Draw/gradient diagonal: clamping, fallbacks and the one-gradient start",
           "[warmup-math][diag]") {
-  SECTION("from one gradient: 1/|g|, clamped, 1 when not finite") {
+  SECTION("from one gradient: 1/|g|, clamped; 0 and NaN take the others' geometric mean") {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const Vec g = (Vec(5) << 2.0, -0.25, 0.0, 1e30, nan).finished();
     const Vec w = vhmc::inv_metric_from_gradient(g);
     CHECK(w[0] == Approx(0.5));
     CHECK(w[1] == Approx(4.0));
-    CHECK(w[2] == Approx(1e20));   // |g| clamped up to 1e-20
     CHECK(w[3] == Approx(1e-20));  // 1/1e30 clamped up to 1e-20
-    CHECK(w[4] == 1.0);
+    const double geo = std::cbrt(0.5 * 4.0 * 1e-20);
+    CHECK(w[2] == Approx(geo));    // not 1/1e-20 = 1e20 (a velocity of sd 1e10)
+    CHECK(w[4] == Approx(geo));
+  }
+  SECTION("a start at the mode (every component 0 or NaN): the unit metric") {
+    const Vec w = vhmc::inv_metric_from_gradient((Vec(3) << 0.0, -0.0, 0.0).finished());
+    CHECK(w == Vec::Ones(3));
   }
   SECTION("constant draws or gradients keep the previous value") {
     vhmc::DrawGradDiag est(3);

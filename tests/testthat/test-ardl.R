@@ -343,3 +343,21 @@ test_that("the forecast recursion is exact: hand-computed ARDL paths and AR(1) m
   # The predictive spread grows with the horizon toward the stationary sd.
   expect_true(all(diff(apply(fc$draws, 2, sd)[c(1, h)]) > 0))
 })
+
+test_that("a gap in daily, weekly and hourly time columns names the step in days or hours (issue 24, item 6)", {
+  set.seed(1)
+  n <- 40
+  d <- data.frame(y = rnorm(n), x1 = rnorm(n))
+  daily <- transform(d, t = as.Date("2020-01-01") + c(0:30, 32:40))
+  expect_error(vhmc_ardl(y ~ x1, daily, time = "t"),
+               "the step from 2020-01-31 to 2020-02-02 is 2 days, where the typical step is 1 day;")
+  weekly <- transform(d, t = as.Date("2020-01-06") + 7 * c(0:19, 21:40))
+  expect_error(vhmc_ardl(y ~ x1, weekly, time = "t"),
+               "the step from 2020-05-18 to 2020-06-01 is 14 days, where the typical step is 7 days;")
+  hourly <- transform(d, t = as.POSIXct("2020-03-01 00:00", tz = "UTC") + 3600 * c(0:9, 12:41))
+  expect_error(vhmc_ardl(y ~ x1, hourly, time = "t"),
+               "the step from 2020-03-01 09:00:00 to 2020-03-01 12:00:00 is 3 hours, where the typical step is 1 hour;")
+  monthly <- transform(d, t = seq(as.Date("2001-01-01"), by = "month", length.out = n + 1)[-10])
+  expect_error(vhmc_ardl(y ~ x1, monthly, time = "t"),
+               "the step from 2001-09-01 to 2001-11-01 is 2 months, where the typical step is 1 month;")
+})

@@ -69,3 +69,15 @@ test_that("an improper target stops with a clear message instead of hanging", {
     "improper"
   )
 })
+
+test_that("init = \"random\" without parameters says so, and hidden is bounded (issue 24, item 6)", {
+  expect_error(vhmc_sample(ld, gr, init = "random"),
+               "`init` is \"random\" and `parameters` is not given, so the number of parameters is unknown")
+  expect_error(vhmc_sample(ld, gr), "`init` is NULL and `parameters` is not given")
+  expect_error(vhmc_sample(function(th) -Inf, gr, init = "random", parameters = 1, seed = 1),
+               "`init` is \"random\", but 100 random starting points")
+  # 1e6 hidden units ended in "std::bad_alloc" from the core
+  expect_error(surrogate_hmc(hidden = 1e6),
+               "`hidden` \\(1000000\\) is too large: training the surrogate stores several hidden x hidden matrices \\(8,000 GB each\\)")
+  expect_identical(surrogate_hmc(hidden = 10000)$hidden, 10000L)
+})

@@ -220,3 +220,33 @@ test_that("antithetic draws do not print posterior's capped-ESS warning", {
   expect_no_warning(vhmc:::convergence_table(fit$draws))
   expect_no_warning(capture.output(print(fit)))
 })
+
+test_that("hmc() with a fixed step size is told to lower it, not to raise adapt_delta (issue 24, item 6)", {
+  cols <- c("accept_stat__", "stepsize__", "n_leapfrog__", "divergent__", "energy__")
+  fit <- make_clean_fit(n_divergent = 1, sampler = "hmc", diag_cols = cols)
+  fit$sampler$step_size <- 0.3
+  w <- collect_warnings(vhmc:::check_fit(fit))$warnings
+  expect_match(w, "lower the fixed step size, e.g. hmc(step_size = 0.15), or let the warmup adapt it (step_size = NULL)",
+               fixed = TRUE)
+  expect_no_match(w, "adapt_delta", fixed = TRUE)
+})
+
+test_that("NA diagnostics name the statistics that are NA, with the reason the draws show (issue 24, item 6)", {
+  fit <- make_clean_fit()
+  arr <- unclass(fit$draws)
+  n <- dim(arr)[1]
+  arr[, , 1] <- rep(c(0, 0, 0, 1), length.out = n)  # changes, but the 5% quantile is its minimum
+  arr[, , 2] <- rep(seq_len(dim(arr)[2]), each = n)     # each chain stuck at its own value
+  fit$draws <- posterior::as_draws_array(arr)
+  conv <- vhmc:::convergence_table(fit$draws)
+  expect_true(!is.na(conv$rhat[1]) && is.na(conv$ess_tail[1]) && !is.na(conv$ess_bulk[1]))
+  w <- collect_warnings(vhmc:::check_fit(fit))$warnings
+  na <- grep("could not be computed", w, value = TRUE)
+  expect_length(na, 1L)
+  v <- dimnames(arr)[[3]]
+  expect_match(na, sprintf("tail ESS could not be computed for 1 variable(s): %s, because their draws take so few distinct values", v[1]),
+               fixed = TRUE)
+  expect_match(na, sprintf("could not be computed for 1 variable(s): %s, because each chain stayed at one value (its own)", v[2]),
+               fixed = TRUE)
+  expect_no_match(na, "R-hat and ESS could not be computed for 1 variable(s): a,", fixed = TRUE)
+})

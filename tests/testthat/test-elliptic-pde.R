@@ -193,3 +193,12 @@ test_that("vhmc_sample() runs on the model", {
   expect_s3_class(fit, "vhmc_fit")
   expect_gt(m$counts()[["gradient"]], 40)
 })
+
+test_that("bad observations and bounds are described as they are (issue 24, item 6)", {
+  obs <- replace(rep(0, 121), c(3, 50), c(NA, Inf))
+  expect_error(elliptic_pde_model(observations = obs),
+               "`observations` must be 121 finite numbers, but 2 are not finite \\(NA, Inf at positions 3, 50\\)")
+  # an infinite bound is excluded as infinite values are: "(0, Inf)", never "(0, Inf]"
+  expect_error(elliptic_pde_model(length_scale = 0), "`length_scale` must lie in \\(0, Inf\\), not 0")
+  expect_error(elliptic_pde_model(noise_sd = Inf), "`noise_sd` must be a single finite number, not Inf")
+})

@@ -103,3 +103,31 @@ test_that("the banana: whatever Stan's warmup flags, the default warmup flags to
   s <- posterior::summarise_draws(f$after$draws, "mean", "mcse_mean")
   expect_true(abs(s$mean[1]) < 4 * s$mcse_mean[1])
 })
+
+test_that("a start where the gradient is zero (at the mode) does not run away (issue 24, item 4)", {
+  # README example 3. At init = (0, 0) the gradient is exactly 0; the gradient-based initial
+  # metric (1 / |g| per coordinate) then clamped to 1e20 and the step-size search and first
+  # trajectories evaluated the target at |theta| ~ 1e10.
+  P <- solve(matrix(c(1, 0.8, 0.8, 1), 2))
+  gr <- function(th) -drop(P %*% th)
+  fit_where <- function(init, gradient = gr) {
+    at <- numeric()
+    ld <- function(th) {
+      at <<- c(at, max(abs(th)))
+      -0.5 * sum(th * (P %*% th))
+    }
+    fit <- suppressMessages(vhmc_sample(ld, gradient, init = init, seed = 1, progress = FALSE))
+    list(fit = fit, at = at)
+  }
+  ref <- fit_where(c(x = 1, y = -0.5))$fit  # a start with an informative gradient
+  for (init in list(c(x = 0, y = 0), c(x = 0.1, y = 0))) {
+    run <- fit_where(init)
+    expect_lt(max(run$at), 1000)
+    # warmup costs what it costs from an ordinary start (within a factor 1.5)
+    expect_lt(sum(run$fit$counts$n_grad_warmup), 1.5 * sum(ref$counts$n_grad_warmup))
+    expect_equal(max(run$fit$timing$warmup_iterations), max(ref$timing$warmup_iterations),
+                 tolerance = 0.2)
+  }
+  # finite differences are exactly 0 at the mode of a symmetric target too
+  expect_lt(max(fit_where(c(x = 0, y = 0), NULL)$at), 1000)
+})

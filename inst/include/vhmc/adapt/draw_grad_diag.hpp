@@ -34,17 +34,29 @@ struct DrawGradClamp {
 };
 
 // The inverse metric before any draw, from the gradient at the initial point alone
-// (nuts-rs's initialisation): w_i = 1 / |grad_i|, clamped as above, and 1 where that is not
-// finite (grad_i = 0 gives 1/1e-20 = 1e20 by the clamp, not inf). Why: with W = diag(1/|g|)
+// (nuts-rs's initialisation): w_i = 1 / |g_i|, clamped as above. Why: with W = diag(1/|g|)
 // the first velocity W g = sign(g) moves every coordinate by the same amount per unit time,
 // a scale-free start comparable to the O(1) spread of the usual random initial values.
+// A component that is exactly 0 or NaN says nothing about its coordinate's scale
+// (an initial value at the mode, e.g. init = 0 on a centred Gaussian, has g = 0): nuts-rs
+// clamps 1/0 to 1e20, a velocity of sd 1e10 that sends the first trajectories and Stan's
+// step-size heuristic to |theta| ~ 1e10. Such a coordinate gets the geometric mean of the
+// informative entries (the typical scale the others show), or 1 (the unit metric of a random
+// start) when no component is informative.
 inline Vec inv_metric_from_gradient(const Vec& grad, const DrawGradClamp& c = {}) {
-  Vec w(grad.size());
+  Vec w = Vec::Zero(grad.size());
+  double log_sum = 0.0;
+  int informative = 0;
   for (Eigen::Index i = 0; i < grad.size(); ++i) {
     const double a = std::fabs(grad[i]);
-    const double v = 1.0 / std::min(std::max(a, c.lower), c.upper);
-    w[i] = std::isfinite(v) ? v : 1.0;  // NaN gradient: no information
+    if (!(a > 0.0)) continue;  // 0 or NaN: no scale information (inf: clamped below)
+    w[i] = 1.0 / std::min(std::max(a, c.lower), c.upper);
+    log_sum += std::log(w[i]);
+    ++informative;
   }
+  const double fill = informative > 0 ? std::exp(log_sum / informative) : 1.0;
+  for (Eigen::Index i = 0; i < grad.size(); ++i)
+    if (w[i] == 0.0) w[i] = fill;
   return w;
 }
 

@@ -23,6 +23,9 @@ struct ChainConfig {
   std::uint64_t seed = 1;
   int chain = 1;
   int refresh = 0;  // progress message every `refresh` iterations; 0 = silent
+  // with progress on, a message also whenever this many seconds of wall time passed since
+  // the last one (a slow target is not silent for 10% of the iterations); 0 = never
+  double refresh_seconds = 0.0;
   // warmup is a maximum: a sampler whose adaptation converges may end it early (the draws
   // kept are still iter - warmup)
   bool warmup_auto = false;

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -55,16 +56,33 @@ class InterruptPoll {
   std::chrono::steady_clock::time_point last_;
 };
 
-// "Chain c: iteration i / n [p%] (label)" every cfg.refresh iterations and at the end; n is
-// the chain's total, which shrinks when an automatic warmup ends early.
-inline void log_progress(const ChainConfig& cfg, int i, int total, const char* label, Callbacks& cb) {
-  if (cfg.refresh <= 0 || ((i + 1) % cfg.refresh != 0 && i + 1 != total)) return;
-  char buf[160];
-  std::snprintf(buf, sizeof(buf), "Chain %d: iteration %*d / %d [%3d%%] (%s)\n", cfg.chain,
-                static_cast<int>(std::to_string(total).size()), i + 1, total,
-                static_cast<int>(100.0 * (i + 1) / total), label);
-  cb.log(buf);
-}
+// "Chain c: iteration i / n [p%] (label)" after the first iteration (the chain has started),
+// every cfg.refresh iterations, at the end, and whenever cfg.refresh_seconds have passed
+// since the last line; n is the chain's total, which shrinks when an automatic warmup ends
+// early. Silent when cfg.refresh is 0.
+class ProgressLog {
+ public:
+  ProgressLog(const ChainConfig& cfg, Callbacks& cb)
+      : cfg_(cfg), cb_(cb), last_(std::chrono::steady_clock::now()) {}
+  void iteration(int i, int total, const char* label) {
+    if (cfg_.refresh <= 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    const bool timed = cfg_.refresh_seconds > 0 &&
+                       std::chrono::duration<double>(now - last_).count() >= cfg_.refresh_seconds;
+    if (i != 0 && (i + 1) % cfg_.refresh != 0 && i + 1 != total && !timed) return;
+    last_ = now;
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "Chain %d: iteration %*d / %d [%3d%%] (%s)\n", cfg_.chain,
+                  static_cast<int>(std::to_string(total).size()), i + 1, total,
+                  static_cast<int>(100.0 * (i + 1) / total), label);
+    cb_.log(buf);
+  }
+
+ private:
+  const ChainConfig& cfg_;
+  Callbacks& cb_;
+  std::chrono::steady_clock::time_point last_;
+};
 
 inline std::string where_message(const std::string& what, int i, const char* label) {
   const std::string where = "at iteration " + std::to_string(i + 1) + " (" + label + ")";
@@ -75,8 +93,8 @@ inline std::string where_message(const std::string& what, int i, const char* lab
 // The iterations of one phase; sampling phases save every thin-th draw into out.
 struct PhaseRunner {
   const ChainConfig& cfg;
-  Callbacks& cb;
   InterruptPoll& poll;
+  ProgressLog& progress;
   ChainOutput& out;
   int i = 0;      // iterations done so far in the chain
   int saved = 0;  // draws saved so far
@@ -103,7 +121,7 @@ struct PhaseRunner {
         phase.saved(saved++);
       }
       out.iterations_done = ++i;
-      log_progress(cfg, i - 1, total, phase.label(), cb);
+      progress.iteration(i - 1, total, phase.label());
     }
     phase.finish(rng);
   }
@@ -118,7 +136,8 @@ ChainOutput run_chain(Chain& chain, const Schedule& schedule, const ChainConfig&
   Rng rng(cfg.seed, static_cast<std::uint64_t>(cfg.chain));
   ChainClock clock;
   detail::InterruptPoll poll(cb);
-  detail::PhaseRunner runner{cfg, cb, poll, out, 0, 0, cfg.iter, {}};
+  detail::ProgressLog progress(cfg, cb);
+  detail::PhaseRunner runner{cfg, poll, progress, out, 0, 0, cfg.iter, {}};
   SamplingPhase plain;
   Phase& sampling = schedule.sampling ? *schedule.sampling : plain;
   bool warm = false;
@@ -133,6 +152,9 @@ ChainOutput run_chain(Chain& chain, const Schedule& schedule, const ChainConfig&
     runner.run(chain, sampling, cfg.iter - cfg.warmup, true, rng);
   } catch (const detail::Interrupted&) {
     out.interrupted = true;
+  } catch (const std::bad_alloc&) {  // its what() ("std::bad_alloc") means nothing to a user
+    out.error = "ran out of memory (an allocation failed): the settings need more memory than this "
+                "machine has (for example a surrogate with very many hidden units, or very many parameters)";
   } catch (const std::exception& e) {
     out.error = e.what();
   }
