@@ -6,9 +6,12 @@
 #' gradient are evaluated in C++ (one pass over the data per gradient); no model is
 #' compiled.
 #'
-#' The parameters are the coefficients, named as the columns of the model matrix, and for
-#' the gaussian family the residual standard deviation `sigma` (sampled on the log scale,
-#' reported on its own). Predictors are centred internally, so `prior_intercept` applies to
+#' The parameters are the coefficients, named as the columns of the model matrix, and the
+#' family's auxiliary parameter, sampled on the log scale and reported on its own: the
+#' residual standard deviation `sigma` (gaussian), the reciprocal dispersion
+#' `reciprocal_dispersion` (negative binomial, variance \eqn{\mu + \mu^2/\phi}, as
+#' rstanarm's `neg_binomial_2`) or the `shape` (Gamma, variance \eqn{\mu^2 /}
+#' shape). Predictors are centred internally, so `prior_intercept` applies to
 #' the intercept at the predictor means; the reported `(Intercept)` is on the data's scale.
 #' The sampler moves each slope times the standard deviation of its predictor, so that
 #' every coordinate has a similar posterior scale whatever the predictors' units (the
@@ -19,7 +22,8 @@
 #'
 #' Responses: gaussian takes numbers; binomial takes 0/1 (numbers, logicals, or a factor
 #' whose first level is failure), proportions with `weights` giving the numbers of trials,
-#' or `cbind(successes, failures)`; poisson takes non-negative whole numbers. `weights` are
+#' or `cbind(successes, failures)`; poisson and neg_binomial_2 take non-negative whole
+#' numbers; Gamma takes positive numbers. `weights` are
 #' frequency weights for every family (a weight of 2 counts the row twice), as in rstanarm;
 #' for the binomial family they are numbers of trials.
 #'
@@ -31,14 +35,17 @@
 #' @param formula A model formula, as for [stats::glm()].
 #' @param data A data frame (or list or environment) with the variables in `formula`; if
 #'   missing, they are taken from the formula's environment.
-#' @param family `gaussian()` (identity link), `binomial()` (logit or probit link) or
-#'   `poisson()` (log link): a family object, a family function or its name.
+#' @param family `gaussian()` (identity link), `binomial()` (logit or probit link),
+#'   `poisson()` (log link), [neg_binomial_2()] (log link) or `Gamma(link = "log")`: a
+#'   family object, a family function or its name.
 #' @param prior Prior of the coefficients (one for all or one value per coefficient); see
 #'   [priors].
 #' @param prior_intercept Prior of the intercept at the predictor means.
-#' @param prior_aux Prior of the gaussian family's sigma (half-distributions on
-#'   \eqn{(0, \infty)}, `exponential()` or `flat()`). Must be left at its default (or be
-#'   `NULL`) for families without sigma.
+#' @param prior_aux Prior of the family's auxiliary parameter, sigma, the reciprocal
+#'   dispersion or the shape (half-distributions on \eqn{(0, \infty)}, `exponential()` or
+#'   `flat()`; autoscaling multiplies sigma's scale by `sd(y)` and leaves the others as
+#'   given, as rstanarm). Must be left at its default (or be `NULL`) for binomial and
+#'   poisson.
 #' @param sampler A sampler: [nuts()] (default), [hmc()], [rwm()] (random-walk
 #'   Metropolis, no gradient), [rmhmc()] (Riemannian-manifold HMC with the Fisher metric,
 #'   for the families that have one: `binomial(logit)` and `poisson(log)`),
