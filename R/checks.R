@@ -84,25 +84,14 @@ require_suggested <- function(pkg, what) {
   invisible()
 }
 
-# Group-level terms such as (1 | g) or (x || g) in a formula's right-hand side, found as
-# lme4 finds them: bars reached through the formula operators (+, -, *, /, :, parentheses),
-# not inside a function call such as I(a | b), where the bar is a logical OR on purpose.
-# Their labels, "(1 | g)", ...
-bar_term_labels <- function(expr) {
-  if (!is.call(expr)) return(character())
-  head <- deparse1(expr[[1L]])
-  if (head %in% c("|", "||")) return(sprintf("(%s)", deparse1(expr)))
-  if (!head %in% c("+", "-", "*", "/", ":", "(", "~")) return(character())
-  unlist(lapply(as.list(expr)[-1L], bar_term_labels))
-}
-
-# Until vhmc fits group-level terms, model.matrix() would read their bar as R's logical OR
-# and fit another model silently: stop instead.
+# A formula with group-level terms (as lme4 finds them, R/glmer-terms.R) where they are not
+# fitted: model.matrix() would read their bar as R's logical OR and fit another model
+# silently, so stop instead.
 check_no_bar_terms <- function(formula, fun) {
-  bars <- bar_term_labels(formula[[length(formula)]])
-  if (!length(bars)) return(invisible())
+  bars <- glmer_bars(formula)
+  if (is.null(bars)) return(invisible())
   stop_arg("formula", sprintf(paste("has group-level terms %s, which %s() does not fit (R would",
                                     "read the bar as a logical OR and fit another model)"),
-                              paste(bars, collapse = ", "), fun),
-           "Fit a multilevel model with lme4 or rstanarm::stan_glmer(), or remove the terms with a bar.")
+                              paste0("(", vapply(bars, deparse1, ""), ")", collapse = ", "), fun),
+           "Fit a multilevel model with vhmc_glm(), or remove the terms with a bar.")
 }

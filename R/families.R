@@ -87,7 +87,8 @@ base_entry <- function(...) {
                 uninformative = function(y) all(y == 0),
                 observed = function(y, trials) y,
                 expected = function(mu, trials) mu,
-                pearson_variance = function(mu, aux) mu)
+                pearson_variance = function(mu, aux) mu,
+                eta_information = function(mu, aux, trials) mu)
   utils::modifyList(entry, list(...))
 }
 
@@ -106,6 +107,7 @@ gaussian_entry <- function() {
     simulate = function(n, mu, aux, size) stats::rnorm(n, mu, aux),
     log_lik = function(y, eta, aux, trials, link) stats::dnorm(y, eta, aux, log = TRUE),
     pearson_variance = function(mu, aux) rep(1, length(mu)),
+    eta_information = function(mu, aux, trials) rep(1 / aux^2, length(mu)),
     dev_resids = function(y, mu, w, aux) w * (y - mu)^2)
 }
 
@@ -120,6 +122,7 @@ binomial_entry <- function(link) {
     simulate = function(n, mu, aux, size) stats::rbinom(n, size, mu),
     log_lik = binomial_log_lik,
     pearson_variance = function(mu, aux) mu * (1 - mu),
+    eta_information = function(mu, aux, trials) (trials %||% 1) * mu * (1 - mu),
     dev_resids = function(y, mu, w, aux) stats::binomial()$dev.resids(y, mu, w))
 }
 
@@ -140,6 +143,7 @@ neg_binomial_entry <- function() {
     simulate = function(n, mu, aux, size) stats::rnbinom(n, size = aux, mu = mu),
     log_lik = function(y, eta, aux, trials, link) stats::dnbinom(y, size = aux, mu = exp(eta), log = TRUE),
     pearson_variance = function(mu, aux) mu + mu^2 / aux,
+    eta_information = function(mu, aux, trials) mu / (1 + mu / aux),
     dev_resids = function(y, mu, w, aux) {
       2 * w * (y * log(pmax(1, y) / mu) - (y + aux) * log((y + aux) / (mu + aux)))
     })
@@ -158,6 +162,7 @@ gamma_entry <- function() {
     simulate = function(n, mu, aux, size) stats::rgamma(n, shape = aux, rate = aux / mu),
     log_lik = function(y, eta, aux, trials, link) stats::dgamma(y, shape = aux, rate = aux / exp(eta), log = TRUE),
     pearson_variance = function(mu, aux) mu^2,
+    eta_information = function(mu, aux, trials) rep(aux, length(mu)),
     dev_resids = function(y, mu, w, aux) stats::Gamma()$dev.resids(y, mu, w))
 }
 

@@ -18,12 +18,15 @@
 #   after_chains(results)      optional, after every chain succeeded
 #   globals()                  optional: the user's objects and packages that run() needs in
 #                              another R process (R/globals.R)
+#   start()                    optional: the chains' start, found by the front end itself
+#                              (multilevel GLMs, R/glmer-start.R), as start_chains() gives it
 
 fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, call, model) {
   check_target(sampler, target)
   args$warmup_auto <- isTRUE(args$warmup_auto) && auto_warmup(sampler)
   config <- sampler_config(sampler, args, target)
-  start <- catch_interrupt(start_chains(sampler, target, inits, user_init, seed, progress))
+  start <- catch_interrupt(if (!is.null(target$start)) target$start() else
+    start_chains(sampler, target, inits, user_init, seed, progress))
   prep <- catch_interrupt(prepare_fit(sampler, target, start$inits, user_init))
   refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
   refresh_seconds <- progress_seconds()

@@ -20,13 +20,25 @@ fit_header <- function(x) {
   } else if (!is.null(x$model$type) && !identical(x$model$type, "custom")) {
     line1 <- paste0(line1, "\nmodel: ", x$model$type)
   }
-  line1 <- paste(c(line1, header_lines(s, x)), collapse = "\n")
+  line1 <- paste(c(line1, glmer_header(x), header_lines(s, x)), collapse = "\n")
   line2 <- paste0(
     fit_nchains(x), " chain", if (fit_nchains(x) == 1L) "" else "s", " x ",
     fit_niterations(x), " post-warmup draws (thin = ", fit_thin(x),
     "), warmup = ", warmup_label(x), start_label(x)
   )
   c(line1, line2)
+}
+
+# A multilevel fit's terms: levels, prior and how each is sampled.
+glmer_header <- function(x) {
+  g <- x$model$glmer
+  if (is.null(g)) return(character())
+  terms <- vapply(seq_along(g$terms), function(t) {
+    sprintf("(%s) %d levels, %s", g$terms[[t]]$label, length(g$terms[[t]]$levels),
+            if (isTRUE(g$centred[t])) "centred" else "non-centred")
+  }, "")
+  paste0("group-level terms: ", paste(terms, collapse = "; "),
+         " (parameterization = \"", g$parameterization, "\")")
 }
 
 # "1000", or "automatic, 200-260 iterations (at most 1000)".

@@ -6,7 +6,7 @@
 # sampler's coordinates (centred, scaled columns; the Gram matrix comes from C++, so no copy
 # of the design is made): on the raw design, a predictor shifted by 1e8 looks collinear
 # with the intercept, and one of scale 1e-9 looks like zero.
-check_identified <- function(model, family, priors, spec, target) {
+check_identified <- function(model, family, priors, spec, target, separation = TRUE) {
   X <- model$x
   flat_coef <- is.null(priors$prior) || priors$prior$adjusted$dist == "flat"
   flat_any <- flat_coef || (!is.null(priors$prior_intercept) &&
@@ -32,7 +32,7 @@ check_identified <- function(model, family, priors, spec, target) {
                    else "is a linear combination of other columns"), flat_any)
   }
   check_constant_response(model, family, flat_any)
-  if (flat_coef && family$entry$separation) check_separation(target)
+  if (separation && flat_coef && family$entry$separation) check_separation(target)
 }
 
 # Separation (binomial) and its poisson analogue (a group whose counts are all zero): the

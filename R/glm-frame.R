@@ -31,13 +31,15 @@ model_frame_error <- function(e, formula, data) {
   stop(sprintf("could not build the model frame: %s", msg), call. = FALSE)
 }
 
-# Response, design matrix, weights and offset from the model frame, checked.
-glm_model <- function(mf, family, contrasts) {
+# Response, design matrix, weights and offset from the model frame, checked. With `fixed`
+# (the fixed part of a formula with group-level terms), the design is that formula's, read
+# from the frame of the whole formula as lme4 does.
+glm_model <- function(mf, family, contrasts, fixed = NULL) {
   if (nrow(mf) == 0L) {
     stop_arg("data", "has no rows left after `subset` and `na.action`",
              "Check `subset` and the missing values in the model's variables.")
   }
-  mt <- attr(mf, "terms")
+  mt <- if (is.null(fixed)) attr(mf, "terms") else fixed_terms(fixed, attr(mf, "terms"))
   if (attr(mt, "response") == 0L) stop_arg("formula", "has no response (left-hand side)")
   X <- glm_design_matrix(mt, mf, contrasts)
   intercept <- attr(mt, "intercept") == 1L
@@ -62,6 +64,18 @@ glm_model <- function(mf, family, contrasts) {
        contrasts = attr(X, "contrasts"), na.action = attr(mf, "na.action"),
        row_names = frame_row_names(mf), columns = columns,
        nobs = if (is.null(resp$weights)) nrow(X) else sum(resp$weights != 0))
+}
+
+# The terms of a formula's fixed part, with the predictor variables and data classes of the
+# whole formula's frame, so that model.matrix() and prediction read that frame's columns.
+fixed_terms <- function(fixed, mt_full) {
+  mt <- stats::terms(fixed)
+  vars <- vapply(as.list(attr(mt, "variables"))[-1L], deparse1, "")
+  full <- vapply(as.list(attr(mt_full, "variables"))[-1L], deparse1, "")
+  pv <- as.list(attr(mt_full, "predvars"))[-1L]
+  attr(mt, "predvars") <- as.call(c(as.name("list"), pv[match(vars, full)]))
+  attr(mt, "dataClasses") <- attr(mt_full, "dataClasses")[vars]
+  mt
 }
 
 # The frame's row names unless they are 1..n (then NULL: kept implicit).

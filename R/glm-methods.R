@@ -57,7 +57,9 @@ newdata_frame <- function(tt, newdata, xlevels) {
   given <- vapply(mf, stats::.MFclass, "")
   given <- given[names(given) %in% names(fitted)]
   wanted <- fitted[names(given)]
-  same <- given == wanted | (given == "ordered" & wanted == "factor") | (given == "factor" & wanted == "character")
+  # As predict.lm() (.checkMFClasses(), ordNotOK = FALSE): ordered and unordered factors
+  # substitute for each other, and a factor for a character variable.
+  same <- given == wanted | (given %in% c("ordered", "factor") & wanted %in% c("ordered", "factor", "character"))
   if (all(same)) return(mf)
   v <- names(given)[!same][1L]
   stop_arg("newdata", sprintf("gives `%s` as %s, but it was fitted as %s", v,

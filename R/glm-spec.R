@@ -35,7 +35,7 @@ glm_layout <- function(ptr) vhmc_glm_layout(ptr)
 # Reported names, block by block: the intercept's and the auxiliary parameter's labels from
 # the core, the slopes from the model matrix.
 user_names <- function(layout, model) {
-  b <- layout$blocks
+  b <- fixed_blocks(layout)
   unlist(lapply(seq_len(nrow(b)), function(i) {
     if (b$name[i] == "coef") model$coef_names[seq_len(b$size[i]) + model$intercept] else b$label[i]
   }))
@@ -43,7 +43,7 @@ user_names <- function(layout, model) {
 
 # Names of the sampler's own coordinates (used for the adapted metric).
 internal_names <- function(layout, model, spec) {
-  b <- layout$blocks
+  b <- fixed_blocks(layout)
   unlist(lapply(seq_len(nrow(b)), function(i) {
     nm <- user_names(list(blocks = b[i, , drop = FALSE]), model)
     if (b$name[i] == "intercept" && !is.null(spec$center)) nm <- paste(nm, "[centred]")
@@ -117,8 +117,15 @@ glm_inits <- function(init, target, spec, chains, seed) {
   list(internal = internal, user = user)
 }
 
+# The blocks of the GLM's own parameters (the group-level terms' come after them and are
+# named from their terms, R/glmer-terms.R).
+fixed_blocks <- function(layout) {
+  b <- layout$blocks
+  b[b$name %in% c("intercept", "coef", "aux"), , drop = FALSE]
+}
+
 # The reported names of the parameters sampled on the log scale (they must be positive).
 positive_parameters <- function(layout) {
-  b <- layout$blocks
+  b <- fixed_blocks(layout)
   b$label[b$transform == "log"]
 }

@@ -6,6 +6,15 @@
 #' gradient are evaluated in C++ (one pass over the data per gradient); no model is
 #' compiled.
 #'
+#' Group-level (random) effects are written as in lme4 and rstanarm's `stan_glmer()`:
+#' `(1 | g)`, `(x | g)`, `(x || g)` (uncorrelated), several terms, crossed
+#' (`(1 | g1) + (1 | g2)`) and nested (`(1 | g1/g2)`) factors, interactions of grouping
+#' factors (`g1:g2`), factors left of the bar. The terms are read by lme4's own formula
+#' machinery (the reformulas package). Each term's effects have a normal prior with a
+#' covariance matrix whose prior is `prior_covariance`; the fit (class `vhmc_glmer`) reports
+#' them as rstanarm does, `b[(Intercept) g:level]` and `Sigma[g:(Intercept),(Intercept)]`,
+#' and has [fixef()], [ranef()], [VarCorr()], [ngrps()], `coef()` and `sigma()`.
+#'
 #' The parameters are the coefficients, named as the columns of the model matrix, and the
 #' family's auxiliary parameter, sampled on the log scale and reported on its own: the
 #' residual standard deviation `sigma` (gaussian), the reciprocal dispersion
@@ -62,6 +71,14 @@
 #'   values on the reported scale (a named vector with every coefficient and `sigma`, a
 #'   list with one such vector per chain, or a function returning one).
 #' @param subset,weights,offset,na.action,contrasts As in [stats::glm()].
+#' @param prior_covariance For formulas with group-level terms: the prior of each term's
+#'   covariance matrix, [decov()] (default, as rstanarm) or [lkj()]; see
+#'   [covariance_priors].
+#' @param parameterization For formulas with group-level terms: `"auto"` (default) samples
+#'   each term centred when its data say more about a level's effects than the prior does,
+#'   and non-centred otherwise (Papaspiliopoulos, Roberts and Skold 2007); `"centered"` or
+#'   `"noncentered"` for every term. The choice is in `fit$model$glmer$centred` and in
+#'   `print()`.
 #' @param ... Must be empty; here so that misspelt arguments give an error.
 #' @return A `vhmc_fit` (class `c("vhmc_glm", "vhmc_fit")`). Besides the methods of every
 #'   fit ([print.vhmc_fit()], [summary.vhmc_fit()], [as_draws_array.vhmc_fit()], ...), GLM
@@ -96,13 +113,13 @@ vhmc_glm <- function(formula, data, family = gaussian(),
                      sampler = nuts(), chains = 4, iter = 2000, warmup = NULL,
                      thin = 1, seed = NULL, cores = getOption("mc.cores", 1L), init = NULL,
                      progress = interactive(), subset, weights, offset, na.action,
-                     contrasts = NULL, ...) {
+                     contrasts = NULL, prior_covariance = decov(), parameterization = "auto", ...) {
   call <- match.call()
   check_no_dots(list(...), "vhmc_glm")
   if (!inherits(formula, "formula")) {
     stop_arg("formula", sprintf("must be a formula such as y ~ x, not %s", describe(formula)))
   }
-  check_no_bar_terms(formula, "vhmc_glm")
+  parameterization <- check_parameterization(parameterization)
   if (!missing(data) && !is.data.frame(data) && !is.list(data) && !is.environment(data)) {
     stop_arg("data", sprintf("must be a data frame, not %s", describe(data)))
   }
@@ -119,12 +136,25 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   mf_call <- match.call(expand.dots = FALSE)
   mf_call <- mf_call[c(1L, match(c("formula", "data", "subset", "weights", "na.action", "offset"),
                                  names(mf_call), 0L))]
-  model <- glm_model(glm_model_frame(mf_call, parent.frame(), formula, data), family, contrasts)
-  model$label <- sprintf("%s(%s) GLM, %s, %d observations", family$family, family$link,
-                         deparse1(formula(model$terms)), model$nobs)
-  fit_glm_model(model, family, list(prior = prior, prior_intercept = prior_intercept,
-                                    prior_aux = if (family$has_aux) prior_aux),
-                sampler, args, seed, init, progress, call)
+  model <- build_glm_model(mf_call, parent.frame(), formula, data, family, contrasts, parameterization)
+  fit <- if (is.null(model$glmer)) fit_glm_model else fit_glmer_model
+  fit(model, family, list(prior = prior, prior_intercept = prior_intercept,
+                          prior_aux = if (family$has_aux) prior_aux, prior_covariance = prior_covariance),
+      sampler, args, seed, init, progress, call)
+}
+
+# The model of vhmc_glm(): the GLM of the formula's fixed part and, with group-level terms,
+# the terms (R/glmer-model.R); the model frame holds every variable of both.
+build_glm_model <- function(mf_call, env, formula, data, family, contrasts, parameterization) {
+  bars <- glmer_bars(formula)
+  frame_formula <- if (is.null(bars)) formula else glmer_frame_formula(formula)
+  mf_call$formula <- frame_formula
+  mf <- glm_model_frame(mf_call, env, frame_formula, data)
+  model <- glm_model(mf, family, contrasts, fixed = if (!is.null(bars)) reformulas::nobars(formula))
+  if (!is.null(bars)) model$glmer <- glmer_model(bars, mf, parameterization)
+  model$label <- sprintf("%s(%s) %s, %s, %d observations", family$family, family$link,
+                         if (is.null(bars)) "GLM" else "multilevel GLM", deparse1(formula), model$nobs)
+  model
 }
 
 # A GLM model (from glm_model(), or an ARDL's lagged design) with its priors autoscaled and

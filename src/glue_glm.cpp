@@ -35,6 +35,19 @@ vhmc::Prior glm_prior(const Rcpp::List& p) {
 
 const double* optional(SEXP v) { return Rf_isNull(v) ? nullptr : REAL(v); }
 
+// A group-level term's prior on its covariance (R/glmer-priors.R, covariance_prior_for_core()).
+vhmc::CovPrior cov_prior(const Rcpp::List& p) {
+  vhmc::CovPrior c;
+  c.kind = Rcpp::as<std::string>(p["kind"]) == "lkj" ? vhmc::CovPriorKind::Lkj : vhmc::CovPriorKind::Decov;
+  c.regularization = Rcpp::as<double>(p["regularization"]);
+  c.concentration = Rcpp::as<double>(p["concentration"]);
+  c.shape = Rcpp::as<double>(p["shape"]);
+  c.scale = Rcpp::as<double>(p["scale"]);
+  c.df = Rcpp::as<double>(p["df"]);
+  c.relative_to_sigma = Rcpp::as<bool>(p["relative_to_sigma"]);
+  return c;
+}
+
 // The R spec list's vectors stay referenced (protected) by the Rcpp members for as long as
 // the potential views them.
 struct GlmModel {
@@ -43,7 +56,9 @@ struct GlmModel {
         center(spec["center"]), scale(spec["scale"]), skip(Rcpp::as<int>(spec["skip"])),
         data(REAL(X) + static_cast<std::ptrdiff_t>(skip) * X.nrow(), X.nrow(), X.ncol() - skip,
              REAL(y), optional(weights), optional(offset), optional(center), optional(scale)),
-        potential(make_potential(spec, with_response_scale(data, spec))) {}
+        potential(make_potential(spec, with_response_scale(data, spec))) {
+    if (spec.containsElementNamed("groups")) add_group_terms(spec["groups"]);
+  }
 
   Rcpp::NumericMatrix X;
   Rcpp::NumericVector y;
@@ -51,8 +66,34 @@ struct GlmModel {
   int skip;
   vhmc::GlmData data;
   vhmc::GlmPotential potential;
+  std::vector<Rcpp::RObject> term_data;  // each term's levels and columns, viewed in place
 
  private:
+  // The group-level terms of R/glmer-terms.R: levels (0-based integers), the columns left of
+  // the bar (NULL for a lone intercept) and the parameterisation and prior of each.
+  void add_group_terms(const Rcpp::List& groups) {
+    for (R_xlen_t t = 0; t < groups.size(); ++t) {
+      const Rcpp::List g = groups[t];
+      vhmc::GroupTermData d;
+      const Rcpp::IntegerVector group = g["group"];
+      const SEXP Z = g["Z"];
+      term_data.push_back(group);
+      term_data.push_back(Z);
+      d.name = Rcpp::as<std::string>(g["name"]);
+      d.levels = Rcpp::as<int>(g["levels"]);
+      d.p = Rcpp::as<int>(g["p"]);
+      d.n = group.size();
+      d.group = INTEGER(group);
+      d.Z = optional(Z);
+      d.centred = Rcpp::as<bool>(g["centred"]);
+      d.prior = cov_prior(g["prior"]);
+      try {
+        potential.add_group_term(d);
+      } catch (const std::invalid_argument& e) {
+        Rcpp::stop(std::string("internal: ") + e.what());
+      }
+    }
+  }
   static const vhmc::GlmData& with_response_scale(vhmc::GlmData& data, const Rcpp::List& spec) {
     data.y_center = Rcpp::as<double>(spec["y_center"]);
     data.y_scale = Rcpp::as<double>(spec["y_scale"]);

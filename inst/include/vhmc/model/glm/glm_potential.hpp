@@ -23,6 +23,7 @@
 #include "families.hpp"
 #include "gaussian_stats.hpp"
 #include "glm_data.hpp"
+#include "group_term.hpp"
 #include "layout.hpp"
 #include "minibatch_rows.hpp"
 #include "prior_terms.hpp"
@@ -51,6 +52,17 @@ class GlmPotential {
   }
   GlmPotential(GlmPotential&&) = default;
 
+  // Appends a group-level term (glm/group_term.hpp): its blocks join the layout after the
+  // others. The gaussian family then takes the row pass (its sufficient statistics serve the
+  // dense block alone).
+  void add_group_term(const GroupTermData& d) {
+    const bool rel = d.prior.relative_to_sigma && aux_ >= 0 && family_ == GlmFamily::GaussianIdentity;
+    terms_.emplace_back(d, layout_, rel ? aux_ : -1);
+    if (d.n != data_->n()) throw std::invalid_argument("a group-level term needs one level per row");
+    stats_.reset();
+  }
+  const std::vector<GroupTerm>& group_terms() const { return terms_; }
+
   int dim() const { return static_cast<int>(layout_.dim()); }
   const ParameterLayout& layout() const { return layout_; }
   bool has_aux() const {
@@ -78,7 +90,7 @@ class GlmPotential {
   // dispersion parameter, whose Fisher information is the likelihood's Hessian.
   bool has_fisher() const {
     const bool fam = with_family(family_, [](auto f) { return decltype(f)::kHasFisher; });
-    return fam && !has_aux();
+    return fam && !has_aux() && terms_.empty();
   }
   // lam = w E[-d2 loglik / d eta2] and dlam = d lam / d eta at theta, one pass over X.
   void fisher_weights(const Vec& theta, Vec& lam, Vec& dlam);
@@ -104,6 +116,11 @@ class GlmPotential {
 
  private:
   void validate(const Prior& prior_intercept, const Prior& prior, const Prior& prior_aux) const;
+  // Paths without group-level terms (R refuses the samplers that need them for multilevel
+  // models before any chain starts).
+  void require_no_terms(const char* what) const {
+    if (!terms_.empty()) throw std::logic_error(std::string(what) + " is not available for models with group-level terms");
+  }
 
   // The family's auxiliary values at theta (the fixed precision, or from t).
   template <class F>
@@ -117,16 +134,25 @@ class GlmPotential {
     }
   }
 
-  // eta_ = the blocks' predictors + offset; needs design_.set_beta().
+  // eta_ = the blocks' predictors + offset; needs design_.set_beta() and the terms' prepare().
   void linear_predictor(const Vec& theta) {
     design_.predictor(theta, eta_);
+    for (const GroupTerm& t : terms_) t.add_eta(eta_);
     if (data_->has_offset()) eta_ += data_->offset;
   }
 
   double eval(const Vec& theta, Vec* g) {
     design_.set_beta(theta);
     if (stats_) return eval_gaussian(theta, g);
+    for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
     return with_family(family_, [&](auto f) { return eval_family<decltype(f)>(theta, g); });
+  }
+
+  // The group-level terms' priors (and their share of the gradient from r_).
+  double terms_finish(const Vec& theta, Vec* g) {
+    double u = 0.0;
+    for (GroupTerm& t : terms_) u += t.finish(theta, &r_, g);
+    return u;
   }
 
   template <class F>
@@ -136,10 +162,13 @@ class GlmPotential {
     const double ll = F::pass(data_->y, eta_, data_->weights, aux_of<F>(theta), g ? &r_ : nullptr,
                               g && aux_ >= 0 ? &dt : nullptr, z_);
     const double u = -ll;
-    if (!g) return u + priors_.eval(theta, nullptr);
+    if (!g) return u + priors_.eval(theta, nullptr) + (terms_.empty() ? 0.0 : terms_finish(theta, nullptr));
     design_.scatter(r_, *g);
     if (aux_ >= 0) (*g)[aux_] = -dt;
-    return u + priors_.eval(theta, g);
+    if (terms_.empty()) return u + priors_.eval(theta, g);
+    g->tail(dim() - (aux_ >= 0 ? aux_ + 1 : design_.size())).setZero();
+    const double up = priors_.eval(theta, g);
+    return u + up + terms_finish(theta, g);
   }
 
   double eval_gaussian(const Vec& theta, Vec* g) {
@@ -169,6 +198,7 @@ class GlmPotential {
   Eigen::Index aux_ = -1;  // offset of the auxiliary parameter, -1 without one
   double sum_w_ = 0.0;
   std::unique_ptr<GaussianStats> stats_;
+  std::vector<GroupTerm> terms_;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, scratch)
   MinibatchRows batch_;
   Vec rb_, zb_, rh_, zh_, prior_hat_;  // minibatch row terms at theta and theta_hat

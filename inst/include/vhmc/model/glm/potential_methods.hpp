@@ -26,6 +26,7 @@ inline void GlmPotential::validate(const Prior& prior_intercept, const Prior& pr
 // and for a family's auxiliary parameter t the cross terms Z' h_et and sum h_tt. Both in the
 // sampler's coordinates; then the priors' Hessian.
 inline void GlmPotential::hessian(const Vec& theta, Mat& H) {
+  require_no_terms("the analytic Hessian");
   H.setZero(dim(), dim());
   design_.set_beta(theta);
   if (stats_) {
@@ -71,6 +72,7 @@ void GlmPotential::family_hessian(const Vec& theta, Mat& H) {
 }
 
 inline void GlmPotential::fisher_weights(const Vec& theta, Vec& lam, Vec& dlam) {
+  require_no_terms("the Fisher metric");
   const Eigen::Index n = data_->n();
   design_.set_beta(theta);
   linear_predictor(theta);
@@ -88,6 +90,7 @@ inline void GlmPotential::fisher_weights(const Vec& theta, Vec& lam, Vec& dlam) 
 }
 
 inline void GlmPotential::minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g, Vec* noise_var) {
+  require_no_terms("minibatch gradients");
   if (g.size() != dim()) g.resize(dim());
   batch_.gather(design_, idx, m);
   batch_terms(theta, rb_, zb_);
@@ -101,6 +104,7 @@ inline void GlmPotential::minibatch_grad(const Vec& theta, const int* idx, Eigen
 
 inline void GlmPotential::minibatch_grad_diff(const Vec& theta, const Vec& theta_hat, const int* idx, Eigen::Index m,
                                               Vec& g, Vec* noise_var) {
+  require_no_terms("minibatch gradients");
   if (g.size() != dim()) g.resize(dim());
   batch_.gather(design_, idx, m);
   prior_hat_.setZero(dim());

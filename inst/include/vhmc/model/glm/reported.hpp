@@ -11,6 +11,21 @@
 
 namespace vhmc {
 
+// A group-level term's effects b (level by level) and its covariance matrix Sigma = D L L' D,
+// lower triangle by columns (rstanarm's Sigma[g:a,b]), in the response's units.
+inline void group_term_to_reported(const GroupTerm& t, const Vec& theta, double y_scale, Vec& out) {
+  Vec tau;
+  Mat L, b;
+  t.effects_at(theta, tau, L, b);
+  const Eigen::Index p = t.data().p;
+  out.segment(t.effects_offset(), b.size()) = Eigen::Map<const Vec>(b.data(), b.size()) * y_scale;
+  const Mat DL = tau.asDiagonal() * L;
+  const Mat Sigma = DL * DL.transpose();
+  Eigen::Index pos = t.sd_offset();
+  for (Eigen::Index c = 0; c < p; ++c)
+    for (Eigen::Index r = c; r < p; ++r) out[pos++] = Sigma(r, c) * y_scale * y_scale;
+}
+
 inline void to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
   const GlmData& d = pot.data();
   const Eigen::Index sl = pot.design().slopes(), k = d.k();
@@ -26,9 +41,11 @@ inline void to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
   if (aux >= 0) out[aux] = std::exp(out[aux]);
   if (d.y_scale != 1.0) out *= d.y_scale;
   if (pot.has_intercept()) out[0] = out[0] + d.y_center;
+  for (const GroupTerm& t : pot.group_terms()) group_term_to_reported(t, theta, d.y_scale, out);
 }
 
 inline void from_reported(const GlmPotential& pot, const Vec& reported, Vec& theta) {
+  if (!pot.group_terms().empty()) throw std::invalid_argument("initial values on the reported scale need a model without group-level terms");
   const GlmData& d = pot.data();
   const Eigen::Index sl = pot.design().slopes(), k = d.k();
   const Eigen::Index aux = pot.layout().offset("aux");

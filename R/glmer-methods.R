@@ -1,0 +1,137 @@
+# Methods of multilevel GLM fits (class vhmc_glmer), with rstanarm's conventions: point
+# summaries are posterior medians; fixef() and ranef() are nlme's generics, re-exported.
+
+#' Fixed and group-level effects of a multilevel fit
+#'
+#' For fits of [vhmc_glm()] with group-level terms: `fixef()` gives the posterior medians
+#' of the fixed effects, `ranef()` those of the group-level effects (one data frame per
+#' grouping factor, one row per level), `coef()` their sums per level (fixed plus
+#' group-level, as lme4 and rstanarm), `VarCorr()` the posterior medians of each term's
+#' standard deviations and correlations (and of sigma), `ngrps()` the numbers of levels and
+#' `sigma()` the posterior median of sigma. All are summaries of the draws, which
+#' [as.matrix()][as.matrix.vhmc_fit] and the posterior conversions give in full.
+#'
+#' @param object A fit of [vhmc_glm()] with group-level terms (`fixef()`, `coef()`,
+#'   `sigma()`: any GLM fit).
+#' @param x A fit (for `VarCorr()`), or a `vhmc_VarCorr` object (for `print()`).
+#' @param digits Significant digits printed.
+#' @param sigma Unused (nlme's argument).
+#' @param ... Must be empty.
+#' @return `fixef()`: a named vector; `ranef()`, `coef()`: a list of data frames, named by
+#'   grouping factor; `VarCorr()`: a `vhmc_VarCorr` list, one element per term with its
+#'   `stddev` and `correlation`, and `sigma`; `ngrps()`: a named integer vector; `sigma()`:
+#'   a number.
+#' @examples
+#' \donttest{
+#' if (requireNamespace("lme4", quietly = TRUE)) {
+#'   fit <- vhmc_glm(Reaction ~ Days + (Days | Subject), data = lme4::sleepstudy,
+#'                   chains = 2, iter = 1000, seed = 1, progress = FALSE)
+#'   fixef(fit)
+#'   head(ranef(fit)$Subject)
+#'   VarCorr(fit)
+#'   ngrps(fit)
+#' }
+#' }
+#' @name glmer-methods
+#' @importFrom nlme fixef ranef VarCorr
+#' @export fixef ranef VarCorr
+NULL
+
+#' @rdname glmer-methods
+#' @method fixef vhmc_glm
+#' @export
+fixef.vhmc_glm <- function(object, ...) {
+  check_no_dots(list(...), "fixef")
+  apply(glm_draws(object)$beta, 2L, stats::median)
+}
+
+#' @rdname glmer-methods
+#' @method ranef vhmc_glmer
+#' @export
+ranef.vhmc_glmer <- function(object, ...) {
+  check_no_dots(list(...), "ranef")
+  med <- apply(as.matrix(object), 2L, stats::median)
+  by_factor(object, function(term) {
+    nm <- term_user_names(term)[seq_len(length(term$levels) * term$p)]
+    m <- matrix(med[nm], ncol = term$p, byrow = TRUE, dimnames = list(term$levels, term$cnms))
+    as.data.frame(m, check.names = FALSE)
+  })
+}
+
+#' @rdname glmer-methods
+#' @export
+coef.vhmc_glmer <- function(object, ...) {
+  check_no_dots(list(...), "coef")
+  fe <- fixef(object)
+  re <- ranef(object)
+  lapply(re, function(r) {
+    out <- matrix(fe, nrow(r), length(fe), byrow = TRUE, dimnames = list(rownames(r), names(fe)))
+    for (cn in names(r)) out[, cn] <- (if (cn %in% names(fe)) out[, cn] else 0) + r[[cn]]
+    as.data.frame(out, check.names = FALSE)
+  })
+}
+
+#' @rdname glmer-methods
+#' @method VarCorr vhmc_glmer
+#' @export
+VarCorr.vhmc_glmer <- function(x, sigma = 1, ...) {
+  check_no_dots(list(...), "VarCorr")
+  med <- apply(as.matrix(x), 2L, stats::median)
+  terms <- lapply(x$model$glmer$terms, function(term) {
+    S <- term_sigma(term, med)
+    sd <- sqrt(diag(S))
+    cr <- if (term$p > 1L) stats::cov2cor(S)
+    if (!is.null(cr)) dimnames(cr) <- list(term$cnms, term$cnms)
+    list(group = term$group_name, stddev = stats::setNames(sd, term$cnms), correlation = cr)
+  })
+  fam <- x$model$family
+  structure(list(terms = terms, sigma = if (identical(fam$aux_name, "sigma")) med[["sigma"]]),
+            class = "vhmc_VarCorr")
+}
+
+#' @rdname glmer-methods
+#' @export
+print.vhmc_VarCorr <- function(x, digits = 3, ...) {
+  rows <- list()
+  for (t in x$terms) {
+    for (k in seq_along(t$stddev)) {
+      cor <- if (!is.null(t$correlation) && k > 1L) paste(format(round(t$correlation[k, seq_len(k - 1L)], 2), nsmall = 2), collapse = " ") else ""
+      rows[[length(rows) + 1L]] <- data.frame(Groups = if (k == 1L) t$group else "", Name = names(t$stddev)[k],
+                                              Std.Dev. = signif(t$stddev[[k]], digits), Corr = cor)
+    }
+  }
+  if (!is.null(x$sigma)) rows[[length(rows) + 1L]] <- data.frame(Groups = "Residual", Name = "", Std.Dev. = signif(x$sigma, digits), Corr = "")
+  cat("Posterior medians of the standard deviations and correlations:\n")
+  print(do.call(rbind, rows), row.names = FALSE)
+  invisible(x)
+}
+
+#' @rdname glmer-methods
+#' @export
+ngrps <- function(object, ...) UseMethod("ngrps")
+
+#' @rdname glmer-methods
+#' @export
+ngrps.vhmc_glmer <- function(object, ...) {
+  check_no_dots(list(...), "ngrps")
+  object$model$glmer$ngrps
+}
+
+#' @rdname glmer-methods
+#' @importFrom stats sigma
+#' @export
+sigma.vhmc_glm <- function(object, ...) {
+  check_no_dots(list(...), "sigma")
+  if (!identical(object$model$family$aux_name, "sigma")) {
+    stop_arg("object", sprintf("is a %s fit, which has no sigma", object$model$family$family))
+  }
+  stats::median(as.matrix(object)[, "sigma"])
+}
+
+# f(term) for each term, the results of the terms of one grouping factor side by side.
+by_factor <- function(object, f) {
+  terms <- object$model$glmer$terms
+  groups <- vapply(terms, `[[`, "", "group_name")
+  out <- lapply(unique(groups), function(g) do.call(cbind, lapply(terms[groups == g], f)))
+  stats::setNames(out, unique(groups))
+}

@@ -1,0 +1,138 @@
+# Where the chains of a multilevel GLM start, and how each term is parameterised.
+#
+# The joint density has no mode: as a term's standard deviation goes to 0 with its effects,
+# the centred density grows without bound. In the non-centred parameterisation (b = D L z,
+# z ~ N(0, I)) that limit has finite density and the proper priors on the covariance make a
+# mode exist; L-BFGS finds it once per fit (from the fixed effects at their prior
+# locations, sigma at the response's spread, every z at 0 and every term's covariance at its
+# prior scale), and its inverse-Hessian estimate gives the initial (diagonal) metric. The
+# Gaussian at that mode is not checked against the posterior as a GLM's is (R/start.R):
+# hierarchical posteriors bend away from it (a standard deviation against its effects), and
+# the chains only start near the mode, each at mode + sqrt(diag) N(0, I), not from the
+# Gaussian. When the search fails the chains start at random values, and a message says why.
+#
+# Each term is then sampled centred or non-centred: centred when the data say more about a
+# level's effects than the prior does (Papaspiliopoulos, Roberts and Skold 2007), i.e. when
+# the median over levels of tau_k^2 I_jk (I_jk the Fisher information of the level's data
+# about effect k, at the mode) exceeds 1, non-centred otherwise. Without a mode the terms are
+# non-centred (Stan's choice).
+
+# The start on the non-centred target: as start_chains() gives it, plus `mode_nc`.
+glmer_nc_start <- function(sampler, target_nc, inits, init, seed, progress) {
+  if (start_how(sampler, init) != "mode") return(start_chains(sampler, target_nc, inits, init, seed, progress))
+  d <- length(target_nc$par_names)
+  progress_line(progress, "Mode search (L-BFGS on the non-centred parameterisation, shared by all chains)")
+  seconds <- elapsed_seconds(lb <- tryCatch(
+    vhmc_lbfgs(lbfgs_potential(target_nc$value_grad, d), rep(0, d), 2000L), error = function(e) e))
+  reason <- glmer_start_problem(lb)
+  if (!is.null(reason)) {
+    message("Starting the chains from random initial values: ", reason, " (init = \"random\" skips the mode search).")
+    start <- start_chains(sampler, target_nc, inits, "random", seed, progress)
+    chains <- length(inits$internal)
+    start$info <- start_info("random", reason, c(lb$evaluations %||% 0, numeric(chains - 1L)), numeric(chains), seconds)
+    return(start)
+  }
+  progress_line(progress, "Mode search: done after %d evaluations (%.1f s)", as.integer(lb$evaluations), seconds)
+  v <- pmax(diag(lb$inv_hessian), 1e-8)
+  internal <- with_local_seed(start_seed(seed), lapply(seq_along(inits$internal), function(c) {
+    lb$mode + sqrt(v) * stats::rnorm(d)
+  }))
+  chains <- length(internal)
+  list(inits = list(internal = internal, user = lapply(internal, target_nc$user_values)),
+       inv_metric = rep(list(diag(v, d)), chains), laplace = NULL, mode_nc = lb$mode,
+       info = start_info("mode", NULL, c(lb$evaluations, numeric(chains - 1L)), numeric(chains), seconds))
+}
+
+# Why an L-BFGS result is no start (NULL when it is one).
+glmer_start_problem <- function(lb) {
+  if (inherits(lb, "error")) return(sprintf("the mode search failed (%s)", conditionMessage(lb)))
+  if (!is.finite(lb$value) || !all(is.finite(lb$mode))) return("the mode search found no finite mode")
+  if (!all(is.finite(lb$inv_hessian))) return("the curvature at the mode is not finite")
+  NULL
+}
+
+choose_parameterization <- function(model, family, target_nc, start, spec) {
+  nt <- length(model$glmer$terms)
+  switch(model$glmer$parameterization,
+         centered = return(rep(TRUE, nt)), noncentered = return(rep(FALSE, nt)))
+  if (is.null(start$mode_nc)) return(rep(FALSE, nt))
+  theta <- start$mode_nc
+  rep <- stats::setNames(as.numeric(target_nc$to_user(matrix(theta, 1L))), target_nc$par_names)
+  info <- row_information(model, family, rep)
+  vapply(model$glmer$terms, function(term) {
+    Sigma <- term_sigma(term, rep)
+    Z <- term$Z %||% matrix(1, length(term$group), 1L)
+    I <- rowsum(info * Z^2, term$group + 1L, reorder = TRUE)  # levels x p
+    kappa <- drop(I %*% diag(Sigma)) / term$p
+    stats::median(kappa) > 1
+  }, logical(1))
+}
+
+# The Fisher information about the linear predictor of each row at reported values `rep`
+# (the family's, times the row's weight).
+row_information <- function(model, family, rep) {
+  eta <- glmer_eta(model, rep)
+  mu <- family$linkinv(eta)
+  aux <- if (family$has_aux) rep[[family$aux_name]]
+  family$entry$eta_information(mu, aux, model$trials) * (model$prior_weights %||% 1)
+}
+
+# The linear predictor of the fitted rows at reported values `rep`.
+glmer_eta <- function(model, rep) {
+  eta <- drop(model$x %*% rep[model$coef_names]) + (model$offset %||% 0)
+  for (term in model$glmer$terms) {
+    b <- matrix(rep[term_user_names(term)[seq_len(length(term$levels) * term$p)]], nrow = term$p)
+    Z <- term$Z %||% matrix(1, length(term$group), 1L)
+    eta <- eta + rowSums(Z * t(b)[term$group + 1L, , drop = FALSE])
+  }
+  eta
+}
+
+# A term's covariance matrix from reported values.
+term_sigma <- function(term, rep) {
+  nm <- term_user_names(term)
+  s <- rep[nm[-seq_len(length(term$levels) * term$p)]]
+  S <- matrix(0, term$p, term$p)
+  S[lower.tri(S, diag = TRUE)] <- s
+  S + t(S) - diag(diag(S), term$p)
+}
+
+# The non-centred start mapped to the sampling coordinates: each centred term's effects b =
+# D L z at each chain's own point, and the inverse metric carried through that linear map
+# at the anchor (b_j = A z_j, A = D L = chol(Sigma)).
+centred_start <- function(start, target_nc, target, model, spec) {
+  centred <- model$glmer$centred
+  if (!any(centred)) return(start)
+  blocks <- target$layout$blocks
+  map_point <- function(theta) {
+    rep <- as.numeric(target_nc$to_user(matrix(theta, 1L)))
+    for (t in which(centred)) {
+      b <- blocks[blocks$name == paste0("b:", model$glmer$terms[[t]]$label), ]
+      idx <- b$offset + seq_len(b$size)
+      theta[idx] <- rep[idx] / spec$y_scale
+    }
+    theta
+  }
+  start$inits$internal <- lapply(start$inits$internal, map_point)
+  start$inits$user <- lapply(start$inits$internal, target$user_values)
+  if (!is.null(start$inv_metric)) {
+    M <- centring_map(start$mode_nc, target_nc, model, spec, blocks)
+    start$inv_metric <- lapply(start$inv_metric, function(S) M %*% S %*% t(M))
+  }
+  start
+}
+
+# The linear map of the non-centred coordinates to the sampling ones at `mode`: identity,
+# but b_j = A z_j for each centred term's levels (A = D L = chol(Sigma) there).
+centring_map <- function(mode, target_nc, model, spec, blocks) {
+  rep <- stats::setNames(as.numeric(target_nc$to_user(matrix(mode, 1L))), target_nc$par_names)
+  M <- diag(length(mode))
+  for (t in which(model$glmer$centred)) {
+    term <- model$glmer$terms[[t]]
+    A <- t(chol(term_sigma(term, rep) / spec$y_scale^2))
+    b <- blocks[blocks$name == paste0("b:", term$label), ]
+    idx <- b$offset + seq_len(b$size)
+    M[idx, idx] <- as.matrix(Matrix::bdiag(rep(list(A), length(term$levels))))
+  }
+  M
+}
