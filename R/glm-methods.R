@@ -16,7 +16,7 @@ glm_draws <- function(object, ndraws = NULL) {
   }
   coef_names <- object$model$coef_names
   list(beta = m[, coef_names, drop = FALSE],
-       aux = if (isTRUE(object$model$family$has_aux)) m[, object$model$family$aux_name])
+       aux = if (isTRUE(object$model$family$has_aux)) m[, object$model$family$aux_name], m = m)
 }
 
 # Design pieces for the fit's data (newdata = NULL) or for new data.
@@ -137,6 +137,20 @@ linpred_draws <- function(beta, design) {
 #' @param newdata A data frame with the predictors (and offsets) of new observations;
 #'   `NULL` (default) uses the fitted data. Factor levels must be among those of the fit.
 #' @param ndraws Use only `ndraws` draws, evenly spaced over all chains (all by default).
+#' @param re.form For fits with group-level terms: which terms enter the linear predictor,
+#'   `NULL` (default) all of them, `NA` or `~0` none, or a formula of some of them (such as
+#'   `~ (1 | g)`), as in lme4 and rstanarm.
+#' @param allow_new_levels For fits with group-level terms: whether `newdata` may have
+#'   levels of a grouping factor that the fit has not seen (`FALSE`, the default, makes them
+#'   an error that names them).
+#' @param sample_new_levels How the effects of a new level are drawn: `"gaussian"` (default)
+#'   from the term's normal distribution with the draw's covariance, independently for each
+#'   new level and posterior draw; `"uncertainty"`, for each new level and draw, the effects of
+#'   a level of the fit chosen at random; `"old_levels"`, for each new level, one level of the
+#'   fit chosen at random, for all draws (brms's three options). For a nested term
+#'   (`(1 | g1/g2)`) a level new in `g1:g2` but known in `g1` keeps its `g1` effect.
+#' @param re_seed Optional seed of the new levels' draws; the user's random number stream is
+#'   left untouched when given.
 #' @param ... Must be empty.
 #' @return An S x N matrix.
 #' @examples
@@ -154,10 +168,12 @@ posterior_linpred <- function(object, ...) UseMethod("posterior_linpred")
 #' @export
 #' @rawNamespace S3method(rstantools::posterior_linpred, vhmc_glm)
 posterior_linpred.vhmc_glm <- function(object, transform = FALSE, newdata = NULL,
-                                       ndraws = NULL, ...) {
+                                       ndraws = NULL, re.form = NULL, allow_new_levels = FALSE,
+                                       sample_new_levels = "gaussian", re_seed = NULL, ...) {
   check_no_dots(list(...), "posterior_linpred.vhmc_glm")
   check_flag(transform, "transform")
-  parts <- predictive_parts(object, newdata, ndraws, what = "posterior_linpred")
+  re <- re_options(object, re.form, allow_new_levels, sample_new_levels, re_seed)
+  parts <- predictive_parts(object, newdata, ndraws, what = "posterior_linpred", re = re)
   eta <- parts$eta
   if (transform) eta[] <- parts$family$linkinv(eta)
   eta
@@ -190,9 +206,12 @@ posterior_predict <- function(object, ...) UseMethod("posterior_predict")
 #' @export
 #' @rawNamespace S3method(rstantools::posterior_predict, vhmc_glm)
 posterior_predict.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, trials = NULL,
-                                       seed = NULL, ...) {
+                                       seed = NULL, re.form = NULL, allow_new_levels = FALSE,
+                                       sample_new_levels = "gaussian", ...) {
   check_no_dots(list(...), "posterior_predict.vhmc_glm")
-  parts <- predictive_parts(object, newdata, ndraws, what = "posterior_predict")
+  # The new levels' draws take a stream of their own, not the responses' (seed).
+  re <- re_options(object, re.form, allow_new_levels, sample_new_levels, if (!is.null(seed)) seed + 7919)
+  parts <- predictive_parts(object, newdata, ndraws, what = "posterior_predict", re = re)
   family <- parts$family
   design <- parts$design
   mu <- family$linkinv(parts$eta)
@@ -270,8 +289,9 @@ log_lik.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, ...) {
 #' @param se.fit Also return posterior standard deviations.
 #' @param interval `"none"` (default), `"confidence"` or `"prediction"`.
 #' @param level Probability mass of the intervals.
-#' @param seed Optional seed of the simulations behind prediction intervals; the user's
-#'   random number stream is left untouched when given.
+#' @param seed Optional seed of the simulations behind prediction intervals (and of new
+#'   levels' effects); the user's random number stream is left untouched when given.
+#' @inheritParams posterior_linpred
 #' @param ... Must be empty.
 #' @return A named vector of predictions; with an interval, a matrix with columns `fit`,
 #'   `lwr` and `upr` (as [stats::predict.lm()]); with `se.fit = TRUE` a list with `fit`
@@ -287,7 +307,8 @@ log_lik.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, ...) {
 #' @export
 predict.vhmc_glm <- function(object, newdata = NULL, type = c("link", "response"),
                              se.fit = FALSE, interval = c("none", "confidence", "prediction"),
-                             level = 0.95, seed = NULL, ...) {
+                             level = 0.95, seed = NULL, re.form = NULL, allow_new_levels = FALSE,
+                             sample_new_levels = "gaussian", ...) {
   check_no_dots(list(...), "predict.vhmc_glm")
   type <- match_choice(type, "type", c("link", "response"))
   interval <- match_choice(interval, "interval", c("none", "confidence", "prediction"))
@@ -297,14 +318,17 @@ predict.vhmc_glm <- function(object, newdata = NULL, type = c("link", "response"
     stop_arg("interval", "is \"prediction\", but prediction intervals are for new observations, on the response scale",
              "Use type = \"response\", or interval = \"confidence\" for the linear predictor.")
   }
-  draws <- posterior_linpred(object, transform = type == "response", newdata = newdata)
+  draws <- posterior_linpred(object, transform = type == "response", newdata = newdata, re.form = re.form,
+                             allow_new_levels = allow_new_levels, sample_new_levels = sample_new_levels,
+                             re_seed = seed)
   rn <- if (is.null(newdata)) model_row_names(object$model) else rownames(as.data.frame(newdata))
   # For the fitted data, rows dropped by na.action = na.exclude come back as NA (as glm()).
   pad <- function(v) if (is.null(newdata)) stats::napredict(object$model$na.action, v) else v
   fit <- pad(stats::setNames(colMeans(draws), rn))
   if (interval != "none") {
     spread <- if (interval == "confidence") draws else
-      posterior_predict(object, newdata = newdata, seed = seed)
+      posterior_predict(object, newdata = newdata, seed = seed, re.form = re.form,
+                        allow_new_levels = allow_new_levels, sample_new_levels = sample_new_levels)
     fit <- cbind(fit = fit, interval_bounds(spread, level, pad, c("lwr", "upr")))
   }
   if (!se.fit) return(fit)

@@ -25,10 +25,12 @@ check_predictive <- function(object, what, arg = "object") {
 # predictive_design() plus the S x N draws of the linear predictor and of the family's
 # auxiliary parameter (one per draw, or the known noise sd of a fixed-precision ARDL fit;
 # NULL for families without one).
-predictive_parts <- function(object, newdata = NULL, ndraws = NULL, need_response = FALSE, what) {
+predictive_parts <- function(object, newdata = NULL, ndraws = NULL, need_response = FALSE, what,
+                             re = re_options(object, NULL, FALSE, "gaussian", NULL)) {
   parts <- predictive_design(object, newdata, need_response, what)
   draws <- glm_draws(object, ndraws)
   parts$eta <- linpred_draws(draws$beta, parts$design)
+  if (!is.null(re)) parts$eta <- parts$eta + glmer_linpred(object, draws$m, newdata, re)
   parts$aux <- draws$aux %||% parts$aux
   parts
 }
@@ -64,6 +66,7 @@ response_moments <- function(parts) {
 #' @param newdata A data frame with the predictors (and offsets) of new observations;
 #'   `NULL` (default) uses the fitted data. Not available for ARDL fits (use [forecast()]).
 #' @param ndraws Use only `ndraws` draws, evenly spaced over all chains (all by default).
+#' @inheritParams posterior_linpred
 #' @param ... Must be empty.
 #' @return An S x N matrix.
 #' @seealso [posterior_linpred()], [posterior_predict()]
@@ -83,9 +86,13 @@ posterior_epred <- function(object, ...) UseMethod("posterior_epred")
 #' @rdname posterior_epred
 #' @export
 #' @rawNamespace S3method(rstantools::posterior_epred, vhmc_fit)
-posterior_epred.vhmc_fit <- function(object, newdata = NULL, ndraws = NULL, ...) {
+posterior_epred.vhmc_fit <- function(object, newdata = NULL, ndraws = NULL, re.form = NULL,
+                                     allow_new_levels = FALSE, sample_new_levels = "gaussian",
+                                     re_seed = NULL, ...) {
   check_no_dots(list(...), "posterior_epred.vhmc_fit")
-  parts <- predictive_parts(object, newdata, ndraws, what = "posterior_epred")
+  check_predictive(object, "posterior_epred")
+  re <- re_options(object, re.form, allow_new_levels, sample_new_levels, re_seed)
+  parts <- predictive_parts(object, newdata, ndraws, what = "posterior_epred", re = re)
   mu <- parts$eta
   mu[] <- parts$family$linkinv(mu)
   mu

@@ -9,9 +9,19 @@
 # The model's group-level part: its terms and the parameterisation asked for.
 glmer_model <- function(bars, mf, parameterization) {
   terms <- glmer_terms(bars, mf)
-  list(terms = terms, parameterization = parameterization,
+  list(terms = terms, parameterization = parameterization, xlevels = bar_xlevels(bars, mf),
        ngrps = vapply(split(vapply(terms, function(t) length(t$levels), 1L),
                             vapply(terms, `[[`, "", "group_name")), `[`, 1L, 1L))
+}
+
+# The levels of factors left of the bars (so that newdata gives the same columns); the
+# grouping factors are left free, to meet new levels.
+bar_xlevels <- function(bars, mf) {
+  lhs <- unique(unlist(lapply(bars, function(b) all.vars(b[[2L]]))))
+  xl <- stats::.getXlevels(stats::terms(reformulas::subbars(stats::as.formula(call("~", bars[[1L]])))), mf)
+  for (b in bars[-1L]) xl <- c(xl, stats::.getXlevels(stats::terms(reformulas::subbars(stats::as.formula(call("~", b)))), mf))
+  xl <- xl[!duplicated(names(xl))]
+  xl[names(xl) %in% lhs]
 }
 
 check_parameterization <- function(x) {
