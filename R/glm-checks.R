@@ -35,6 +35,17 @@ check_identified <- function(model, family, priors, spec, target, separation = T
   if (separation && flat_coef && family$entry$separation) check_separation(target)
 }
 
+# Without the likelihood the posterior is the prior, which must then be proper.
+check_prior_pd <- function(model, priors) {
+  if (!isTRUE(model$prior_PD)) return(invisible())
+  flat <- names(Filter(function(p) identical(p$adjusted$dist, "flat"), priors))
+  if (length(flat)) {
+    stop_arg("prior_PD", sprintf("is TRUE, but %s %s flat(), so there is no distribution to draw from",
+                                 paste0("`", flat, "`", collapse = " and "), if (length(flat) > 1L) "are" else "is"),
+             "Give proper priors, or set prior_PD = FALSE.")
+  }
+}
+
 # Separation (binomial) and its poisson analogue (a group whose counts are all zero): the
 # likelihood then keeps increasing as some coefficients go to infinity, so under a flat prior
 # on the slopes the posterior is improper. Found from the Newton mode: Newton stops where the

@@ -24,7 +24,8 @@ glm_spec <- function(model, family, priors) {
        intercept = model$intercept, y_center = ys$center, y_scale = ys$scale,
        prior_intercept = core_prior(priors$prior_intercept$adjusted, ys$center),
        prior = core_prior(priors$prior$adjusted),
-       prior_aux = core_prior(priors$prior_aux$adjusted), noise_precision = 0)
+       prior_aux = core_prior(priors$prior_aux$adjusted), noise_precision = 0,
+       prior_only = isTRUE(model$prior_PD))
 }
 
 # The parameter layout of the potential behind `ptr` (the core's, model/glm/layout.hpp):

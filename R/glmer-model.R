@@ -72,6 +72,7 @@ fit_glmer_model <- function(model, family, prior_args, sampler, args, seed, init
   spec <- glm_spec(model, family, priors)
   nt <- length(model$glmer$terms)
   target_nc <- glmer_target(spec, model, priors, rep(FALSE, nt))
+  check_prior_pd(model, priors)
   check_identified(model, family, priors, spec, target_nc, separation = FALSE)
   seed <- resolve_seed(seed)
   model$priors <- priors

@@ -74,6 +74,9 @@
 #' @param prior_covariance For formulas with group-level terms: the prior of each term's
 #'   covariance matrix, [decov()] (default, as rstanarm) or [lkj()]; see
 #'   [covariance_priors].
+#' @param prior_PD Draw from the prior alone, leaving out the likelihood (rstanarm's
+#'   `prior_PD`): for prior predictive checks with [posterior_predict()] and to see what the
+#'   priors imply. The data still set the design and the autoscaled priors.
 #' @param parameterization For formulas with group-level terms: `"auto"` (default) samples
 #'   each term centred when its data say more about a level's effects than the prior does,
 #'   and non-centred otherwise (Papaspiliopoulos, Roberts and Skold 2007); `"centered"` or
@@ -113,7 +116,8 @@ vhmc_glm <- function(formula, data, family = gaussian(),
                      sampler = nuts(), chains = 4, iter = 2000, warmup = NULL,
                      thin = 1, seed = NULL, cores = getOption("mc.cores", 1L), init = NULL,
                      progress = interactive(), subset, weights, offset, na.action,
-                     contrasts = NULL, prior_covariance = decov(), parameterization = "auto", ...) {
+                     contrasts = NULL, prior_covariance = decov(), parameterization = "auto",
+                     prior_PD = FALSE, ...) {
   call <- match.call()
   check_no_dots(list(...), "vhmc_glm")
   if (!inherits(formula, "formula")) {
@@ -137,6 +141,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   mf_call <- mf_call[c(1L, match(c("formula", "data", "subset", "weights", "na.action", "offset"),
                                  names(mf_call), 0L))]
   model <- build_glm_model(mf_call, parent.frame(), formula, data, family, contrasts, parameterization)
+  model$prior_PD <- check_flag(prior_PD, "prior_PD")
   fit <- if (is.null(model$glmer)) fit_glm_model else fit_glmer_model
   fit(model, family, list(prior = prior, prior_intercept = prior_intercept,
                           prior_aux = if (family$has_aux) prior_aux, prior_covariance = prior_covariance),
@@ -164,7 +169,8 @@ fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, 
   priors <- glm_priors(model, family, prior_args$prior, prior_args$prior_intercept, prior_args$prior_aux)
   spec <- glm_spec(model, family, priors)
   target <- glm_target(spec, model)
-  check_identified(model, family, priors, spec, target)
+  check_prior_pd(model, priors)
+  check_identified(model, family, priors, spec, target, separation = !isTRUE(model$prior_PD))
   seed <- resolve_seed(seed)
   model$priors <- priors
   inits <- glm_inits(init, target, spec, args$chains, seed)

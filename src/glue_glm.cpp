@@ -58,6 +58,7 @@ struct GlmModel {
              REAL(y), optional(weights), optional(offset), optional(center), optional(scale)),
         potential(make_potential(spec, with_response_scale(data, spec))) {
     if (spec.containsElementNamed("groups")) add_group_terms(spec["groups"]);
+    if (spec.containsElementNamed("prior_only")) potential.set_prior_only(Rcpp::as<bool>(spec["prior_only"]));
   }
 
   Rcpp::NumericMatrix X;

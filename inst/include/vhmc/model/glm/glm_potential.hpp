@@ -63,6 +63,10 @@ class GlmPotential {
   }
   const std::vector<GroupTerm>& group_terms() const { return terms_; }
 
+  // Without the likelihood: U is the priors' alone (rstanarm's prior_PD), for prior
+  // predictive checks and the tests of the priors' marginals.
+  void set_prior_only(bool prior_only) { prior_only_ = prior_only; }
+
   int dim() const { return static_cast<int>(layout_.dim()); }
   const ParameterLayout& layout() const { return layout_; }
   bool has_aux() const {
@@ -142,6 +146,7 @@ class GlmPotential {
   }
 
   double eval(const Vec& theta, Vec* g) {
+    if (prior_only_) return eval_prior(theta, g);
     design_.set_beta(theta);
     if (stats_) return eval_gaussian(theta, g);
     for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
@@ -169,6 +174,13 @@ class GlmPotential {
     g->tail(dim() - (aux_ >= 0 ? aux_ + 1 : design_.size())).setZero();
     const double up = priors_.eval(theta, g);
     return u + up + terms_finish(theta, g);
+  }
+
+  double eval_prior(const Vec& theta, Vec* g) {
+    if (g) g->setZero();
+    for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
+    r_.setZero();
+    return priors_.eval(theta, g) + terms_finish(theta, g);
   }
 
   double eval_gaussian(const Vec& theta, Vec* g) {
@@ -199,6 +211,7 @@ class GlmPotential {
   double sum_w_ = 0.0;
   std::unique_ptr<GaussianStats> stats_;
   std::vector<GroupTerm> terms_;
+  bool prior_only_ = false;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, scratch)
   MinibatchRows batch_;
   Vec rb_, zb_, rh_, zh_, prior_hat_;  // minibatch row terms at theta and theta_hat

@@ -28,6 +28,10 @@ inline void GlmPotential::validate(const Prior& prior_intercept, const Prior& pr
 inline void GlmPotential::hessian(const Vec& theta, Mat& H) {
   require_no_terms("the analytic Hessian");
   H.setZero(dim(), dim());
+  if (prior_only_) {
+    priors_.add_hessian(theta, H);
+    return;
+  }
   design_.set_beta(theta);
   if (stats_) {
     stats_->hessian(theta, aux_of<family::GaussianIdentity>(theta).inv_s2, aux_, H);
