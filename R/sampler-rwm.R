@@ -47,3 +47,34 @@ sampler_label.vhmc_rwm <- function(sampler) "random-walk Metropolis (adaptive)"
 uses_gradient.vhmc_rwm <- function(sampler) FALSE
 
 divergence_fix.vhmc_rwm <- function(sampler) "not applicable"
+
+add_report.vhmc_rwm <- function(sampler, fit, results, target) {
+  fit$rwm <- lapply(results, `[[`, "report")
+  fit
+}
+
+check_report.vhmc_rwm <- function(sampler, fit) check_rwm_moves(fit)
+
+# A chain that accepted (almost) no proposal after warmup has not sampled: its draws are a
+# few points, whatever R-hat says. Warned as a "vhmc_rwm_stuck" condition, naming the chains.
+check_rwm_moves <- function(fit, min_rate = 0.01) {
+  n <- fit$args$iter - fit$args$warmup
+  moves <- report_column(fit$rwm, "moves_sampling")
+  stuck <- which(!is.na(moves) & moves < min_rate * n)
+  if (length(stuck) == 0L) return(invisible())
+  fix <- if (is.null(fit$sampler$scale)) {
+    paste("run a longer warmup, start from the posterior mode (init = NULL), or use nuts() if the",
+          "log density has a gradient")
+  } else {
+    "leave the scale to the warmup adaptation (rwm(scale = NULL))"
+  }
+  msg <- sprintf(paste(
+    "rwm: chain%s %s accepted %s of %d proposals after warmup: the proposal (scale %s, covariance",
+    "in fit$adaptation) does not fit the posterior, so the draws are a few points, not a sample.",
+    "To fix: %s; see fit$rwm."), if (length(stuck) > 1L) "s" else "", paste(stuck, collapse = ", "),
+    paste(moves[stuck], collapse = ", "), n,
+    paste(format(signif(vapply(fit$adaptation[stuck], `[[`, numeric(1), "step_size"), 3)), collapse = ", "),
+    fix)
+  warning(structure(class = c("vhmc_rwm_stuck", "warning", "condition"), list(message = msg, call = NULL)))
+  invisible()
+}
