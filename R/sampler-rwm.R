@@ -11,6 +11,17 @@
 #' or expensive; mixing slows as the dimension grows (about `d` iterations per effective
 #' draw, against a few per effective draw for [nuts()]).
 #'
+#' The proposal covariance starts at the covariance of the Laplace approximation when the
+#' chains start from the posterior mode (`init = NULL`, see [vhmc_sample()]), else at the
+#' identity. From 20% to 80% of warmup it is re-estimated every 25 iterations from the
+#' states since 20%, once they include at least `max(10, d + 1)` accepted proposals, and
+#' shrunk toward the covariance in force as toward a prior worth 5 states, so that it stays
+#' positive definite even when few proposals were accepted; the last 20% of warmup adapt the
+#' scale alone. `fit$rwm` has each chain's `covariance_updates` and accepted proposals
+#' (`moves_warmup`, `moves_sampling`). A chain that accepted fewer than 1% of its proposals
+#' after warmup has not sampled: the fit then warns with a condition of class
+#' `"vhmc_rwm_stuck"`, naming the chains.
+#'
 #' @param target_accept Acceptance rate the proposal scale is adapted toward, in (0, 1).
 #' @param scale Fixed global proposal scale (the proposal sd is `scale` times the adapted
 #'   covariance's factor); `NULL` (default) adapts it, starting from `2.38 / sqrt(d)`.

@@ -5,9 +5,9 @@
 // Warmup adapts both (adaptive Metropolis, Haario, Saksman & Tamminen 2001, eq. 2.1: the
 // covariance of the chain's history; with the global scale of Andrieu & Thoms 2008,
 // Algorithm 4): log lambda by Robbins-Monro toward the acceptance rate 0.234 (Roberts,
-// Gelman & Gilks 1997: optimal for random-walk proposals in high dimension), and from 20%
-// of warmup on, every 25 iterations, C from the covariance of the states since then, shrunk
-// toward the covariance in force (rwm_shrink()). C starts as the host's initial inverse
+// Gelman & Gilks 1997: optimal for random-walk proposals in high dimension), and between 20%
+// and 80% of warmup, every 25 iterations, C from the covariance of the states since 20%,
+// shrunk toward the covariance in force (rwm_shrink()). C starts as the host's initial inverse
 // metric (the Laplace covariance at the mode) or the identity. Both are frozen for
 // sampling, so the sampling chain is plain Metropolis and exact.
 #include <algorithm>
@@ -95,41 +95,44 @@ inline Mat rwm_shrink(const Mat& S, double n, const Mat& C, double n0 = 5.0) {
   return 0.5 * (W + W.transpose());
 }
 
-// Warmup: the global scale by Robbins-Monro in log lambda (gain t^-0.6), the covariance from
-// the states after 20% of warmup, updated once they include enough accepted moves (the
-// states of a chain that has not moved say nothing about the posterior's shape); the final
-// scale is the average of log lambda over the second half.
+// Warmup: the global scale by Robbins-Monro in log lambda (gain t^-0.6) throughout; the
+// covariance from the states of [20%, 80%) of warmup, updated every 25 iterations once they
+// include enough accepted moves (the states of a chain that has not moved say nothing about
+// the posterior's shape), and last at 80%. As Stan's terminal window does for the step size,
+// the last 20% adapt the scale alone, to the final covariance, and the final scale is the
+// average of log lambda over them (over the second half without covariance adaptation).
 template <class Kernel>
 class RwmAdaptation : public Phase {
  public:
   RwmAdaptation(Kernel& kernel, const PhasePoint& z, const RwmConfig& c, int warmup)
-      : kernel_(kernel), z_(z), c_(c), warmup_(warmup), cov_(static_cast<int>(z.theta.size())),
+      : kernel_(kernel), z_(z), c_(c), first_(warmup / 5), last_(warmup - warmup / 5),
+        average_(c.adapt_covariance ? last_ : warmup / 2), cov_(static_cast<int>(z.theta.size())),
         min_moves_(std::max(10L, static_cast<long>(z.theta.size()) + 1)) {}
 
   void observe(int t, const TransitionInfo& info, Rng&) override {
-    if (!c_.scale) {
-      log_scale_ += std::pow(t + 1.0, -0.6) * (std::min(1.0, info.accept_stat) - c_.target_accept);
-      kernel_.scale() = std::exp(log_scale_);
-      if (2 * t >= warmup_) {
-        sum_ += log_scale_;
-        ++n_;
-      }
-    }
-    if (!c_.adapt_covariance || 5 * t < warmup_) return;
+    if (!c_.scale) adapt_scale(t, info.accept_stat);
+    if (!c_.adapt_covariance || t < first_ || t >= last_) return;
     if (cov_.n() == 0) moves0_ = kernel_.moves();
     cov_.add(z_.theta);
-    if ((t + 1) % 25 == 0) update_covariance();
+    if ((t + 1 - first_) % 25 == 0 || t + 1 == last_) update_covariance();
   }
   void start(Rng&) override {
     if (!c_.scale) log_scale_ = std::log(kernel_.scale());
   }
   void finish(Rng&) override {
-    if (c_.adapt_covariance) update_covariance();
-    if (!c_.scale && n_ > 0) kernel_.scale() = std::exp(sum_ / n_);
+    if (!c_.scale && n_ > 0) kernel_.scale() = std::exp(sum_ / static_cast<double>(n_));
   }
   void report(Report& r) const override { r.add("covariance_updates", updates_); }
 
  private:
+  void adapt_scale(int t, double accept_stat) {
+    log_scale_ += std::pow(t + 1.0, -0.6) * (std::min(1.0, accept_stat) - c_.target_accept);
+    kernel_.scale() = std::exp(log_scale_);
+    if (t >= average_) {
+      sum_ += log_scale_;
+      ++n_;
+    }
+  }
   void update_covariance() {
     if (cov_.n() < 10 || kernel_.moves() - moves0_ < min_moves_) return;
     const Mat W = rwm_shrink(cov_.covariance(), static_cast<double>(cov_.n()), kernel_.covariance());
@@ -139,7 +142,7 @@ class RwmAdaptation : public Phase {
   Kernel& kernel_;
   const PhasePoint& z_;
   const RwmConfig& c_;
-  int warmup_;
+  int first_, last_, average_;
   WelfordDense cov_;
   long min_moves_, moves0_ = 0, updates_ = 0;
   double log_scale_ = 0.0, sum_ = 0.0;
