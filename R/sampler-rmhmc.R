@@ -12,9 +12,12 @@
 #' fixed-point iteration to the relative tolerance `fixed_point_tol`, at most
 #' `fixed_point_iter` iterations) and accepts or rejects with the Metropolis rule on
 #' \eqn{H = U + \frac12 \log\det G + \frac12 p' G^{-1} p}{H = U + log det(G) / 2 + p'
-#' G^-1 p / 2}, so the draws are exact. A step whose fixed-point iteration does not converge
-#' (a solver failure) ends the trajectory and is rejected; it is not a divergence, which is a
-#' step reaching a log density or metric that is not finite, or an energy error above 1000.
+#' G^-1 p / 2}, so the draws are exact. A step whose fixed-point iteration does not converge,
+#' or converges to a far root of its implicit equation (a position more than 10 times as far
+#' as its explicit predictor, where the trajectory's energy error then exceeds 1000), is a
+#' solver failure: it ends the trajectory and is rejected. It is not a divergence, which is a
+#' step reaching a log density or metric that is not finite, or an energy error above 1000
+#' otherwise.
 #' [sampler_diagnostics()] has the divergences, `fit$rmhmc` each chain's counts
 #' (`fixed_point_iterations` and `fixed_point_failures`, warmup included;
 #' `fixed_point_failures_sampling` after warmup). Solver failures cost efficiency, not
