@@ -35,7 +35,7 @@ struct FixedPointConfig {
 
 struct FixedPointCounts {
   long iterations = 0;  // fixed-point iterations of all steps
-  long failures = 0;    // steps whose fixed-point iteration did not converge (unsolved)
+  long failures = 0;    // unsolved steps: no convergence, or a far root (see far_root())
 };
 
 enum class StepStatus { ok, unsolved, diverged };
@@ -76,8 +76,9 @@ class GeneralizedLeapfrog {
   // second solution far out where G^{-1} is large (on a GLM, where the likelihood has
   // vanished and the prior's precision is left), which the iteration finds when eps |p| is
   // large: the step is then not the integrator's, and its energy error is the solver's
-  // (measured on a logistic regression: accepted steps at most 1.8 times their predictor,
-  // energy errors above 1000 after steps 170 to 10^4 times it).
+  // (measured on a logistic regression, 8,000 transitions: accepted steps went at most 1.8
+  // times as far as their predictor; each of the 51 energy errors above 1000 followed a step
+  // at least 170 times as far).
   bool far_root() const { return far_root_; }
   // Counts as unsolved a step that converged to a far root (the transition decides).
   void count_unsolved() { ++counts_.failures; }
