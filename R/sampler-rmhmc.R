@@ -12,15 +12,27 @@
 #' fixed-point iteration to the relative tolerance `fixed_point_tol`, at most
 #' `fixed_point_iter` iterations) and accepts or rejects with the Metropolis rule on
 #' \eqn{H = U + \frac12 \log\det G + \frac12 p' G^{-1} p}{H = U + log det(G) / 2 + p'
-#' G^-1 p / 2}, so the draws are exact. A step whose fixed-point iteration does not converge
-#' ends the trajectory as a divergence, which is rejected; [sampler_diagnostics()] has the
-#' divergences and `fit$rmhmc` each chain's counts (`fixed_point_iterations`,
-#' `fixed_point_failures`, warmup included). `fit$adaptation` holds the step size and, as
-#' `inv_metric`, \eqn{G^{-1}}{G^-1} at the chain's last state.
+#' G^-1 p / 2}, so the draws are exact. A step whose fixed-point iteration does not converge,
+#' or converges to a far root of its implicit equation (a position more than 10 times as far
+#' as its explicit predictor, where the trajectory's energy error then exceeds 1000), is a
+#' solver failure: it ends the trajectory and is rejected. It is not a divergence, which is a
+#' step reaching a log density or metric that is not finite, or an energy error above 1000
+#' otherwise.
+#' [sampler_diagnostics()] has the divergences, `fit$rmhmc` each chain's counts
+#' (`fixed_point_iterations` and `fixed_point_failures`, warmup included;
+#' `fixed_point_failures_sampling` after warmup). Solver failures cost efficiency, not
+#' accuracy: when more than 2% of the transitions after warmup fail, a message (not a
+#' warning) says so. `fit$adaptation` holds the step size and, as `inv_metric`,
+#' \eqn{G^{-1}}{G^-1} at the chain's last state.
 #'
 #' The metric adapts itself to the posterior's local curvature, so there is no metric to
-#' tune: warmup only tunes the step size (dual averaging toward `target_accept`) unless
-#' `step_size` is given. Each step costs several evaluations of the metric, O(N d^2) for a
+#' tune: warmup only tunes the step size unless `step_size` is given, by dual averaging toward
+#' `target_accept` (a solver failure counting as a rejection), capped so that about 0.5% of
+#' the transitions fail to solve: failures become frequent quickly as the step size grows
+#' (the fixed-point iterations contract at a rate that grows with the step size times the
+#' momentum), and the cap is a Robbins-Monro recursion on the failure rate, restarted
+#' halfway through warmup. `fit$rmhmc` says per chain whether the cap set the step size
+#' (`step_size_capped`). Each step costs several evaluations of the metric, O(N d^2) for a
 #' GLM with N rows and d coefficients, against O(N d) for a gradient: RMHMC pays on
 #' strongly curved, small-d posteriors, and is here mainly for the comparisons of Zhang,
 #' Shahbaba and Zhao (2017, Table 1).
@@ -106,6 +118,29 @@ check_target.vhmc_rmhmc <- function(sampler, target) {
 add_report.vhmc_rmhmc <- function(sampler, fit, results, target) {
   fit$rmhmc <- lapply(results, `[[`, "report")
   fit
+}
+
+check_report.vhmc_rmhmc <- function(sampler, fit) {
+  check_solver_failures(fit, fit$rmhmc, "rmhmc", "fit$rmhmc",
+                        "a smaller step_size, a higher target_accept (e.g. rmhmc(target_accept = 0.9)) or a larger fixed_point_iter")
+}
+
+# A message (not a warning: the draws are not in doubt) when a notable share of the
+# transitions after warmup was rejected because an implicit step of the generalized leapfrog
+# went unsolved (rmhmc(), surrogate_hmc(riemann = TRUE)). Such a rejection costs efficiency;
+# unlike a divergence it is no energy blow-up, so it says nothing about regions the sampler
+# cannot reach. The step-size adaptation keeps them near 0.5% (adapt/implicit_step_size.hpp).
+check_solver_failures <- function(fit, reports, who, where, fix, threshold = 0.02) {
+  failed <- sum(report_column(reports, "fixed_point_failures_sampling"), na.rm = TRUE)
+  total <- fit$args$chains * (fit$args$iter - fit$args$warmup)
+  if (failed < threshold * total) return(invisible())
+  message(sprintf(paste(
+    "%s: %d of %d transitions after warmup (%s%%) were rejected because an implicit step of the",
+    "generalized leapfrog was not solved (its fixed-point iteration did not converge; %s has",
+    "fixed_point_failures_sampling per chain). These rejections cost efficiency, not accuracy:",
+    "they are not divergences. To make them rarer: %s."),
+    who, failed, total, format(round(100 * failed / total, 1)), where, fix))
+  invisible()
 }
 
 sampler_label.vhmc_rmhmc <- function(sampler) "Riemannian-manifold HMC (Fisher metric)"

@@ -11,6 +11,17 @@
 #' or expensive; mixing slows as the dimension grows (about `d` iterations per effective
 #' draw, against a few per effective draw for [nuts()]).
 #'
+#' The proposal covariance starts at the covariance of the Laplace approximation when the
+#' chains start from the posterior mode (`init = NULL`, see [vhmc_sample()]), else at the
+#' identity. From 20% to 80% of warmup it is re-estimated every 25 iterations from the
+#' states since 20%, once they include at least `max(10, d + 1)` accepted proposals, and
+#' shrunk toward the covariance in force as toward a prior worth 5 states, so that it stays
+#' positive definite even when few proposals were accepted; the last 20% of warmup adapt the
+#' scale alone. `fit$rwm` has each chain's `covariance_updates` and accepted proposals
+#' (`moves_warmup`, `moves_sampling`). A chain that accepted fewer than 1% of its proposals
+#' after warmup has not sampled: the fit then warns with a condition of class
+#' `"vhmc_rwm_stuck"`, naming the chains.
+#'
 #' @param target_accept Acceptance rate the proposal scale is adapted toward, in (0, 1).
 #' @param scale Fixed global proposal scale (the proposal sd is `scale` times the adapted
 #'   covariance's factor); `NULL` (default) adapts it, starting from `2.38 / sqrt(d)`.
@@ -47,3 +58,34 @@ sampler_label.vhmc_rwm <- function(sampler) "random-walk Metropolis (adaptive)"
 uses_gradient.vhmc_rwm <- function(sampler) FALSE
 
 divergence_fix.vhmc_rwm <- function(sampler) "not applicable"
+
+add_report.vhmc_rwm <- function(sampler, fit, results, target) {
+  fit$rwm <- lapply(results, `[[`, "report")
+  fit
+}
+
+check_report.vhmc_rwm <- function(sampler, fit) check_rwm_moves(fit)
+
+# A chain that accepted (almost) no proposal after warmup has not sampled: its draws are a
+# few points, whatever R-hat says. Warned as a "vhmc_rwm_stuck" condition, naming the chains.
+check_rwm_moves <- function(fit, min_rate = 0.01) {
+  n <- fit$args$iter - fit$args$warmup
+  moves <- report_column(fit$rwm, "moves_sampling")
+  stuck <- which(!is.na(moves) & moves < min_rate * n)
+  if (length(stuck) == 0L) return(invisible())
+  fix <- if (is.null(fit$sampler$scale)) {
+    paste("run a longer warmup, start from the posterior mode (init = NULL), or use nuts() if the",
+          "log density has a gradient")
+  } else {
+    "leave the scale to the warmup adaptation (rwm(scale = NULL))"
+  }
+  msg <- sprintf(paste(
+    "rwm: chain%s %s accepted %s of %d proposals after warmup: the proposal (scale %s, covariance",
+    "in fit$adaptation) does not fit the posterior, so the draws are a few points, not a sample.",
+    "To fix: %s; see fit$rwm."), if (length(stuck) > 1L) "s" else "", paste(stuck, collapse = ", "),
+    paste(moves[stuck], collapse = ", "), n,
+    paste(format(signif(vapply(fit$adaptation[stuck], `[[`, numeric(1), "step_size"), 3)), collapse = ", "),
+    fix)
+  warning(structure(class = c("vhmc_rwm_stuck", "warning", "condition"), list(message = msg, call = NULL)))
+  invisible()
+}

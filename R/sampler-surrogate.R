@@ -95,12 +95,16 @@
 #' (on liver's Bank Marketing data its min ESS was 9 of 600 draws). The dense one adds
 #' O(d^3) per step and keeps the base's correlations, as the full Hessian of Zhang et al.
 #' does for their logistic regressions. Its implicit steps are solved as in [rmhmc()] (tolerance `1e-10`, at most 50
-#' iterations; a failure is a rejected divergence). `steps` is the most generalized
+#' iterations; a step left unsolved is rejected and counted as a solver failure, not as a
+#' divergence). `steps` is the most generalized
 #' leapfrog steps (default 6, drawn in `1..steps`), `step_size` fixes its step size (the
-#' exploration then adapts its own), which is otherwise tuned by dual averaging over the rest of the warmup toward an acceptance
-#' rate of 0.65 (`adapt_delta` if lower). It needs additive bases (not `"rbf"`) and is not
+#' exploration then adapts its own), which is otherwise tuned as in [rmhmc()] over the rest
+#' of the warmup (dual averaging toward an acceptance rate of 0.65, `adapt_delta` if lower,
+#' capped so that solver failures stay rare). It needs additive bases (not `"rbf"`) and is not
 #' adaptive. `fit$surrogate` adds each chain's `metric_evaluations`,
-#' `fixed_point_iterations` and `fixed_point_failures`.
+#' `fixed_point_iterations`, `fixed_point_failures` (warmup included),
+#' `fixed_point_failures_sampling` and `step_size_capped`; when more than 2% of the
+#' transitions after warmup failed to solve, a message says so.
 #'
 #' @param hidden Number of hidden units (bases); `NULL` chooses it by held-out error (see
 #'   Details).
@@ -266,6 +270,9 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 #' surrogate iteration in tuning: how many times cheaper an iteration became. Below 2 the
 #' surrogate cannot repay its exploration and training, and the fit says so in a message.
 #'
+#' With `riemann = TRUE` two more columns count the implicit steps left unsolved (see
+#' [rmhmc()]): `fixed_point_failures` (warmup included) and `fixed_point_failures_sampling`.
+#'
 #' `predicted_ess` is the effective sample size per iteration that the Gaussian
 #' approximation behind the automatic trajectory length predicts for the worst coordinate
 #' at full acceptance (above 1: antithetic draws, as NUTS gets on near-Gaussian
@@ -305,6 +312,10 @@ surrogate_info <- function(fit) {
     seconds_per_surrogate_gradient = col("seconds_per_surrogate_gradient")
   )
   info$cost_ratio <- (info$explore_seconds / info$explore) / (info$tuning_seconds / info$tuning)
+  if (isTRUE(fit$sampler$riemann)) {
+    info$fixed_point_failures <- col("fixed_point_failures")
+    info$fixed_point_failures_sampling <- col("fixed_point_failures_sampling")
+  }
   info
 }
 
@@ -334,6 +345,10 @@ check_surrogate <- function(fit) {
       format(signif(max(info$max_integration_time[short]), 2))), call. = FALSE)
   }
   check_surrogate_cost(info)
+  if (isTRUE(fit$sampler$riemann)) {
+    check_solver_failures(fit, fit$surrogate, "surrogate_hmc", "surrogate_info(fit)",
+                          "a smaller step_size, e.g. surrogate_hmc(riemann = TRUE, step_size = 0.5)")
+  }
   invisible()
 }
 

@@ -67,7 +67,7 @@ test_that("rmhmc draws are reproducible", {
   d$y <- rbinom(100, 1, plogis(d$x))
   run <- function() vhmc_glm(y ~ x, data = d, family = binomial(), sampler = rmhmc(), chains = 2,
                              iter = 300, seed = 11, progress = FALSE)
-  # 150 warmup iterations: the tuned step sizes make a few implicit steps fail (divergences).
+  # 150 warmup iterations: a few implicit steps may fail to solve (rejections).
   expect_identical(as.array(suppressWarnings(run())), as.array(suppressWarnings(run())))
 })
 
@@ -92,10 +92,11 @@ sinh_target <- function() {
 
 test_that("rmhmc with a metric tensor written in R samples a known posterior exactly", {
   tg <- sinh_target()
-  # Far in the tails the metric grows like cosh(theta)^2 and some implicit steps do not
-  # converge (measured with this seed: 15% of the transitions at the step size tuned for 0.8
-  # acceptance, 8% with target_accept = 0.9); those proposals are rejected as divergences,
-  # which costs efficiency but does not bias the draws (checked next).
+  # Far in the tails the metric grows like cosh(theta)^2 and implicit steps fail to converge
+  # at large step sizes: at the step size tuned for 0.8 acceptance alone 15% of the
+  # transitions after warmup failed (measured with this seed, then counted as divergences).
+  # The step-size cap keeps them near 0.5%, counted as solver failures: no divergence, no
+  # warning about bias.
   warned <- character()
   fit <- withCallingHandlers(
     vhmc_sample(tg$ld, tg$gr, init = c(a = 0.1, b = -0.1), sampler = rmhmc(), metric_tensor = tg$mt,
@@ -104,8 +105,10 @@ test_that("rmhmc with a metric tensor written in R samples a known posterior exa
       warned <<- c(warned, conditionMessage(w))
       invokeRestart("muffleWarning")
     })
-  expect_true(any(grepl("divergence", warned)))
-  expect_lt(mean(sampler_diagnostics(fit)$divergent__), 0.25)
+  expect_false(any(grepl("divergence", warned)))
+  expect_equal(sum(sampler_diagnostics(fit)$divergent__), 0)
+  failed <- vapply(fit$rmhmc, `[[`, numeric(1), "fixed_point_failures_sampling")
+  expect_lt(sum(failed) / 4000, 0.02)
   x <- posterior::mutate_variables(fit$draws, xa = sinh(a), xb = sinh(b), xab = sinh(a) * sinh(b))
   m <- posterior::summarise_draws(posterior::subset_draws(x, variable = c("xa", "xb", "xab")),
                                   "mean", "mcse_mean")
@@ -158,7 +161,74 @@ test_that("surrogate_hmc(riemann = TRUE) (RNS-RMHMC) agrees with glm() under fla
     # Sampling costs one true log density per iteration and no true gradient.
     expect_equal(fit$counts$n_grad_sampling, rep(0, 4))
     expect_true(all(vapply(fit$surrogate, `[[`, numeric(1), "metric_evaluations") > 0))
+    info <- surrogate_info(fit)
+    expect_true(all(info$fixed_point_failures_sampling <= info$fixed_point_failures))
+    expect_true(all(vapply(fit$surrogate, `[[`, logical(1), "step_size_capped") %in% c(TRUE, FALSE)))
     label <- if (kind == "dense") "RNS-RMHMC; dense Hessian metric" else "RNS-RMHMC; Hessian-diagonal metric"
     expect_match(paste(capture.output(print(fit)), collapse = " "), label, fixed = TRUE)
   }
+})
+
+# Issue 24: on well-posed 4-coefficient regressions (N = 100, default priors) implicit steps
+# that went unsolved were counted as divergences, and 69% of such fits (rmhmc() and RNS-RMHMC,
+# logistic and poisson, 4 seeds) warned that "the posterior may be biased" while the draws
+# calibrated. A failed solve is now a rejection counted apart (fit$rmhmc,
+# surrogate_info()); the step size keeps such failures near 0.5%; divergent__ keeps energy
+# blow-ups.
+small_regression <- function(seed, family) {
+  set.seed(1000 + seed)
+  n <- 100
+  X <- matrix(rnorm(n * 3), n, 3, dimnames = list(NULL, c("x1", "x2", "x3")))
+  d <- data.frame(X)
+  eta <- drop(0.2 + X %*% c(0.8, -0.5, 0.3))
+  d$y <- if (family == "binomial") rbinom(n, 1, plogis(eta)) else rpois(n, exp(0.5 * eta))
+  d
+}
+
+# The fit of expr with its warnings and messages kept.
+with_conditions <- function(expr) {
+  warned <- character()
+  said <- character()
+  fit <- withCallingHandlers(expr,
+    warning = function(w) {
+      warned <<- c(warned, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    },
+    message = function(m) {
+      said <<- c(said, conditionMessage(m))
+      invokeRestart("muffleMessage")
+    })
+  list(fit = fit, warnings = warned, messages = said)
+}
+
+test_that("rmhmc on small well-posed regressions: solver failures rare, apart from divergences, no warning", {
+  for (family in c("binomial", "poisson")) {
+    # seed 1: with the logistic regression 55 of 4000 transitions after warmup were counted as
+    # divergences before (1.4%, step size 0.85)
+    res <- with_conditions(vhmc_glm(y ~ x1 + x2 + x3, data = small_regression(1, family), family = family,
+                                    sampler = rmhmc(), chains = 4, seed = 1, progress = FALSE))
+    fit <- res$fit
+    expect_false(any(grepl("divergen", res$warnings)), info = family)
+    expect_false(any(grepl("implicit step", res$messages)), info = family)
+    expect_equal(sum(sampler_diagnostics(fit)$divergent__), 0)
+    failed <- vapply(fit$rmhmc, `[[`, numeric(1), "fixed_point_failures_sampling")
+    total <- vapply(fit$rmhmc, `[[`, numeric(1), "fixed_point_failures")
+    expect_true(all(failed <= total))
+    expect_lt(sum(failed) / 4000, 0.015)
+    # the failed transitions are rejections: acceptance statistic 0 there
+    expect_gte(sum(sampler_diagnostics(fit)$accept_stat__ == 0), sum(failed))
+  }
+})
+
+test_that("rmhmc: many solver failures are a message saying what they cost, not a bias warning", {
+  # at this fixed step size 13% of the transitions fail to solve (measured)
+  res <- with_conditions(vhmc_glm(y ~ x1 + x2 + x3, data = small_regression(1, "binomial"),
+                                  family = binomial(), sampler = rmhmc(step_size = 1.1), chains = 2,
+                                  iter = 1000, seed = 2, progress = FALSE))
+  expect_length(grep("implicit step of the generalized leapfrog was not solved", res$messages), 1L)
+  expect_match(res$messages, "cost efficiency, not accuracy: they are not divergences")
+  expect_match(res$messages, "fit\\$rmhmc has fixed_point_failures_sampling")
+  expect_false(any(grepl("divergen.*biased", res$warnings)))
+  failed <- sum(vapply(res$fit$rmhmc, `[[`, numeric(1), "fixed_point_failures_sampling"))
+  expect_match(res$messages, sprintf("%d of 1000 transitions after warmup", failed), fixed = TRUE)
 })

@@ -37,6 +37,7 @@
 #include "adapt/fisher_estimators.hpp"
 #include "adapt/fisher_low_rank.hpp"
 #include "adapt/fisher_schedule.hpp"
+#include "adapt/implicit_step_size.hpp"
 #include "adapt/switching_estimator.hpp"
 #include "adapt/warmup_convergence.hpp"
 #include "adapt/welford.hpp"

@@ -29,16 +29,19 @@ class DualAveraging {
   }
 
   // One update with the transition's acceptance statistic; returns the next step size.
-  double learn(double accept_stat) {
-    const double a = std::min(1.0, accept_stat);
-    ++t_;
-    const double t = static_cast<double>(t_);
-    const double eta = 1.0 / (t + cfg_.t0);
-    sbar_ = (1.0 - eta) * sbar_ + eta * (cfg_.delta - a);
-    const double x = mu_ - std::sqrt(t) / cfg_.gamma * sbar_;
-    const double w = std::pow(t, -cfg_.kappa);
-    xbar_ = w * x + (1.0 - w) * xbar_;
-    return std::exp(x);
+  double learn(double accept_stat) { return average(update(accept_stat)); }
+
+  // As learn(), with the step size held at most max_eps. While the limit binds, the
+  // acceptance seen is that of the limited step: sbar is set back to what gives the limit
+  // (back-calculation, the anti-windup of a saturated integrator), so that it does not grow
+  // without bound, and the average is of the step sizes used.
+  double learn(double accept_stat, double max_eps) {
+    double x = update(accept_stat);
+    if (x > std::log(max_eps)) {
+      x = std::log(max_eps);
+      sbar_ = (mu_ - x) * cfg_.gamma / std::sqrt(static_cast<double>(t_));
+    }
+    return average(x);
   }
 
   // The step size used after warmup: exp(xbar).
@@ -50,6 +53,22 @@ class DualAveraging {
   long counter() const { return t_; }
 
  private:
+  // sbar after one more transition; returns the new x = log eps.
+  double update(double accept_stat) {
+    const double a = std::min(1.0, accept_stat);
+    ++t_;
+    const double t = static_cast<double>(t_);
+    const double eta = 1.0 / (t + cfg_.t0);
+    sbar_ = (1.0 - eta) * sbar_ + eta * (cfg_.delta - a);
+    return mu_ - std::sqrt(t) / cfg_.gamma * sbar_;
+  }
+  // xbar after x; returns exp(x).
+  double average(double x) {
+    const double w = std::pow(static_cast<double>(t_), -cfg_.kappa);
+    xbar_ = w * x + (1.0 - w) * xbar_;
+    return std::exp(x);
+  }
+
   DualAveragingConfig cfg_;
   double mu_ = std::log(10.0);
   long t_ = 0;

@@ -5,17 +5,21 @@
 // multiple of the period returns the chain close to where it started) (riemann/generalized_leapfrog.hpp), a Metropolis step
 // on H(theta, p) = U + 1/2 log det G + 1/2 p' G^{-1} p. The metric comes from a geometry
 // (riemann/riemann_point.hpp), for example a GLM's Fisher information
-// (riemann/glm_geometry.hpp). A step that fails (implicit equations unsolved, geometry not
-// finite) or an energy error above max_delta_H ends the trajectory as a divergence, which
-// is rejected. Warmup tunes only the step size, by dual averaging (Hoffman & Gelman 2014,
-// Algorithm 5) toward target_accept: the metric needs no adaptation.
+// (riemann/glm_geometry.hpp). A step whose implicit equations go unsolved ends the trajectory
+// as a rejection counted as a solver failure (TransitionInfo::unsolved); a step reaching a
+// potential or metric that is not finite, or an energy error above max_delta_H, ends it as a
+// divergence, also rejected -- unless a step of the trajectory converged to a far root of its
+// implicit equation, which makes the energy error the solver's (a solver failure too).
+// Warmup tunes only the step size, by dual averaging (Hoffman & Gelman 2014, Algorithm 5)
+// toward target_accept under a cap that keeps solver failures rare
+// (adapt/implicit_step_size.hpp): the metric needs no adaptation.
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
 
-#include "../adapt/dual_averaging.hpp"
+#include "../adapt/implicit_step_size.hpp"
 #include "../base/fields.hpp"
 #include "../driver/fit_extras.hpp"
 #include "../driver/run_chain.hpp"
@@ -53,16 +57,24 @@ class Rmhmc {
     info.step_size = eps_;
     const int L = c_.jitter ? 1 + static_cast<int>(rng.below(static_cast<std::uint64_t>(c_.steps))) : c_.steps;
     RiemannPoint* at = &cur;
+    bool far = false;  // a step converged to a far root (see the leapfrog's far_root())
     for (int l = 0; l < L; ++l) {
       RiemannPoint& next = (l % 2 == 0) ? prop_ : buf_;
       ++info.n_leapfrog;
-      if (!leapfrog_.step(*at, p_, eps_, next)) return diverged(info, H0);
+      const StepStatus status = leapfrog_.step(*at, p_, eps_, next);
+      if (status == StepStatus::unsolved) return unsolved(info, H0);
+      if (status == StepStatus::diverged) return diverged(info, H0);
+      far = far || leapfrog_.far_root();
       at = &next;
     }
-    if (!geo_.settle(*at)) return diverged(info, H0);  // the true U, for a surrogate's dynamics
-    const double H1 = at->hamiltonian(p_);
+    const bool settled = geo_.settle(*at);  // the true U, for a surrogate's dynamics
+    const double H1 = settled ? at->hamiltonian(p_) : kInf;
     const double dH = std::isfinite(H1) ? H1 - H0 : kInf;
-    if (dH > c_.max_delta_H) return diverged(info, H0);
+    if (dH > c_.max_delta_H) {
+      if (!far) return diverged(info, H0);
+      leapfrog_.count_unsolved();
+      return unsolved(info, H0);
+    }
     info.accept_stat = dH <= 0 ? 1.0 : std::exp(-dH);
     info.energy = H1;
     if (std::log(rng.uniform()) < -dH) {
@@ -77,11 +89,19 @@ class Rmhmc {
   const FixedPointCounts& fixed_point() const { return leapfrog_.counts(); }
 
  private:
-  TransitionInfo diverged(TransitionInfo& info, double H0) {
-    info.divergent = true;
+  // A rejection that ended the trajectory: a divergence, or a step left unsolved.
+  static TransitionInfo rejected(TransitionInfo& info, double H0) {
     info.accept_stat = 0.0;
     info.energy = H0;
     return info;
+  }
+  static TransitionInfo diverged(TransitionInfo& info, double H0) {
+    info.divergent = true;
+    return rejected(info, H0);
+  }
+  static TransitionInfo unsolved(TransitionInfo& info, double H0) {
+    info.unsolved = true;
+    return rejected(info, H0);
   }
 
   RmhmcConfig c_;
@@ -92,31 +112,57 @@ class Rmhmc {
   double eps_ = 0.5;
 };
 
-// What a chain of the generalized leapfrog reports (fit$rmhmc, fit$surrogate).
+// What a chain of the generalized leapfrog reports (fit$rmhmc, fit$surrogate); the failures
+// are the unsolved steps (= transitions) of warmup and sampling.
 inline void report_rmhmc(Report& r, long metric_evaluations, const FixedPointCounts& fp) {
   r.add("metric_evaluations", static_cast<double>(metric_evaluations));
   r.add("fixed_point_iterations", static_cast<double>(fp.iterations));
   r.add("fixed_point_failures", static_cast<double>(fp.failures));
 }
 
-// Warmup: the step size by dual averaging, restarted from the chain's initial one.
+// Warmup of the step size (adapt/implicit_step_size.hpp), restarted from the kernel's step
+// size at start(); its failure cap forgets at the middle of the phase's `iterations`.
 template <class Kernel>
-class StepSizeWarmup : public Phase {
+class ImplicitStepSizeTuning {
  public:
-  StepSizeWarmup(Kernel& kernel, double target_accept) : kernel_(kernel) {
-    DualAveragingConfig dc;
-    dc.delta = target_accept;
-    da_ = DualAveraging(dc);
+  explicit ImplicitStepSizeTuning(double target_accept) : tuner_(target_accept) {}
+  void start(Kernel& kernel, int iterations) {
+    kernel_ = &kernel;
+    half_ = iterations / 2;
+    tuner_.restart(kernel.step_size());
   }
-  void start(Rng&) override { da_.restart(kernel_.step_size()); }
-  void observe(int, const TransitionInfo& info, Rng&) override { kernel_.step_size() = da_.learn(info.accept_stat); }
-  void finish(Rng&) override {
-    if (da_.counter() > 0) kernel_.step_size() = da_.final_step_size();
+  void observe(int t, const TransitionInfo& info) {
+    if (t == half_) tuner_.forget();
+    kernel_->step_size() = tuner_.learn(info.accept_stat, info.unsolved, info.step_size);
+  }
+  void finish() {
+    if (kernel_ && tuner_.counter() > 0) kernel_->step_size() = tuner_.final_step_size();
+  }
+  void report(Report& r) const {
+    if (tuner_.counter() > 0) r.add("step_size_capped", tuner_.cap() <= tuner_.final_step_size());
   }
 
  private:
+  ImplicitStepSize tuner_;
+  int half_ = 0;
+  Kernel* kernel_ = nullptr;
+};
+
+// Warmup: the step size alone (the metric needs no adaptation).
+template <class Kernel>
+class StepSizeWarmup : public Phase {
+ public:
+  StepSizeWarmup(Kernel& kernel, double target_accept, int iterations)
+      : kernel_(kernel), tuning_(target_accept), iterations_(iterations) {}
+  void start(Rng&) override { tuning_.start(kernel_, iterations_); }
+  void observe(int t, const TransitionInfo& info, Rng&) override { tuning_.observe(t, info); }
+  void finish(Rng&) override { tuning_.finish(); }
+  void report(Report& r) const override { tuning_.report(r); }
+
+ private:
   Kernel& kernel_;
-  DualAveraging da_;
+  ImplicitStepSizeTuning<Kernel> tuning_;
+  int iterations_;
 };
 
 template <class Geo>
@@ -150,22 +196,27 @@ class RmhmcChain {
   Vec init_;
 };
 
-// Sampling, watched only to report the chain's fixed-point counts.
+// Sampling, watched to count its solver failures and to report the chain's fixed-point counts.
 template <class Chain>
 class RmhmcSampling : public SamplingPhase {
  public:
   explicit RmhmcSampling(const Chain& chain) : chain_(chain) {}
-  void report(Report& r) const override { chain_.report(r); }
+  void observe(int, const TransitionInfo& info, Rng&) override { unsolved_ += info.unsolved ? 1 : 0; }
+  void report(Report& r) const override {
+    chain_.report(r);
+    r.add("fixed_point_failures_sampling", static_cast<double>(unsolved_));
+  }
 
  private:
   const Chain& chain_;
+  long unsolved_ = 0;
 };
 
 // One RMHMC chain on a geometry.
 template <class Geo>
 ChainOutput run_rmhmc(Geo& geo, const RmhmcConfig& c, const ChainConfig& cfg, const Vec& init, Callbacks& cb) {
   RmhmcChain<Geo> chain(geo, c, init);
-  StepSizeWarmup<Rmhmc<Geo>> tuning(chain.kernel(), c.target_accept);
+  StepSizeWarmup<Rmhmc<Geo>> tuning(chain.kernel(), c.target_accept, cfg.warmup);
   Phase fixed;  // a given step size: warmup only moves the chain
   Schedule schedule;
   schedule.warmup = {{c.step_size ? &fixed : static_cast<Phase*>(&tuning), cfg.warmup}};

@@ -4,8 +4,9 @@
 // (surrogate_sampler.hpp); then the generalized leapfrog of RMHMC (sampler/rmhmc.hpp) runs
 // on the surrogate's gradient with a metric from its Hessian (riemann/surrogate_geometry.hpp:
 // the quadratic base's dense Hessian plus the bases' diagonal, or the diagonal alone), and the Metropolis step uses the true potential at the
-// trajectory's ends, so the draws are exact. The rest of the warmup tunes the step size by
-// dual averaging toward the surrogate's acceptance target (a given step_size is kept).
+// trajectory's ends, so the draws are exact. The rest of the warmup tunes the step size as
+// rmhmc() does (dual averaging toward the surrogate's acceptance target under a cap that keeps
+// solver failures rare; a given step_size is kept).
 #include <chrono>
 #include <memory>
 
@@ -77,7 +78,7 @@ class SurrogateRiemannChain : public SurrogateChain<P, M> {
   RiemannPoint state_;
 };
 
-// The warmup after the exploration: the step size by dual averaging unless it was given.
+// The warmup after the exploration: the step size (ImplicitStepSizeTuning) unless it was given.
 // Its length as for surrogate HMC's trajectory tuning: what the warmup leaves, or with an
 // automatic warmup at most sc.tune iterations.
 template <class Chain>
@@ -85,11 +86,8 @@ class RiemannTuning : public Phase {
  public:
   RiemannTuning(Chain& chain, const SurrogateExploration<Chain>& explore, const SurrogateConfig& sc,
                 const ChainConfig& cfg)
-      : chain_(chain), explore_(explore), sc_(sc), warmup_(cfg.warmup), auto_(cfg.warmup_auto) {
-    DualAveragingConfig dc;
-    dc.delta = chain.rmhmc_config().target_accept;
-    da_ = DualAveraging(dc);
-  }
+      : chain_(chain), explore_(explore), sc_(sc), warmup_(cfg.warmup), auto_(cfg.warmup_auto),
+        step_size_(chain.rmhmc_config().target_accept) {}
   const char* label() const override { return "warmup: surrogate"; }
   bool done() const override { return t_done_ >= n_tune_; }
   void start(Rng&) override {
@@ -98,14 +96,14 @@ class RiemannTuning : public Phase {
     if (auto_) n_tune_ = std::min(n_tune_, sc_.tune);
     kernel_ = &chain_.enter_riemann();
     tune_ = !chain_.rmhmc_config().step_size.has_value();
-    da_.restart(kernel_->step_size());
+    if (tune_) step_size_.start(*kernel_, n_tune_);
   }
   void observe(int t, const TransitionInfo& info, Rng&) override {
     t_done_ = t + 1;
-    if (tune_) kernel_->step_size() = da_.learn(info.accept_stat);
+    if (tune_) step_size_.observe(t, info);
   }
   void finish(Rng&) override {
-    if (tune_ && da_.counter() > 0) kernel_->step_size() = da_.final_step_size();
+    if (tune_) step_size_.finish();
     seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
   }
   // As surrogate HMC's trajectory tuning reports (surrogate_info() in R); the integration
@@ -119,6 +117,7 @@ class RiemannTuning : public Phase {
     r.add("steps", L);
     r.add("integration_time", L * kernel_->step_size());
     r.add("max_integration_time", L * kernel_->step_size());
+    step_size_.report(r);
   }
 
  private:
@@ -132,7 +131,7 @@ class RiemannTuning : public Phase {
   double seconds_ = 0.0;
   std::chrono::steady_clock::time_point t0_;
   typename Chain::Kernel* kernel_ = nullptr;
-  DualAveraging da_;
+  ImplicitStepSizeTuning<typename Chain::Kernel> step_size_;
 };
 
 template <class P, class M>

@@ -11,6 +11,8 @@ struct TransitionInfo {
   int n_leapfrog = 0;     // leapfrog steps, or updates for stochastic-gradient kernels
   int treedepth = -1;     // -1: the kernel builds no tree
   bool divergent = false;
+  bool unsolved = false;  // an implicit step's fixed-point iteration did not converge (rejected;
+                          // a solver failure, not a divergence); not a column of the fit
   double energy = 0.0;
 };
 
