@@ -30,6 +30,7 @@ struct GroupTermData {
   const int* group = nullptr;    // n levels, 0-based
   const double* Z = nullptr;     // n x p column-major; nullptr: p = 1 and a column of ones
   bool centred = false;
+  bool marginal = false;         // effects integrated out (glm/marginal_gaussian.hpp)
   CovPrior prior;
 };
 
@@ -41,7 +42,7 @@ class GroupTerm {
       throw std::invalid_argument("a group-level term needs levels, rows and p columns");
     const Eigen::Index m = sd_params(d.prior, d.p) + cor_params(d.p) + (aux >= 0 ? 1 : 0);
     if (m > kMaxPartials) throw std::invalid_argument("a group-level term has at most 10 varying effects");
-    eff_ = layout.add("b:" + d.name, d.centred ? "centred" : "noncentred", d.levels * d.p);
+    if (!d.marginal) eff_ = layout.add("b:" + d.name, d.centred ? "centred" : "noncentred", d.levels * d.p);
     sd_ = layout.add("sd:" + d.name, d.prior.kind == CovPriorKind::Decov ? "decov" : "lkj", d.p, Transform::Log);
     cor_ = layout.add("cor:" + d.name, "cpc", cor_params(d.p));
     tau_.resize(d.p);
@@ -55,6 +56,7 @@ class GroupTerm {
     const TermCovariance<double> c = covariance_at<double>(theta, false);
     tau = Eigen::Map<const Vec>(c.tau.data(), p);
     L = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(c.L.data(), p, p);
+    if (d_.marginal) return;
     const Eigen::Map<const Mat> e(theta.data() + eff_, p, d_.levels);
     if (d_.centred) {
       b = e;
@@ -82,6 +84,7 @@ class GroupTerm {
       for (Eigen::Index k = 0; k < p; ++k) tau_[k] = c.tau[k];
       for (Eigen::Index k = 0; k < p * p; ++k) L_(k / p, k % p) = c.L[k];
     }
+    if (d_.marginal) return;
     const Eigen::Map<const Mat> e(theta.data() + eff_, p, J);
     if (d_.centred) {
       b_ = e;
@@ -106,6 +109,11 @@ class GroupTerm {
   // U of the term's priors; with g, adds the gradient of U and of -loglik (from r) in the
   // term's parameters to g. Needs prepare() (with grad when g).
   double finish(const Vec& theta, const Vec* r, Vec* g);
+
+  // For a term whose effects are integrated out: -lp of the covariance parameters, and
+  // dU/dtau, dU/dL carried to the parameters in g (after prepare() with derivatives).
+  double covariance_prior() const { return -lp_; }
+  void add_covariance_gradient(const Vec& dtau, const Mat& dL, Vec& g) const { chain_to_parameters(dtau, dL, g); }
 
  private:
   template <class T>
