@@ -19,7 +19,10 @@ sbc_merge_csv <- function(new, path) {
   }
   new <- new[order(new$model, new$sampler, new$replication), ]
   # Unquoted: no field holds a comma (warning and error texts have theirs replaced).
-  utils::write.csv(new, path, row.names = FALSE, quote = FALSE)
+  # Compressed, since the installed package should stay small (read.csv() reads it as is).
+  con <- gzfile(path, "w")
+  on.exit(close(con))
+  utils::write.csv(new, con, row.names = FALSE, quote = FALSE)
   new
 }
 
@@ -55,9 +58,9 @@ sbc_summarise <- function(ranks, fits, nulls) {
 }
 
 sbc_write <- function(out, dir) {
-  ranks <- sbc_merge_csv(out$ranks, file.path(dir, "sbc_ranks.csv"))
+  ranks <- sbc_merge_csv(out$ranks, file.path(dir, "sbc_ranks.csv.gz"))
   if (length(unique(ranks$L)) != 1L) stop("the ranks in ", dir, " mix values of L: use another --out")
-  fits <- sbc_merge_csv(out$fits, file.path(dir, "sbc_fits.csv"))
+  fits <- sbc_merge_csv(out$fits, file.path(dir, "sbc_fits.csv.gz"))
   s <- sbc_summarise(ranks, fits, list())
   summary <- s$summary[order(s$summary$model, s$summary$sampler, s$summary$parameter), ]
   utils::write.csv(summary, file.path(dir, "sbc_summary.csv"), row.names = FALSE)

@@ -77,7 +77,7 @@ sbc_hier_model <- function(s = seq(0.5, 2, length.out = 8)) {
   }
   # rmhmc()'s default of at most 6 steps gives about 20 effective draws in 500 here; with 10,
   # 220 to 380, so 600 iterations give 300 draws for L = 99 (each metric is a call into R).
-  # rwm() needs about 100 iterations per effective draw in these 10 dimensions.
+  # rwm() keeps about one effective draw in 60 to 80 in these 10 dimensions.
   list(simulate = simulate, fit = fit, quantities = quantities,
        exact_samplers = c("nuts", "hmc", "rwm", "rmhmc", "surrogate_hmc"),
        sampler_args = list(rmhmc = list(steps = 10)), iter = list(rmhmc = 600, rwm = 20000))

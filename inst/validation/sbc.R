@@ -4,8 +4,8 @@
 # the prior, simulates data from them, fits with one chain, thins the draws to L roughly
 # independent ones and ranks the true values among them. When the sampler draws from the
 # posterior, every rank is uniform on 0..L. Writes, in the output folder:
-#   sbc_ranks.csv    model, sampler, replication, parameter, rank, L
-#   sbc_fits.csv     one row per fit: iterations, draws, seconds, smallest bulk ESS,
+#   sbc_ranks.csv.gz model, sampler, replication, parameter, rank, L
+#   sbc_fits.csv.gz  one row per fit: iterations, draws, seconds, smallest bulk ESS,
 #                    divergences, warnings, errors
 #   sbc_summary.csv  per model x sampler x parameter: chi-square and ECDF p-values, pass
 #   sbc_ecdf_band.csv  the simultaneous 95% band of the ECDF difference per number of ranks
