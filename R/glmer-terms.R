@@ -75,3 +75,9 @@ term_internal_names <- function(term) {
   cor <- if (term$p > 1L) sprintf("cpc[%s:%d]", term$group_name, seq_len(term$p * (term$p - 1L) / 2L))
   c(eff, sd, cor)
 }
+
+# The reported names of a fit's group-level effects (character() for a fit without terms).
+group_effect_names <- function(fit) {
+  terms <- fit$model$glmer$terms
+  unlist(lapply(terms, function(term) term_user_names(term)[seq_len(length(term$levels) * term$p)]))
+}

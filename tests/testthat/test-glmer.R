@@ -226,6 +226,12 @@ test_that("methods: fixef, ranef, coef, VarCorr, ngrps, sigma, and rstanarm's na
                  lme4::sleepstudy$Days[i], ignore_attr = TRUE)
   expect_equal(posterior_linpred(fit, re.form = NA)[, i], m[, "(Intercept)"] + m[, "Days"] * lme4::sleepstudy$Days[i],
                ignore_attr = TRUE)
+  # as_draws without the group effects keeps everything else.
+  fixed <- posterior::variables(as_draws_df(fit, group_effects = FALSE))
+  expect_identical(fixed, c("(Intercept)", "Days", "sigma", "Sigma[Subject:(Intercept),(Intercept)]",
+                            "Sigma[Subject:Days,(Intercept)]", "Sigma[Subject:Days,Days]"))
+  expect_identical(posterior::variables(as_draws_matrix(fit, group_effects = FALSE)), fixed)
+  expect_error(as_draws_array(fit, group_effects = NA), "group_effects")
 })
 
 test_that("new levels: an error by default; gaussian, uncertainty and old_levels draws", {
