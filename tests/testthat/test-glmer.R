@@ -232,6 +232,10 @@ test_that("methods: fixef, ranef, coef, VarCorr, ngrps, sigma, and rstanarm's na
                             "Sigma[Subject:Days,(Intercept)]", "Sigma[Subject:Days,Days]"))
   expect_identical(posterior::variables(as_draws_matrix(fit, group_effects = FALSE)), fixed)
   expect_error(as_draws_array(fit, group_effects = NA), "group_effects")
+  # prior_summary() lists the covariance prior with the others (as specified and as used).
+  expect_output(prior_summary(fit), "Covariance of the group-level terms \\(1 term\\)\n  specified: decov\\(")
+  lkj_fit <- quiet(update(fit, prior_covariance = lkj(scale = 2), iter = 200))
+  expect_output(prior_summary(lkj_fit), "adjusted:  lkj\\(regularization = 1, scale = [0-9.]+, df = 1\\)")
 })
 
 test_that("new levels: an error by default; gaussian, uncertainty and old_levels draws", {
