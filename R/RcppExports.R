@@ -29,6 +29,10 @@ vhmc_glm_reported <- function(model, theta, to) {
     .Call(`_vhmc_vhmc_glm_reported`, model, theta, to)
 }
 
+vhmc_glm_reported_marginal <- function(model, theta, seed) {
+    .Call(`_vhmc_vhmc_glm_reported_marginal`, model, theta, seed)
+}
+
 vhmc_glm_gram <- function(model) {
     .Call(`_vhmc_vhmc_glm_gram`, model)
 }

@@ -9,8 +9,12 @@
 # (warmup + 1, warmup + 1 + thin, ...).
 
 # Draws of a fit, optionally restricted to some variables.
-select_fit_draws <- function(x, variable = NULL, regex = FALSE) {
+select_fit_draws <- function(x, variable = NULL, regex = FALSE, group_effects = TRUE) {
   draws <- fit_draws(x)
+  check_flag(group_effects, "group_effects")
+  if (!group_effects && length(b <- group_effect_names(x))) {
+    draws <- posterior::subset_draws(draws, variable = setdiff(posterior::variables(draws), b))
+  }
   if (!is.null(variable)) {
     if (!is.character(variable) || anyNA(variable)) {
       stop("`variable` must be NULL or a character vector of variable names.",
@@ -50,6 +54,9 @@ select_fit_draws <- function(x, variable = NULL, regex = FALSE) {
 #'   (default: all variables).
 #' @param regex Logical; if `TRUE`, `variable` is a set of regular expressions
 #'   matched against the variable names.
+#' @param group_effects For multilevel fits ([vhmc_glm()] with group-level terms): `FALSE`
+#'   leaves out the group-level effects `b[...]` (keeping the fixed effects, `sigma` and
+#'   `Sigma[...]`), which for models with many levels are most of the draws.
 #' @param ... Ignored.
 #' @return A `draws_array`, `draws_df`, `draws_matrix` or `draws_list`.
 #' @seealso [as.matrix.vhmc_fit()], [as.mcmc.list.vhmc_fit()],
@@ -68,36 +75,36 @@ NULL
 #' @rdname as_draws.vhmc_fit
 #' @method as_draws vhmc_fit
 #' @export
-as_draws.vhmc_fit <- function(x, variable = NULL, regex = FALSE, ...) {
-  select_fit_draws(x, variable, regex)
+as_draws.vhmc_fit <- function(x, variable = NULL, regex = FALSE, group_effects = TRUE, ...) {
+  select_fit_draws(x, variable, regex, group_effects)
 }
 
 #' @rdname as_draws.vhmc_fit
 #' @method as_draws_array vhmc_fit
 #' @export
-as_draws_array.vhmc_fit <- function(x, variable = NULL, regex = FALSE, ...) {
-  posterior::as_draws_array(select_fit_draws(x, variable, regex))
+as_draws_array.vhmc_fit <- function(x, variable = NULL, regex = FALSE, group_effects = TRUE, ...) {
+  posterior::as_draws_array(select_fit_draws(x, variable, regex, group_effects))
 }
 
 #' @rdname as_draws.vhmc_fit
 #' @method as_draws_df vhmc_fit
 #' @export
-as_draws_df.vhmc_fit <- function(x, variable = NULL, regex = FALSE, ...) {
-  posterior::as_draws_df(select_fit_draws(x, variable, regex))
+as_draws_df.vhmc_fit <- function(x, variable = NULL, regex = FALSE, group_effects = TRUE, ...) {
+  posterior::as_draws_df(select_fit_draws(x, variable, regex, group_effects))
 }
 
 #' @rdname as_draws.vhmc_fit
 #' @method as_draws_matrix vhmc_fit
 #' @export
-as_draws_matrix.vhmc_fit <- function(x, variable = NULL, regex = FALSE, ...) {
-  posterior::as_draws_matrix(select_fit_draws(x, variable, regex))
+as_draws_matrix.vhmc_fit <- function(x, variable = NULL, regex = FALSE, group_effects = TRUE, ...) {
+  posterior::as_draws_matrix(select_fit_draws(x, variable, regex, group_effects))
 }
 
 #' @rdname as_draws.vhmc_fit
 #' @method as_draws_list vhmc_fit
 #' @export
-as_draws_list.vhmc_fit <- function(x, variable = NULL, regex = FALSE, ...) {
-  posterior::as_draws_list(select_fit_draws(x, variable, regex))
+as_draws_list.vhmc_fit <- function(x, variable = NULL, regex = FALSE, group_effects = TRUE, ...) {
+  posterior::as_draws_list(select_fit_draws(x, variable, regex, group_effects))
 }
 
 #' Variable names of a vhmc fit

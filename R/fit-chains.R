@@ -11,7 +11,8 @@
 #   potential_values(rows)     U at each row of a matrix of internal draws
 #   mode(init)                 Newton mode with the analytic Hessian, or NULL
 #   user_values(theta)         internal theta -> named reported values
-#   to_user(rows)              internal draws -> reported draws (NULL: the same)
+#   to_user(rows)              internal draws -> reported draws (NULL: the same); may give
+#                              more columns than rows has (one per par_names entry)
 #   minibatch, n_obs           whether minibatch gradients exist, and over how many rows
 #   metric_tensor              whether the model has a metric tensor for rmhmc() (a GLM's Fisher
 #                              information in the core, or the user's function)
@@ -63,13 +64,16 @@ fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, 
 collect_chains <- function(results, target, start) {
   n_chain <- length(results)
   n_iter <- nrow(results[[1]]$draws)
-  arr <- array(NA_real_, dim = c(n_iter, n_chain, length(target$par_names)),
-               dimnames = list(iteration = seq_len(n_iter), chain = seq_len(n_chain),
-                               variable = target$par_names))
+  d <- ncol(results[[1]]$draws)
+  arr <- array(NA_real_, dim = c(n_iter, n_chain, d))
   for (c in seq_len(n_chain)) arr[, c, ] <- results[[c]]$draws
+  # to_user may report more values than the sampler has coordinates (effects integrated out
+  # and drawn afterwards, R/glmer-model.R).
   if (!is.null(target$to_user)) {
-    arr[] <- target$to_user(matrix(arr, nrow = n_iter * n_chain, ncol = dim(arr)[3]))
+    arr <- array(target$to_user(matrix(arr, nrow = n_iter * n_chain, ncol = d)),
+                 dim = c(n_iter, n_chain, length(target$par_names)))
   }
+  dimnames(arr) <- list(iteration = seq_len(n_iter), chain = seq_len(n_chain), variable = target$par_names)
   list(draws = posterior::as_draws_array(arr),
        diagnostics = lapply(results, function(r) as.data.frame(r$diagnostics)),
        adaptation = lapply(results, chain_adaptation, names = target$internal_names),

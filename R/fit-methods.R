@@ -35,7 +35,8 @@ glmer_header <- function(x) {
   if (is.null(g)) return(character())
   terms <- vapply(seq_along(g$terms), function(t) {
     sprintf("(%s) %d levels, %s", g$terms[[t]]$label, length(g$terms[[t]]$levels),
-            if (isTRUE(g$centred[t])) "centred" else "non-centred")
+            if (isTRUE(g$marginal)) "integrated out (effects drawn from their conditional)" else
+              if (isTRUE(g$centred[t])) "centred" else "non-centred")
   }, "")
   paste0("group-level terms: ", paste(terms, collapse = "; "),
          " (parameterization = \"", g$parameterization, "\")")

@@ -81,7 +81,7 @@ glm_target <- function(spec, model) {
 # the potential is finite there; user inits must give a finite potential.
 glm_inits <- function(init, target, spec, chains, seed) {
   nm <- target$par_names
-  d <- length(nm)
+  d <- length(target$internal_names)
   finite_at <- function(theta) {
     u <- target$value_grad(theta)
     is.finite(u$value) && all(is.finite(u$gradient))

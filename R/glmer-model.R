@@ -4,7 +4,10 @@
 # The joint posterior has no mode (the density is unbounded as a standard deviation goes to
 # 0 with its effects), so the chains start from the mode of the non-centred
 # parameterisation, where it exists; each term is then sampled centred or non-centred,
-# whichever its data favour (R/glmer-start.R).
+# whichever its data favour (R/glmer-start.R). The gaussian family's single term is instead
+# integrated out exactly (inst/include/vhmc/model/glm/marginal_gaussian.hpp): the chains
+# sample the fixed effects, sigma and the covariance, and each draw's effects are drawn
+# afterwards from their conditional Gaussian.
 
 # The model's group-level part: its terms and the parameterisation asked for.
 glmer_model <- function(bars, mf, parameterization) {
@@ -25,31 +28,60 @@ bar_xlevels <- function(bars, mf) {
 }
 
 check_parameterization <- function(x) {
-  match_choice(x, "parameterization", c("auto", "centered", "noncentered"))
+  match_choice(x, "parameterization", c("auto", "centered", "noncentered", "marginal"))
+}
+
+# Whether the group effects are integrated out: the gaussian family with one group-level term
+# (with parameterization = "auto" or "marginal"), fitted to the data (not prior_PD), and the
+# per-level statistics (J p (k + p) numbers) of a reasonable size.
+glmer_marginal <- function(model, family, prior_PD) {
+  g <- model$glmer
+  if (g$parameterization %in% c("centered", "noncentered")) return(FALSE)
+  term <- g$terms[[1L]]
+  size <- length(term$levels) * term$p * (ncol(model$x) + term$p)
+  why <- if (family$family != "gaussian" || family$link != "identity") "the family is not gaussian(identity)" else
+    if (length(g$terms) > 1L) sprintf("the formula has %d group-level terms, not one", length(g$terms)) else
+      if (isTRUE(prior_PD)) "prior_PD = TRUE leaves out the likelihood" else
+        if (size > 5e7) sprintf("its per-level statistics would hold %.3g numbers", size)
+  if (is.null(why)) return(TRUE)
+  if (g$parameterization == "marginal") {
+    stop_arg("parameterization", sprintf("is \"marginal\", but the group effects cannot be integrated out: %s", why),
+             "Use \"auto\", \"centered\" or \"noncentered\".")
+  }
+  FALSE
 }
 
 # The core's list of terms, each centred or not (`centred`, one flag per term).
-glmer_spec_groups <- function(model, priors, y_scale, centred) {
+glmer_spec_groups <- function(model, priors, y_scale, centred, marginal = FALSE) {
   prior <- covariance_prior_for_core(priors$prior_covariance$adjusted, y_scale)
   lapply(seq_along(model$glmer$terms), function(t) {
     term <- model$glmer$terms[[t]]
     list(name = term$label, levels = length(term$levels), p = term$p, group = term$group,
-         Z = term$Z, centred = centred[t], prior = prior)
+         Z = term$Z, centred = centred[t], marginal = marginal, prior = prior)
   })
 }
 
-# The glmer's target with every term centred or not: the GLM target plus the terms' names.
-glmer_target <- function(spec, model, priors, centred) {
-  spec$groups <- glmer_spec_groups(model, priors, spec$y_scale, centred)
+# The glmer's target with every term centred or not, or its one term integrated out
+# (marginal; its effects then drawn with `seed` when the draws are reported): the GLM target
+# plus the terms' names.
+glmer_target <- function(spec, model, priors, centred, marginal = FALSE, seed = NULL) {
+  spec$groups <- glmer_spec_groups(model, priors, spec$y_scale, centred, marginal)
   target <- glm_target(spec, model)
   terms <- lapply(seq_along(model$glmer$terms), function(t) {
-    utils::modifyList(model$glmer$terms[[t]], list(centred = centred[t], prior = priors$prior_covariance$adjusted))
+    utils::modifyList(model$glmer$terms[[t]], list(centred = centred[t], marginal = marginal,
+                                                   prior = priors$prior_covariance$adjusted))
   })
-  fixed <- seq_len(length(target$par_names))
   target$par_names <- c(target$par_names, unlist(lapply(terms, term_user_names)))
   target$internal_names <- c(target$internal_names, unlist(lapply(terms, term_internal_names)))
-  target$user_values <- function(theta) stats::setNames(as.numeric(target$to_user(matrix(theta, nrow = 1L))),
-                                                        target$par_names)
+  if (marginal) {
+    ptr <- target$ptr
+    target$to_user <- function(rows) vhmc_glm_reported_marginal(ptr, rows, seed)
+    target$to_user_mean <- function(rows) vhmc_glm_reported_marginal(ptr, rows, NULL)
+  }
+  target$user_values <- function(theta) {
+    to <- target$to_user_mean %||% target$to_user
+    stats::setNames(as.numeric(to(matrix(theta, nrow = 1L))), target$par_names)
+  }
   target$mode <- NULL  # no joint mode (R/glmer-start.R)
   target$minibatch <- FALSE
   target$spec <- spec
@@ -57,7 +89,8 @@ glmer_target <- function(spec, model, priors, centred) {
 }
 
 # vhmc_glm()'s path for a formula with group-level terms, after the model is built: priors,
-# the start on the non-centred potential, each term's parameterisation, the chains.
+# the start on the non-centred (or marginal) potential, each term's parameterisation, the
+# chains.
 fit_glmer_model <- function(model, family, prior_args, sampler, args, seed, init, progress, call) {
   glmer_check_sampler(sampler)
   if (!is.null(init) && !identical(init, "random")) {
@@ -71,20 +104,46 @@ fit_glmer_model <- function(model, family, prior_args, sampler, args, seed, init
     adjusted = resolve_covariance_prior(prior_args$prior_covariance, family, scale_y))
   spec <- glm_spec(model, family, priors)
   nt <- length(model$glmer$terms)
+  marginal <- glmer_marginal(model, family, isTRUE(spec$prior_only))
   target_nc <- glmer_target(spec, model, priors, rep(FALSE, nt))
   check_prior_pd(model, priors)
   check_identified(model, family, priors, spec, target_nc, separation = FALSE)
   seed <- resolve_seed(seed)
   model$priors <- priors
+  model$glmer$marginal <- marginal
+  target <- if (marginal) glmer_marginal_target(spec, model, priors, sampler, init, seed, args, progress) else
+    glmer_sampled_target(spec, model, family, priors, target_nc, sampler, init, seed, args, progress)
+  model$glmer$centred <- target$centred
+  fit <- fit_chains(target, sampler, args, seed, target$inits, init, progress, call, model)
+  class(fit) <- c("vhmc_glmer", "vhmc_glm", class(fit))
+  fit
+}
+
+# The target with the effects sampled: the start at the non-centred mode, each term centred or
+# not as its data say (R/glmer-start.R).
+glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler, init, seed, args, progress) {
   inits_nc <- glm_inits("random", target_nc, spec, args$chains, seed)
-  start <- catch_interrupt(glmer_nc_start(sampler, target_nc, inits_nc, init, seed, progress))
+  start <- catch_interrupt(glmer_mode_start(sampler, target_nc, inits_nc, init, seed, progress))
   centred <- choose_parameterization(model, family, target_nc, start, spec)
   model$glmer$centred <- centred
   target <- glmer_target(spec, model, priors, centred)
   target$start <- function(...) centred_start(start, target_nc, target, model, spec)
-  fit <- fit_chains(target, sampler, args, seed, start$inits, init, progress, call, model)
-  class(fit) <- c("vhmc_glmer", "vhmc_glm", class(fit))
-  fit
+  target$inits <- start$inits
+  target$centred <- centred
+  target
+}
+
+# The target with the one term's effects integrated out: its posterior (fixed effects, sigma,
+# covariance) has a mode, which L-BFGS finds as for the non-centred one; the effects are drawn
+# with the fit's seed.
+glmer_marginal_target <- function(spec, model, priors, sampler, init, seed, args, progress) {
+  target <- glmer_target(spec, model, priors, FALSE, marginal = TRUE, seed = seed)
+  inits <- glm_inits("random", target, spec, args$chains, seed)
+  start <- catch_interrupt(glmer_mode_start(sampler, target, inits, init, seed, progress))
+  target$start <- function(...) start
+  target$inits <- start$inits
+  target$centred <- FALSE
+  target
 }
 
 # Samplers that need minibatches, a Fisher metric or a Laplace anchor of a joint mode are

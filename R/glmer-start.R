@@ -17,11 +17,12 @@
 # about effect k, at the mode) exceeds 1, non-centred otherwise. Without a mode the terms are
 # non-centred (Stan's choice).
 
-# The start on the non-centred target: as start_chains() gives it, plus `mode_nc`.
-glmer_nc_start <- function(sampler, target_nc, inits, init, seed, progress) {
+# The start at the mode of the non-centred target (or of the marginal one, where the effects
+# are integrated out): as start_chains() gives it, plus `mode_nc`.
+glmer_mode_start <- function(sampler, target_nc, inits, init, seed, progress) {
   if (start_how(sampler, init) != "mode") return(start_chains(sampler, target_nc, inits, init, seed, progress))
-  d <- length(target_nc$par_names)
-  progress_line(progress, "Mode search (L-BFGS on the non-centred parameterisation, shared by all chains)")
+  d <- length(target_nc$internal_names)
+  progress_line(progress, "Mode search (L-BFGS, shared by all chains)")
   seconds <- elapsed_seconds(lb <- tryCatch(
     vhmc_lbfgs(lbfgs_potential(target_nc$value_grad, d), rep(0, d), 2000L), error = function(e) e))
   reason <- glmer_start_problem(lb)

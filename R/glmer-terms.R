@@ -65,13 +65,19 @@ term_user_names <- function(term) {
   c(b, sprintf("Sigma[%s:%s,%s]", term$group_name, term$cnms[idx[, 1]], term$cnms[idx[, 2]]))
 }
 
-# Names of the sampler's own coordinates of a term.
+# Names of the sampler's own coordinates of a term (no effects when they are integrated out).
 term_internal_names <- function(term) {
   head <- if (term$centred) "b" else "z"
-  eff <- sprintf("%s[%s %s:%s]", head, rep(term$cnms, length(term$levels)), term$group_name,
+  eff <- if (!isTRUE(term$marginal)) sprintf("%s[%s %s:%s]", head, rep(term$cnms, length(term$levels)), term$group_name,
                  rep(term$levels, each = term$p))
   sd <- if (term$prior$kind == "lkj") sprintf("log(sd[%s:%s])", term$group_name, term$cnms) else
     c(sprintf("log(s[%s])", term$group_name), sprintf("simplex[%s:%s]", term$group_name, term$cnms[-1L]))
   cor <- if (term$p > 1L) sprintf("cpc[%s:%d]", term$group_name, seq_len(term$p * (term$p - 1L) / 2L))
   c(eff, sd, cor)
+}
+
+# The reported names of a fit's group-level effects (character() for a fit without terms).
+group_effect_names <- function(fit) {
+  terms <- fit$model$glmer$terms
+  unlist(lapply(terms, function(term) term_user_names(term)[seq_len(length(term$levels) * term$p)]))
 }

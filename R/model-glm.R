@@ -77,11 +77,14 @@
 #' @param prior_PD Draw from the prior alone, leaving out the likelihood (rstanarm's
 #'   `prior_PD`): for prior predictive checks with [posterior_predict()] and to see what the
 #'   priors imply. The data still set the design and the autoscaled priors.
-#' @param parameterization For formulas with group-level terms: `"auto"` (default) samples
-#'   each term centred when its data say more about a level's effects than the prior does,
-#'   and non-centred otherwise (Papaspiliopoulos, Roberts and Skold 2007); `"centered"` or
-#'   `"noncentered"` for every term. The choice is in `fit$model$glmer$centred` and in
-#'   `print()`.
+#' @param parameterization For formulas with group-level terms: `"auto"` (default)
+#'   integrates the effects out when the family is gaussian and there is one group-level
+#'   term (the chains sample the fixed effects, sigma and the covariance; each draw's
+#'   effects are then drawn from their conditional normal), and otherwise samples each term
+#'   centred when its data say more about a level's effects than the prior does, and
+#'   non-centred otherwise (Papaspiliopoulos, Roberts and Skold 2007); `"marginal"`,
+#'   `"centered"` or `"noncentered"` ask for one of these. The choice is in
+#'   `fit$model$glmer$marginal`, `fit$model$glmer$centred` and in `print()`.
 #' @param ... Must be empty; here so that misspelt arguments give an error.
 #' @return A `vhmc_fit` (class `c("vhmc_glm", "vhmc_fit")`). Besides the methods of every
 #'   fit ([print.vhmc_fit()], [summary.vhmc_fit()], [as_draws_array.vhmc_fit()], ...), GLM

@@ -216,27 +216,40 @@ prior_summary.vhmc_fit <- function(object, ...) {
     cat("This fit has no prior specification: its log density was written by the user.\n")
     return(invisible(NULL))
   }
-  n_coef <- length(object$model$coef_names) - object$model$intercept
-  labels <- c(prior_intercept = "Intercept (at the predictor means)",
-              prior = paste0("Coefficients (", n_coef, ")"),
-              prior_aux = sprintf("Auxiliary (%s)", object$model$family$aux_name %||% "sigma"))
+  labels <- prior_labels(object$model)
   slopes <- setdiff(object$model$coef_names, "(Intercept)")
-  for (nm in names(priors)) {
-    p <- priors[[nm]]
-    cat(labels[[nm]], "\n  specified: ", format(p$specified), "\n", sep = "")
-    if (!isTRUE(p$specified$autoscale)) next
-    varying <- Filter(function(v) length(unique(v)) > 1L, p$adjusted[c("location", "scale", "df")])
-    if (nm == "prior" && length(varying)) {
-      cat("  adjusted:  ", p$adjusted$dist, "() with, per coefficient:\n", sep = "")
-      tab <- as.data.frame(lapply(p$adjusted[intersect(c("df", "location", "scale"),
-                                                        names(Filter(Negate(is.null), p$adjusted)))],
-                                  function(v) signif(v, 3)), row.names = slopes)
-      print(tab)
-    } else {
-      cat("  adjusted:  ", format(collapse_prior(p$adjusted)), "\n", sep = "")
-    }
-  }
+  for (nm in names(priors)) print_prior_entry(priors[[nm]], labels[[nm]], nm == "prior", slopes)
   invisible(priors)
+}
+
+prior_labels <- function(model) {
+  n_coef <- length(model$coef_names) - model$intercept
+  c(prior_intercept = "Intercept (at the predictor means)",
+    prior = paste0("Coefficients (", n_coef, ")"),
+    prior_aux = sprintf("Auxiliary (%s)", model$family$aux_name %||% "sigma"),
+    prior_covariance = sprintf("Covariance of the group-level terms (%d %s)", length(model$glmer$terms),
+                               if (length(model$glmer$terms) == 1L) "term" else "terms"))
+}
+
+# One prior: as specified, and as used when autoscaling changed it (per coefficient when
+# the scales differ).
+print_prior_entry <- function(p, label, per_coefficient, slopes) {
+  cat(label, "\n  specified: ", format(p$specified), "\n", sep = "")
+  if (!isTRUE(p$specified$autoscale)) return(invisible())
+  if (inherits(p$adjusted, "vhmc_covariance_prior")) {
+    cat("  adjusted:  ", format(p$adjusted), "\n", sep = "")
+    return(invisible())
+  }
+  varying <- Filter(function(v) length(unique(v)) > 1L, p$adjusted[c("location", "scale", "df")])
+  if (per_coefficient && length(varying)) {
+    cat("  adjusted:  ", p$adjusted$dist, "() with, per coefficient:\n", sep = "")
+    tab <- as.data.frame(lapply(p$adjusted[intersect(c("df", "location", "scale"),
+                                                      names(Filter(Negate(is.null), p$adjusted)))],
+                                function(v) signif(v, 3)), row.names = slopes)
+    print(tab)
+  } else {
+    cat("  adjusted:  ", format(collapse_prior(p$adjusted)), "\n", sep = "")
+  }
 }
 
 # One value instead of a vector of equal values, for printing.

@@ -102,6 +102,19 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// vhmc_glm_reported_marginal
+Rcpp::NumericMatrix vhmc_glm_reported_marginal(SEXP model, Rcpp::NumericMatrix theta, SEXP seed);
+RcppExport SEXP _vhmc_vhmc_glm_reported_marginal(SEXP modelSEXP, SEXP thetaSEXP, SEXP seedSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type theta(thetaSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type seed(seedSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_glm_reported_marginal(model, theta, seed));
+    return rcpp_result_gen;
+END_RCPP
+}
 // vhmc_glm_gram
 Rcpp::NumericMatrix vhmc_glm_gram(SEXP model);
 RcppExport SEXP _vhmc_vhmc_glm_gram(SEXP modelSEXP) {
@@ -205,6 +218,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_glm_mode", (DL_FUNC) &_vhmc_vhmc_glm_mode, 2},
     {"_vhmc_vhmc_glm_layout", (DL_FUNC) &_vhmc_vhmc_glm_layout, 1},
     {"_vhmc_vhmc_glm_reported", (DL_FUNC) &_vhmc_vhmc_glm_reported, 3},
+    {"_vhmc_vhmc_glm_reported_marginal", (DL_FUNC) &_vhmc_vhmc_glm_reported_marginal, 3},
     {"_vhmc_vhmc_glm_gram", (DL_FUNC) &_vhmc_vhmc_glm_gram, 1},
     {"_vhmc_vhmc_column_summary", (DL_FUNC) &_vhmc_vhmc_column_summary, 2},
     {"_vhmc_vhmc_drop_row_names", (DL_FUNC) &_vhmc_vhmc_drop_row_names, 1},

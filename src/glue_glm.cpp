@@ -5,9 +5,14 @@
 // from the spec (an external pointer does not survive serialisation). The model views R's
 // memory, with no copy per chain or per iteration: the intercept column of ones is skipped
 // by pointer arithmetic and centring happens inside the potential.
+#include <optional>
+
 #include "glue_registry.h"
 
 namespace {
+
+// The random stream of the effects' conditional draws, apart from every chain's.
+constexpr std::uint64_t kEffectsStream = 0x9E3779B97F4A7C15ULL;
 
 vhmc::GlmFamily glm_family(const std::string& name) {
   if (name == "gaussian_identity") return vhmc::GlmFamily::GaussianIdentity;
@@ -87,6 +92,7 @@ struct GlmModel {
       d.group = INTEGER(group);
       d.Z = optional(Z);
       d.centred = Rcpp::as<bool>(g["centred"]);
+      d.marginal = g.containsElementNamed("marginal") && Rcpp::as<bool>(g["marginal"]);
       d.prior = cov_prior(g["prior"]);
       try {
         potential.add_group_term(d);
@@ -207,6 +213,28 @@ Rcpp::NumericMatrix vhmc_glm_reported(SEXP model, Rcpp::NumericMatrix theta, boo
     for (int j = 0; j < d; ++j) row[j] = theta(s, j);
     if (to) vhmc::to_reported(pot, row, mapped); else vhmc::from_reported(pot, row, mapped);
     for (int j = 0; j < d; ++j) out(s, j) = mapped[j];
+  }
+  return out;
+}
+
+// Rows of theta of a model whose one group-level term is integrated out, mapped to the
+// reported scale with the term's effects: drawn from their conditional (one stream of the
+// fit's seed, row after row, so the same on any number of cores) or, with seed NULL, its
+// mean (model/glm/marginal_gaussian.hpp).
+// [[Rcpp::export]]
+Rcpp::NumericMatrix vhmc_glm_reported_marginal(SEXP model, Rcpp::NumericMatrix theta, SEXP seed) {
+  vhmc::GlmPotential& pot = ModelPtr(model)->potential;
+  const int d = pot.dim();
+  if (!pot.has_marginal_term() || theta.ncol() != d) Rcpp::stop("internal: a marginal model and one column per parameter");
+  std::optional<vhmc::Rng> rng;
+  if (!Rf_isNull(seed)) rng.emplace(static_cast<std::uint64_t>(Rcpp::as<double>(seed)), kEffectsStream);
+  vhmc::Vec row(d), mapped;
+  Rcpp::NumericMatrix out;
+  for (int s = 0; s < theta.nrow(); ++s) {
+    for (int j = 0; j < d; ++j) row[j] = theta(s, j);
+    vhmc::to_reported_marginal(pot, row, rng ? &*rng : nullptr, mapped);
+    if (s == 0) out = Rcpp::NumericMatrix(theta.nrow(), mapped.size());
+    for (Eigen::Index j = 0; j < mapped.size(); ++j) out(s, j) = mapped[j];
   }
   return out;
 }

@@ -148,22 +148,53 @@ sleep_fit <- function(...) {
                  iter = 2000, seed = 8, progress = FALSE, ...))
 }
 
-test_that("the centred and non-centred parameterisations give the same posterior", {
+# Posterior means of `vars` in fits a and b agree within 4 combined MCSE.
+expect_same_means <- function(a, b, vars) {
+  sa <- summ(a, "mean", "mcse_mean", "sd")
+  sb <- summ(b, "mean", "mcse_mean", "sd")
+  ia <- match(vars, sa$variable)
+  ib <- match(vars, sb$variable)
+  z <- abs(as.numeric(sa$mean[ia]) - as.numeric(sb$mean[ib])) /
+    sqrt(as.numeric(sa$mcse_mean[ia])^2 + as.numeric(sb$mcse_mean[ib])^2)
+  expect_true(all(z < 4), info = paste("z:", paste(round(z, 2), collapse = " ")))
+  expect_true(all(abs(as.numeric(sa$sd[ia]) / as.numeric(sb$sd[ib]) - 1) < 0.1))
+}
+
+test_that("centred, non-centred and integrated-out effects give the same posterior", {
   skip_on_cran()
   skip_if_not_installed("lme4")
   fc <- sleep_fit(parameterization = "centered")
   fn <- sleep_fit(parameterization = "noncentered")
+  fm <- sleep_fit()
   expect_true(all(fc$model$glmer$centred))
   expect_false(any(fn$model$glmer$centred))
+  expect_true(fm$model$glmer$marginal)
+  expect_false(fc$model$glmer$marginal)
+  # The chains sample intercept, slope, log sigma and the 3 covariance parameters only; b is
+  # reported for all 18 levels.
+  expect_equal(length(fm$adaptation[[1]]$inv_metric), 6L)
+  expect_equal(posterior::nvariables(fm$draws), posterior::nvariables(fc$draws))
   vars <- c("(Intercept)", "Days", "sigma", "Sigma[Subject:(Intercept),(Intercept)]", "Sigma[Subject:Days,Days]",
-            "b[(Intercept) Subject:308]", "b[Days Subject:372]")
-  a <- summ(fc, "mean", "mcse_mean")
-  b <- summ(fn, "mean", "mcse_mean")
-  ia <- match(vars, a$variable)
-  ib <- match(vars, b$variable)
-  z <- abs(as.numeric(a$mean[ia]) - as.numeric(b$mean[ib])) / sqrt(as.numeric(a$mcse_mean[ia])^2 + as.numeric(b$mcse_mean[ib])^2)
-  expect_true(all(z < 4), info = paste("z:", paste(round(z, 2), collapse = " ")))
+            "Sigma[Subject:Days,(Intercept)]", "b[(Intercept) Subject:308]", "b[Days Subject:372]")
+  expect_same_means(fc, fn, vars)
+  expect_same_means(fm, fc, vars)
   expect_output(print(fc), "\\(Days \\| Subject\\) 18 levels, centred \\(parameterization = \"centered\"\\)")
+  expect_output(print(fm), "18 levels, integrated out \\(effects drawn from their conditional\\)")
+})
+
+test_that("integrated-out effects: the same draws for a seed on any number of cores; refused where impossible", {
+  skip_on_cran()
+  d <- grouped_data(n = 120, seed = 9)
+  one <- quiet(vhmc_glm(y ~ x + (x | g1), data = d, chains = 2, iter = 300, seed = 3, cores = 1, progress = FALSE))
+  two <- quiet(vhmc_glm(y ~ x + (x | g1), data = d, chains = 2, iter = 300, seed = 3, cores = 2, progress = FALSE))
+  expect_true(one$model$glmer$marginal)
+  expect_identical(posterior::as_draws_array(one), posterior::as_draws_array(two))
+  expect_error(vhmc_glm(y > 1 ~ x + (1 | g1), data = d, family = binomial(), parameterization = "marginal"),
+               "cannot be integrated out: the family is not gaussian")
+  expect_error(vhmc_glm(y ~ x + (1 | g1) + (1 | g2), data = d, parameterization = "marginal"),
+               "the formula has 2 group-level terms")
+  pd <- quiet(vhmc_glm(y ~ x + (1 | g1), data = d, prior_PD = TRUE, chains = 1, iter = 200, seed = 1, progress = FALSE))
+  expect_false(pd$model$glmer$marginal)
 })
 
 test_that("methods: fixef, ranef, coef, VarCorr, ngrps, sigma, and rstanarm's names", {
@@ -195,6 +226,16 @@ test_that("methods: fixef, ranef, coef, VarCorr, ngrps, sigma, and rstanarm's na
                  lme4::sleepstudy$Days[i], ignore_attr = TRUE)
   expect_equal(posterior_linpred(fit, re.form = NA)[, i], m[, "(Intercept)"] + m[, "Days"] * lme4::sleepstudy$Days[i],
                ignore_attr = TRUE)
+  # as_draws without the group effects keeps everything else.
+  fixed <- posterior::variables(as_draws_df(fit, group_effects = FALSE))
+  expect_identical(fixed, c("(Intercept)", "Days", "sigma", "Sigma[Subject:(Intercept),(Intercept)]",
+                            "Sigma[Subject:Days,(Intercept)]", "Sigma[Subject:Days,Days]"))
+  expect_identical(posterior::variables(as_draws_matrix(fit, group_effects = FALSE)), fixed)
+  expect_error(as_draws_array(fit, group_effects = NA), "group_effects")
+  # prior_summary() lists the covariance prior with the others (as specified and as used).
+  expect_output(prior_summary(fit), "Covariance of the group-level terms \\(1 term\\)\n  specified: decov\\(")
+  lkj_fit <- quiet(update(fit, prior_covariance = lkj(scale = 2), iter = 200))
+  expect_output(prior_summary(lkj_fit), "adjusted:  lkj\\(regularization = 1, scale = [0-9.]+, df = 1\\)")
 })
 
 test_that("new levels: an error by default; gaussian, uncertainty and old_levels draws", {

@@ -37,6 +37,8 @@ class GaussianStats {
     Gq_.resize(b_hat_.size());
   }
 
+  const Vec& b_hat() const { return b_hat_; }
+
   // U_lik at the block's values b = theta.head(p) (the dense block comes first) with 1/sigma^2
   // inv_s2; with g, its gradient in the block and, with aux >= 0, in theta[aux] = log sigma.
   double eval(const Vec& theta, double inv_s2, double sum_w, Eigen::Index aux, Vec* g) {

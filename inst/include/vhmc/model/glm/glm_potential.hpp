@@ -25,6 +25,7 @@
 #include "glm_data.hpp"
 #include "group_term.hpp"
 #include "layout.hpp"
+#include "marginal_gaussian.hpp"
 #include "minibatch_rows.hpp"
 #include "prior_terms.hpp"
 
@@ -54,18 +55,40 @@ class GlmPotential {
 
   // Appends a group-level term (glm/group_term.hpp): its blocks join the layout after the
   // others. The gaussian family then takes the row pass (its sufficient statistics serve the
-  // dense block alone).
+  // dense block alone), unless the term is marginal: the gaussian family's one term with its
+  // effects integrated out (glm/marginal_gaussian.hpp), no block of effects in the layout.
   void add_group_term(const GroupTermData& d) {
-    const bool rel = d.prior.relative_to_sigma && aux_ >= 0 && family_ == GlmFamily::GaussianIdentity;
+    const bool gaussian = family_ == GlmFamily::GaussianIdentity;
+    if (d.marginal && (!gaussian || aux_ < 0 || !terms_.empty() || marginal_))
+      throw std::invalid_argument("only the gaussian family's single group-level term can be integrated out");
+    if (!d.marginal && marginal_) throw std::invalid_argument("a marginal group-level term must be the only one");
+    const bool rel = d.prior.relative_to_sigma && aux_ >= 0 && gaussian;
     terms_.emplace_back(d, layout_, rel ? aux_ : -1);
     if (d.n != data_->n()) throw std::invalid_argument("a group-level term needs one level per row");
-    stats_.reset();
+    if (d.marginal) {
+      marginal_ = std::make_unique<MarginalGaussian>(design_, *stats_, d);
+    } else {
+      stats_.reset();
+    }
   }
+  // The marginal term's effects (p x J, the response's standardised units) at theta: a draw
+  // from their conditional with rng, its mean without. Needs a marginal term.
+  void marginal_effects(const Vec& theta, Rng* rng, Mat& b) {
+    GroupTerm& t = terms_.front();
+    t.prepare(theta, false);
+    const Eigen::Index k = design_.size();
+    const Vec q = theta.head(k) - stats_->b_hat();
+    marginal_->effects(q, theta[aux_], t.tau(), t.L(), rng, b);
+  }
+  bool has_marginal_term() const { return marginal_ != nullptr; }
   const std::vector<GroupTerm>& group_terms() const { return terms_; }
 
   // Without the likelihood: U is the priors' alone (rstanarm's prior_PD), for prior
   // predictive checks and the tests of the priors' marginals.
-  void set_prior_only(bool prior_only) { prior_only_ = prior_only; }
+  void set_prior_only(bool prior_only) {
+    if (prior_only && marginal_) throw std::invalid_argument("a prior-only model has no effects to integrate out");
+    prior_only_ = prior_only;
+  }
 
   int dim() const { return static_cast<int>(layout_.dim()); }
   const ParameterLayout& layout() const { return layout_; }
@@ -148,6 +171,7 @@ class GlmPotential {
   double eval(const Vec& theta, Vec* g) {
     if (prior_only_) return eval_prior(theta, g);
     design_.set_beta(theta);
+    if (marginal_) return eval_marginal(theta, g);
     if (stats_) return eval_gaussian(theta, g);
     for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
     return with_family(family_, [&](auto f) { return eval_family<decltype(f)>(theta, g); });
@@ -189,6 +213,22 @@ class GlmPotential {
     return u + priors_.eval(theta, g);
   }
 
+  // The gaussian family with its one term integrated out: the sufficient statistics' part,
+  // the priors, the integrated part and the term's covariance prior.
+  double eval_marginal(const Vec& theta, Vec* g) {
+    GroupTerm& t = terms_.front();
+    t.prepare(theta, g != nullptr);
+    if (g) g->setZero();
+    const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
+    double u = stats_->eval(theta, inv_s2, sum_w_, aux_, g) + priors_.eval(theta, g) + t.covariance_prior();
+    const Vec q = theta.head(design_.size()) - stats_->b_hat();
+    Vec dtau;
+    Mat dL;
+    u += marginal_->eval(q, theta[aux_], t.tau(), t.L(), aux_, g, &dtau, &dL);
+    if (g) t.add_covariance_gradient(dtau, dL, *g);
+    return u;
+  }
+
   template <class F>
   void family_hessian(const Vec& theta, Mat& H);
 
@@ -211,6 +251,7 @@ class GlmPotential {
   double sum_w_ = 0.0;
   std::unique_ptr<GaussianStats> stats_;
   std::vector<GroupTerm> terms_;
+  std::unique_ptr<MarginalGaussian> marginal_;
   bool prior_only_ = false;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, scratch)
   MinibatchRows batch_;

@@ -18,7 +18,7 @@ inline void group_term_to_reported(const GroupTerm& t, const Vec& theta, double 
   Mat L, b;
   t.effects_at(theta, tau, L, b);
   const Eigen::Index p = t.data().p;
-  out.segment(t.effects_offset(), b.size()) = Eigen::Map<const Vec>(b.data(), b.size()) * y_scale;
+  if (!t.data().marginal) out.segment(t.effects_offset(), b.size()) = Eigen::Map<const Vec>(b.data(), b.size()) * y_scale;
   const Mat DL = tau.asDiagonal() * L;
   const Mat Sigma = DL * DL.transpose();
   Eigen::Index pos = t.sd_offset();
@@ -42,6 +42,21 @@ inline void to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
   if (d.y_scale != 1.0) out *= d.y_scale;
   if (pot.has_intercept()) out[0] = out[0] + d.y_center;
   for (const GroupTerm& t : pot.group_terms()) group_term_to_reported(t, theta, d.y_scale, out);
+}
+
+// Reported values of a model whose term is marginal: the effects b (from marginal_effects(),
+// on the reported scale) inserted where a sampled term's effects block would be, before the
+// term's Sigma, so that the parameters are those of the model with the effects sampled.
+inline void to_reported_marginal(GlmPotential& pot, const Vec& theta, Rng* rng, Vec& out) {
+  Vec mapped;
+  to_reported(pot, theta, mapped);
+  Mat b;
+  pot.marginal_effects(theta, rng, b);
+  const Eigen::Index at = pot.group_terms().front().sd_offset(), nb = b.size();
+  out.resize(mapped.size() + nb);
+  out.head(at) = mapped.head(at);
+  out.segment(at, nb) = Eigen::Map<const Vec>(b.data(), nb) * pot.data().y_scale;
+  out.tail(mapped.size() - at) = mapped.tail(mapped.size() - at);
 }
 
 inline void from_reported(const GlmPotential& pot, const Vec& reported, Vec& theta) {

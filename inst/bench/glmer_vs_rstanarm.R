@@ -1,0 +1,115 @@
+# Multilevel GLMs: vhmc_glm() against rstanarm's stan_glmer() with the same formula, data and
+# default priors (decov, rstanarm's autoscaled normal priors), 4 chains on 2 cores, 2000
+# iterations each (rstanarm: 1000 warmup; vhmc: its automatic warmup of at most 1000), both
+# fitted in this run. Reported per model and package: the whole call in seconds (model
+# building, start, warmup and sampling), sampling seconds alone, min bulk and tail ESS over
+# every parameter (fixed effects, sigma, covariance and group effects), max R-hat,
+# gradients (vhmc) or leapfrog steps (rstanarm) per chain, divergences, and min bulk ESS per
+# second of the whole call; then vhmc's ratio to rstanarm. Models:
+#   sleepstudy  lme4's data, Reaction ~ Days + (Days | Subject), gaussian (180 rows)
+#   cbpp        lme4's data, cbind(incidence, size - incidence) ~ period + (1 | herd), binomial
+#   epil        MASS's data, y ~ lbase * trt + lage + V4 + (1 | subject), poisson
+#   sim_gauss   simulated gaussian, y ~ x + (1 + x | g), 10,000 rows, 100 groups (the model
+#               on which stan_lmer took 482 s for a min bulk ESS of 163)
+#   sim_binom   simulated binomial, y ~ x + (1 + x | g), 10,000 rows, 100 groups
+#   big_gauss   simulated gaussian, y ~ x + (1 + x | g), 100,000 rows, 1,000 groups (vhmc
+#               only unless VHMC_BENCH_RSTANARM_MAX_N >= 1e5: rstanarm needs hours here)
+#
+#   Rscript inst/bench/glmer_vs_rstanarm.R          (run it alone on the machine: check top)
+#
+# Settings (environment): VHMC_BENCH_MODELS (comma-separated subset), VHMC_BENCH_RSTANARM_MAX_N
+# (largest number of rows given to rstanarm, default 1e4). Writes
+# inst/bench/results/glmer_vs_rstanarm.csv.
+
+suppressMessages({
+  library(vhmc)
+})
+out_file <- file.path("inst", "bench", "results", "glmer_vs_rstanarm.csv")
+max_n_rstanarm <- as.numeric(Sys.getenv("VHMC_BENCH_RSTANARM_MAX_N", "1e4"))
+
+simulated <- function(n, J, family, seed) {
+  set.seed(seed)
+  g <- factor(sample(J, n, TRUE), levels = seq_len(J))
+  x <- rnorm(n)
+  b0 <- rnorm(J, 0, 0.8)
+  b1 <- rnorm(J, 0, 0.3)
+  eta <- 0.5 + 0.5 * x + b0[g] + b1[g] * x
+  y <- if (family == "gaussian") eta + rnorm(n) else rbinom(n, 1, plogis(eta))
+  data.frame(y = y, x = x, g = g)
+}
+
+models <- list(
+  sleepstudy = function() list(formula = Reaction ~ Days + (Days | Subject), data = lme4::sleepstudy,
+                               family = gaussian()),
+  cbpp = function() list(formula = cbind(incidence, size - incidence) ~ period + (1 | herd),
+                         data = lme4::cbpp, family = binomial()),
+  epil = function() {
+    d <- MASS::epil
+    d$lbase <- log(d$base / 4) - mean(log(d$base / 4))
+    d$lage <- log(d$age) - mean(log(d$age))
+    list(formula = y ~ lbase * trt + lage + V4 + (1 | subject), data = d, family = poisson())
+  },
+  sim_gauss = function() list(formula = y ~ x + (1 + x | g), data = simulated(1e4, 100, "gaussian", 1),
+                              family = gaussian()),
+  sim_binom = function() list(formula = y ~ x + (1 + x | g), data = simulated(1e4, 100, "binomial", 2),
+                              family = binomial()),
+  big_gauss = function() list(formula = y ~ x + (1 + x | g), data = simulated(1e5, 1000, "gaussian", 3),
+                              family = gaussian())
+)
+chosen <- Sys.getenv("VHMC_BENCH_MODELS", "")
+if (nzchar(chosen)) models <- models[strsplit(chosen, ",")[[1]]]
+
+convergence <- function(draws) {
+  s <- suppressWarnings(posterior::summarise_draws(draws, "rhat", "ess_bulk", "ess_tail"))
+  c(min_ess_bulk = min(s$ess_bulk, na.rm = TRUE), min_ess_tail = min(s$ess_tail, na.rm = TRUE),
+    max_rhat = max(s$rhat, na.rm = TRUE))
+}
+
+run_vhmc <- function(m) {
+  t0 <- proc.time()[["elapsed"]]
+  fit <- suppressWarnings(vhmc_glm(m$formula, data = m$data, family = m$family, chains = 4, cores = 2,
+                                   iter = 2000, seed = 1, progress = FALSE))
+  whole <- proc.time()[["elapsed"]] - t0
+  c(whole_seconds = whole, sampling_seconds = max(fit$timing$sampling_seconds), convergence(fit$draws),
+    gradients_per_chain = mean(fit$counts$n_grad),
+    divergences = sum(sampler_diagnostics(fit)$divergent__),
+    marginal = isTRUE(fit$model$glmer$marginal))
+}
+
+run_rstanarm <- function(m) {
+  t0 <- proc.time()[["elapsed"]]
+  fit <- suppressWarnings(rstanarm::stan_glmer(m$formula, data = m$data, family = m$family, chains = 4,
+                                               cores = 2, iter = 2000, seed = 1, refresh = 0))
+  whole <- proc.time()[["elapsed"]] - t0
+  sp <- rstan::get_sampler_params(fit$stanfit, inc_warmup = TRUE)
+  times <- rstan::get_elapsed_time(fit$stanfit)
+  c(whole_seconds = whole, sampling_seconds = max(times[, "sample"]),
+    convergence(posterior::as_draws_array(as.array(fit))),
+    gradients_per_chain = mean(vapply(sp, function(s) sum(s[, "n_leapfrog__"]), 1)),
+    divergences = sum(vapply(sp, function(s) sum(s[-seq_len(1000), "divergent__"]), 1)), marginal = NA)
+}
+
+rows <- list()
+for (name in names(models)) {
+  m <- models[[name]]()
+  n <- nrow(m$data)
+  for (pkg in c("vhmc", "rstanarm")) {
+    if (pkg == "rstanarm" && n > max_n_rstanarm) next
+    cat(sprintf("%s / %s ...\n", name, pkg))
+    r <- if (pkg == "vhmc") run_vhmc(m) else run_rstanarm(m)
+    rows[[length(rows) + 1L]] <- data.frame(model = name, rows = n, package = pkg, t(r))
+    print(utils::tail(rows[[length(rows)]], 1))
+  }
+}
+res <- do.call(rbind, rows)
+res$ess_per_second <- res$min_ess_bulk / res$whole_seconds
+res$ess_per_second_sampling <- res$min_ess_bulk / res$sampling_seconds
+res$vhmc_speedup <- NA_real_
+for (name in unique(res$model)) {
+  i <- res$model == name
+  base <- res$ess_per_second[i & res$package == "rstanarm"]
+  if (length(base)) res$vhmc_speedup[i & res$package == "vhmc"] <- res$ess_per_second[i & res$package == "vhmc"] / base
+}
+dir.create(dirname(out_file), showWarnings = FALSE, recursive = TRUE)
+utils::write.csv(res, out_file, row.names = FALSE)
+print(res)
