@@ -4,30 +4,7 @@
 
 quiet <- function(expr) suppressWarnings(suppressMessages(expr))
 
-sim_counts <- function(n = 3000, seed = 1) {
-  set.seed(seed)
-  d <- data.frame(x1 = rnorm(n), g = factor(sample(c("a", "b", "c"), n, TRUE)), expo = runif(n, 0.5, 2))
-  mu <- exp(0.8 + 0.5 * d$x1 + c(a = 0, b = 0.4, c = -0.3)[d$g])
-  d$k <- rnbinom(n, size = 2, mu = d$expo * mu)
-  d$y <- rgamma(n, shape = 3, rate = 3 / mu)
-  d
-}
-
-# |mean - MLE| <= 4 MCSE + 5 % of the standard error; sd within 10 % of the standard error
-# (as test-glm-vs-glm.R: under flat priors with many observations the posterior mean is the
-# MLE up to O(1/N)).
-expect_matches_mle <- function(fit, est, se) {
-  m <- posterior::summarise_draws(posterior::subset_draws(fit$draws, variable = names(est)),
-                                  "mean", "sd", "mcse_mean")
-  z <- abs(m$mean - est) / (4 * m$mcse_mean + 0.05 * se)
-  expect_true(all(z < 1), info = paste("mean - MLE:", paste(signif(m$mean - est, 3), collapse = " ")))
-  expect_true(all(abs(m$sd / se - 1) < 0.1), info = paste("sd / se:", paste(round(m$sd / se, 3), collapse = " ")))
-}
-
-flat_fit <- function(formula, data, family) {
-  quiet(vhmc_glm(formula, data = data, family = family, prior = flat(), prior_intercept = flat(),
-                 prior_aux = flat(), chains = 2, iter = 1500, seed = 3, progress = FALSE))
-}
+# sim_counts(), flat_fit() and expect_matches_mle() are in helper-glm-mle.R.
 
 test_that("neg_binomial_2 under flat priors matches MASS::glm.nb", {
   skip_on_cran()

@@ -1,42 +1,8 @@
 # Under flat priors with many observations the posterior mean is the maximum likelihood
 # estimate up to O(1/N) and the posterior sd is its standard error up to O(1/sqrt(N)), so
 # vhmc_glm must reproduce glm(): |mean - MLE| <= 4 MCSE + 5 % of the standard error, sd within
-# 10 % of the standard error.
-
-# do.call() puts evaluated weights and offsets in the call (model.frame() cannot see a
-# wrapper's `...`, as with glm()); pass them as vectors.
-flat_glm <- function(formula, data, family, ...) {
-  args <- list(formula, data = data, family = family, prior = flat(), prior_intercept = flat(),
-               chains = 2, iter = 1500, seed = 7, progress = FALSE, ...)
-  if (family$family == "gaussian") args$prior_aux <- flat()
-  suppressWarnings(do.call(vhmc_glm, args))
-}
-
-expect_matches_mle <- function(fit, est, se) {
-  m <- posterior::summarise_draws(posterior::subset_draws(fit$draws, variable = names(est)),
-                                  "mean", "sd", "mcse_mean")
-  z <- abs(m$mean - est) / (4 * m$mcse_mean + 0.05 * se)
-  expect_true(all(z < 1), info = paste("mean:", paste(round(m$mean - est, 4), collapse = " ")))
-  expect_true(all(abs(m$sd / se - 1) < 0.1),
-              info = paste("sd / se:", paste(round(m$sd / se, 3), collapse = " ")))
-}
-
-sim_data <- function(family, n = 3000, seed = 1) {
-  set.seed(seed)
-  d <- data.frame(x1 = rnorm(n), x2 = rnorm(n, 2, 1.5), g = factor(sample(c("a", "b", "c"), n, TRUE)),
-                  expo = runif(n, 0.5, 2), w = sample(1:3, n, TRUE))
-  eta <- 0.3 + 0.5 * d$x1 - 0.25 * d$x2 + c(a = 0, b = 0.4, c = -0.3)[d$g]
-  d$y <- switch(family,
-    gaussian = eta + rnorm(n, sd = 0.7),
-    logit = rbinom(n, 1, plogis(eta)),
-    probit = rbinom(n, 1, pnorm(eta)),
-    poisson = rpois(n, d$expo * exp(eta))
-  )
-  d
-}
-
-families <- list(gaussian = gaussian(), logit = binomial(), probit = binomial(link = "probit"),
-                 poisson = poisson())
+# 10 % of the standard error (flat_glm(), sim_data() and expect_matches_mle() are in
+# helper-glm-mle.R).
 
 test_that("flat-prior posteriors match glm() for every family and link", {
   skip_on_cran()
