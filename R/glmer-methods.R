@@ -33,9 +33,19 @@
 #' }
 #' }
 #' @name glmer-methods
-#' @importFrom nlme fixef ranef VarCorr
-#' @export fixef ranef VarCorr
 NULL
+
+#' @importFrom nlme fixef
+#' @export
+nlme::fixef
+
+#' @importFrom nlme ranef
+#' @export
+nlme::ranef
+
+#' @importFrom nlme VarCorr
+#' @export
+nlme::VarCorr
 
 #' @rdname glmer-methods
 #' @method fixef vhmc_glm

@@ -12,20 +12,31 @@
 #   sim_gauss   simulated gaussian, y ~ x + (1 + x | g), 10,000 rows, 100 groups (the model
 #               on which stan_lmer took 482 s for a min bulk ESS of 163)
 #   sim_binom   simulated binomial, y ~ x + (1 + x | g), 10,000 rows, 100 groups
-#   big_gauss   simulated gaussian, y ~ x + (1 + x | g), 100,000 rows, 1,000 groups (vhmc
-#               only unless VHMC_BENCH_RSTANARM_MAX_N >= 1e5: rstanarm needs hours here)
+#   radon       posteriordb's radon_all (Gelman and Hill 2006; inst/bench/data), log_radon ~
+#               floor_measure + (1 + floor_measure | county), gaussian (12,573 rows, 386 counties)
+#   insteval    lme4's InstEval, y ~ service + (1 | s) + (1 | d), gaussian, crossed (73,421 rows,
+#               2,972 students and 1,128 lecturers)
+#   big_gauss   simulated gaussian, y ~ x + (1 + x | g), 100,000 rows, 1,000 groups
+#   big_binom   simulated binomial, y ~ x + (1 + x | g), 100,000 rows, 1,000 groups
+#
+# stan_glmer needs hours on the models with more than VHMC_BENCH_RSTANARM_MAX_N rows (default
+# 2e4): there it runs 2 chains of 400 iterations (200 warmup) instead of 4 of 2000, and the
+# row says so (`chains`, `iter`). Its min bulk ESS per second is then measured on a shorter
+# run: half of each run is warmup either way, so the rate stays comparable, while the
+# shorter warmup may adapt a little less well. VHMC_BENCH_RSTANARM_SKIP_BIG=true leaves these out.
 #
 #   Rscript inst/bench/glmer_vs_rstanarm.R          (run it alone on the machine: check top)
 #
-# Settings (environment): VHMC_BENCH_MODELS (comma-separated subset), VHMC_BENCH_RSTANARM_MAX_N
-# (largest number of rows given to rstanarm, default 1e4). Writes
+# Settings (environment): VHMC_BENCH_MODELS (comma-separated subset; their rows replace
+# those of an earlier run, the others' are kept), VHMC_BENCH_RSTANARM_MAX_N
+# (largest number of rows given to rstanarm in full, default 2e4), VHMC_BENCH_RSTANARM_SKIP_BIG. Writes
 # inst/bench/results/glmer_vs_rstanarm.csv.
 
 suppressMessages({
   library(vhmc)
 })
 out_file <- file.path("inst", "bench", "results", "glmer_vs_rstanarm.csv")
-max_n_rstanarm <- as.numeric(Sys.getenv("VHMC_BENCH_RSTANARM_MAX_N", "1e4"))
+max_n_rstanarm <- as.numeric(Sys.getenv("VHMC_BENCH_RSTANARM_MAX_N", "2e4"))
 
 simulated <- function(n, J, family, seed) {
   set.seed(seed)
@@ -53,8 +64,17 @@ models <- list(
                               family = gaussian()),
   sim_binom = function() list(formula = y ~ x + (1 + x | g), data = simulated(1e4, 100, "binomial", 2),
                               family = binomial()),
+  radon = function() {
+    d <- utils::read.csv(gzfile(file.path("inst", "bench", "data", "radon_all.csv.gz")))
+    d$county <- factor(d$county)
+    list(formula = log_radon ~ floor_measure + (1 + floor_measure | county), data = d, family = gaussian())
+  },
+  insteval = function() list(formula = y ~ service + (1 | s) + (1 | d), data = lme4::InstEval,
+                             family = gaussian()),
   big_gauss = function() list(formula = y ~ x + (1 + x | g), data = simulated(1e5, 1000, "gaussian", 3),
-                              family = gaussian())
+                              family = gaussian()),
+  big_binom = function() list(formula = y ~ x + (1 + x | g), data = simulated(1e5, 1000, "binomial", 4),
+                              family = binomial())
 )
 chosen <- Sys.getenv("VHMC_BENCH_MODELS", "")
 if (nzchar(chosen)) models <- models[strsplit(chosen, ",")[[1]]]
@@ -73,35 +93,48 @@ run_vhmc <- function(m) {
   c(whole_seconds = whole, sampling_seconds = max(fit$timing$sampling_seconds), convergence(fit$draws),
     gradients_per_chain = mean(fit$counts$n_grad),
     divergences = sum(sampler_diagnostics(fit)$divergent__),
-    marginal = isTRUE(fit$model$glmer$marginal))
+    marginal = isTRUE(fit$model$glmer$marginal), chains = 4, iter = 2000)
 }
 
-run_rstanarm <- function(m) {
+run_rstanarm <- function(m, short) {
+  chains <- if (short) 2L else 4L
+  iter <- if (short) 400L else 2000L
   t0 <- proc.time()[["elapsed"]]
-  fit <- suppressWarnings(rstanarm::stan_glmer(m$formula, data = m$data, family = m$family, chains = 4,
-                                               cores = 2, iter = 2000, seed = 1, refresh = 0))
+  fit <- suppressWarnings(rstanarm::stan_glmer(m$formula, data = m$data, family = m$family, chains = chains,
+                                               cores = 2, iter = iter, seed = 1, refresh = 0))
   whole <- proc.time()[["elapsed"]] - t0
   sp <- rstan::get_sampler_params(fit$stanfit, inc_warmup = TRUE)
   times <- rstan::get_elapsed_time(fit$stanfit)
   c(whole_seconds = whole, sampling_seconds = max(times[, "sample"]),
     convergence(posterior::as_draws_array(as.array(fit))),
     gradients_per_chain = mean(vapply(sp, function(s) sum(s[, "n_leapfrog__"]), 1)),
-    divergences = sum(vapply(sp, function(s) sum(s[-seq_len(1000), "divergent__"]), 1)), marginal = NA)
+    divergences = sum(vapply(sp, function(s) sum(s[-seq_len(iter / 2), "divergent__"]), 1)), marginal = NA,
+    chains = chains, iter = iter)
 }
 
+skip_big <- identical(Sys.getenv("VHMC_BENCH_RSTANARM_SKIP_BIG"), "true")
 rows <- list()
 for (name in names(models)) {
   m <- models[[name]]()
   n <- nrow(m$data)
   for (pkg in c("vhmc", "rstanarm")) {
-    if (pkg == "rstanarm" && n > max_n_rstanarm) next
+    if (pkg == "rstanarm" && n > max_n_rstanarm && skip_big) next
     cat(sprintf("%s / %s ...\n", name, pkg))
-    r <- if (pkg == "vhmc") run_vhmc(m) else run_rstanarm(m)
+    r <- if (pkg == "vhmc") run_vhmc(m) else run_rstanarm(m, short = n > max_n_rstanarm)
     rows[[length(rows) + 1L]] <- data.frame(model = name, rows = n, package = pkg, t(r))
     print(utils::tail(rows[[length(rows)]], 1))
   }
 }
 res <- do.call(rbind, rows)
+# A run over some models replaces their rows and keeps the others'.
+if (file.exists(out_file)) {
+  old <- utils::read.csv(out_file)
+  old <- old[!old$model %in% res$model, intersect(names(old), names(res)), drop = FALSE]
+  if (nrow(old)) {
+    for (col in setdiff(names(res), names(old))) old[[col]] <- NA
+    res <- rbind(old[names(res)], res)
+  }
+}
 res$ess_per_second <- res$min_ess_bulk / res$whole_seconds
 res$ess_per_second_sampling <- res$min_ess_bulk / res$sampling_seconds
 res$vhmc_speedup <- NA_real_
