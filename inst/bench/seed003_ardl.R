@@ -54,8 +54,8 @@
 # seconds (indicative: the machine is shared).
 #
 # Output: inst/bench/results/seed003_ardl.csv (one row per data scale x sampler x case),
-# seed003_ardl_params.csv (the same diagnostics per parameter) and
-# seed003_ardl_forecasts.csv (one-step forecasts of the hold-out rows, for a plot).
+# seed003_ardl_params.csv.gz (the same diagnostics per parameter) and
+# seed003_ardl_forecasts.csv.gz (one-step forecasts of the hold-out rows, for a plot).
 # Run from the package root: flock /tmp/vhmc-bench.lock Rscript inst/bench/seed003_ardl.R
 library(vhmc)
 if (!requireNamespace("coda", quietly = TRUE)) stop("this benchmark needs the coda package")
@@ -330,11 +330,11 @@ utils::write.csv(res, file.path(out_dir, "seed003_ardl.csv"), row.names = FALSE)
 pr <- do.call(rbind, params)
 num <- vapply(pr, is.numeric, TRUE)
 pr[num] <- lapply(pr[num], function(v) signif(v, 4))
-utils::write.csv(pr, file.path(out_dir, "seed003_ardl_params.csv"), row.names = FALSE)
+utils::write.csv(pr, gzfile(file.path(out_dir, "seed003_ardl_params.csv.gz")), row.names = FALSE)
 fc <- do.call(rbind, forecasts)
 fc$forecast <- signif(fc$forecast, 5)
 fc$observed <- signif(fc$observed, 5)
-utils::write.csv(fc, file.path(out_dir, "seed003_ardl_forecasts.csv"), row.names = FALSE)
+utils::write.csv(fc, gzfile(file.path(out_dir, "seed003_ardl_forecasts.csv.gz")), row.names = FALSE)
 print(res[, c("scale", "sampler", "case", "status", "rhat_max", "ess_bulk_min", "rmse_in", "rmse_out",
               "mean_err_max_sd", "sd_ratio_min", "sd_ratio_max")], row.names = FALSE)
-cat("written to", file.path(out_dir, c("seed003_ardl.csv", "seed003_ardl_params.csv", "seed003_ardl_forecasts.csv")), "\n")
+cat("written to", file.path(out_dir, c("seed003_ardl.csv", "seed003_ardl_params.csv.gz", "seed003_ardl_forecasts.csv.gz")), "\n")

@@ -36,7 +36,7 @@
 # draws after warmup. Budgets 15, 30, 60 and 120 s.
 #
 #   Rscript inst/bench/vhmc_ica.R   (reference once, a few minutes; the timed runs about
-#   8 minutes; writes inst/bench/results/vhmc_ica.csv)
+#   8 minutes; writes inst/bench/results/vhmc_ica.csv.gz)
 suppressPackageStartupMessages(library(vhmc))
 bench_dir <- if (file.exists(file.path("inst", "bench", "ica.R"))) file.path("inst", "bench") else
   system.file("bench", package = "vhmc")
@@ -138,6 +138,6 @@ message(sprintf("  SGLD: %d iterations (%.0f epochs) in %.0f s; final Amari to W
                 sg$iterations, sg$epochs, wall, utils::tail(cv$amari_W0, 1), utils::tail(cv$amari_ref, 1)))
 
 tab <- do.call(rbind, curves)
-utils::write.csv(tab, file.path(res_dir, "vhmc_ica.csv"), row.names = FALSE)
+utils::write.csv(tab, gzfile(file.path(res_dir, "vhmc_ica.csv.gz")), row.names = FALSE)
 print(format(tab[tab$budget, c("method", "setting", "seconds", "draws", "amari_W0", "amari_ref")],
              digits = 3), row.names = FALSE)

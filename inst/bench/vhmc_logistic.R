@@ -10,7 +10,7 @@
 # intercept (N(0, 100 I)), no autoscale.
 #
 # Reference beta^o, C^o: a long vhmc NUTS run (dense metric, 4 chains x 5000 draws after 1000
-# warmup), written to results/vhmc_logistic_truth.csv together with its bulk ESS and a
+# warmup), written to results/vhmc_logistic_truth.csv.gz together with its bulk ESS and a
 # noise floor: REM and REC between chains 1-2 and chains 3-4 (two halves of the reference).
 # It is computed once (VHMC_LOGISTIC_PHASE=truth, not timed) and read by the timed phase.
 #
@@ -49,14 +49,14 @@
 #
 #   Rscript inst/bench/vhmc_logistic.R   (truth once, several minutes on 2 cores; then the
 #   timed runs, about 10 minutes; writes inst/bench/results/vhmc_logistic.csv and
-#   vhmc_logistic_curves.csv)
+#   vhmc_logistic_curves.csv.gz)
 suppressPackageStartupMessages(library(vhmc))
 bench_dir <- if (file.exists(file.path("inst", "bench", "census_like.R"))) file.path("inst", "bench") else
   system.file("bench", package = "vhmc")
 source(file.path(bench_dir, "census_like.R"))
 source(file.path(bench_dir, "timed_draws.R"))
 res_dir <- Sys.getenv("VHMC_BENCH_OUT_DIR", file.path("inst", "bench", "results"))
-truth_file <- file.path(res_dir, "vhmc_logistic_truth.csv")
+truth_file <- file.path(res_dir, "vhmc_logistic_truth.csv.gz")
 phase <- Sys.getenv("VHMC_LOGISTIC_PHASE", "all")
 # VHMC_BENCH_SCALE < 1 shortens the timed runs, for development only.
 sc <- function(iter) max(100L, as.integer(round(iter * as.numeric(Sys.getenv("VHMC_BENCH_SCALE", "1")))))
@@ -89,7 +89,7 @@ if (phase %in% c("truth", "all") && (phase == "truth" || !file.exists(truth_file
                       split_rem = floor_rem, split_rec = floor_rec, wall_seconds = tr$wall,
                       C, check.names = FALSE)
   dir.create(res_dir, showWarnings = FALSE, recursive = TRUE)
-  utils::write.csv(truth, truth_file, row.names = FALSE)
+  utils::write.csv(truth, gzfile(truth_file), row.names = FALSE)
   message(sprintf("reference: min/mean bulk ESS %.0f/%.0f; split-half REM %.4f REC %.4f; %.0f s",
                   min(ess), mean(ess), floor_rem, floor_rec, tr$wall))
 }
@@ -178,6 +178,6 @@ tab <- merge(curves[curves$seconds %in% budgets, c("method", "setting", "seconds
 names(tab)[names(tab) == "seconds"] <- "budget_s"
 tab <- tab[order(tab$budget_s, tab$method != "variational_hmc", tab$method), ]
 utils::write.csv(tab, file.path(res_dir, "vhmc_logistic.csv"), row.names = FALSE)
-utils::write.csv(curves, file.path(res_dir, "vhmc_logistic_curves.csv"), row.names = FALSE)
+utils::write.csv(curves, gzfile(file.path(res_dir, "vhmc_logistic_curves.csv.gz")), row.names = FALSE)
 print(format(tab[, c("method", "setting", "budget_s", "draws", "rem", "rec", "ended_s",
                      "mean_ess_per_s")], digits = 3), row.names = FALSE)

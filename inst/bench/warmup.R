@@ -48,7 +48,7 @@
 # With a vhmc that predates the issue (no `adaptation` argument in nuts()), only vhmc_before
 # and the Stan side run; the other rows are NA with a note.
 #
-# Columns (GLM table, results/warmup_glm.csv), one row per model and engine:
+# Columns (GLM table, results/warmup_glm.csv.gz), one row per model and engine:
 #   group           "glm" (compared with rstanarm; the summary's median and min are over these)
 #                   or "custom" (kilpisjarvi_mod, compared with rstan)
 #   warmup          mean warmup iterations per chain actually run
@@ -150,7 +150,7 @@ t_start <- Sys.time()
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 if ("glm" %in% tables) {
   glm_tab <- run_glm_table()
-  utils::write.csv(glm_tab, file.path(out_dir, "warmup_glm.csv"), row.names = FALSE)
+  utils::write.csv(glm_tab, gzfile(file.path(out_dir, "warmup_glm.csv.gz")), row.names = FALSE)
   print_glm_table(glm_tab)
 }
 if ("surrogate" %in% tables) {
