@@ -8,7 +8,7 @@
 #     Rscript inst/bench/glm_gradients.R
 #
 # Settings (environment): VHMC_BENCH_N (rows, default 1e5), VHMC_BENCH_K (predictors, 20),
-# VHMC_BENCH_REPS (repetitions, 3). Writes inst/bench/results/glm_gradients.csv: per build
+# VHMC_BENCH_REPS (repetitions, 3), VHMC_BENCH_FAMILIES (comma-separated subset). Writes inst/bench/results/glm_gradients.csv: per build
 # and family the median over repetitions of gradients per second over warmup and sampling
 # (1 chain, 200 warmup + 200 draws from random inits, Stan's adaptation), and each build's
 # ratio to the first. Run it alone on the machine (check with top).
@@ -22,6 +22,8 @@ libs <- if (nzchar(libs_spec)) {
   stats::setNames(vapply(parts, `[`, "", 2), vapply(parts, `[`, "", 1))
 } else c(installed = "")
 families <- c("gaussian", "logit", "probit", "poisson", "neg_binomial_2", "Gamma")
+fam_spec <- Sys.getenv("VHMC_BENCH_FAMILIES", "")
+if (nzchar(fam_spec)) families <- intersect(families, strsplit(fam_spec, ",")[[1]])
 
 # The child: simulate, fit, print "gradients seconds" (or "NA NA" when the build lacks the
 # family).
@@ -51,7 +53,7 @@ writeLines(child, script)
 run_one <- function(lib, fam) {
   env <- if (nzchar(lib)) sprintf("R_LIBS=%s", lib) else character()
   out <- system2(file.path(R.home("bin"), "Rscript"), c(script, fam), stdout = TRUE, env = env)
-  as.numeric(strsplit(trimws(out[length(out)]), " +")[[1]])
+  suppressWarnings(as.numeric(strsplit(trimws(out[length(out)]), " +")[[1]]))  # "NA NA": no family
 }
 
 rows <- list()
@@ -67,6 +69,7 @@ for (fam in families) {
 }
 raw <- do.call(rbind, rows)
 raw$grad_per_second <- raw$gradients / raw$seconds
+print(raw[order(raw$family, raw$build), ], row.names = FALSE)
 res <- aggregate(cbind(gradients, grad_per_second) ~ build + family, data = raw, FUN = stats::median,
                  na.action = stats::na.pass)
 base <- res[res$build == names(libs)[1], c("family", "grad_per_second")]
