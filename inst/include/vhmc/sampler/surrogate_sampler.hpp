@@ -56,7 +56,8 @@ struct SurrogateConfig {
   FixedPointConfig fixed_point{};  // its implicit steps
   static auto fields() {
     return std::make_tuple(field("explore", &SurrogateConfig::explore), field("train", &SurrogateConfig::train),
-                           field("steps", &SurrogateConfig::steps),
+                           field("tune", &SurrogateConfig::tune), field("steps", &SurrogateConfig::steps),
+                           field("max_steps", &SurrogateConfig::max_steps),
                            field("trajectory_accept", &SurrogateConfig::trajectory_accept),
                            field("fallback", &SurrogateConfig::fallback),
                            field("fallback_ratio", &SurrogateConfig::fallback_ratio),
