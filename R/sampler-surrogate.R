@@ -142,13 +142,15 @@
 #' At the end of warmup each chain compares, over the second half of trajectory tuning and the
 #' exploration after its burn-in, the mean squared jump of every coordinate between successive
 #' states (the expected squared jumping distance of Pasarica and Gelman 2010) and the seconds
-#' per iteration of surrogate HMC and of NUTS on the true gradient. The surrogate's
-#' efficiency relative to NUTS is the ratio of their jumps (the 10% quantile over
-#' coordinates, for the worst-mixing ones) times the ratio of their costs. Below 2, or when
+#' per iteration of surrogate HMC and of NUTS on the true gradient. Each jump and the
+#' exploration's variance give a lag-1 autocorrelation and the effective samples per
+#' iteration of an AR(1) chain with it; the surrogate's efficiency relative to NUTS is the
+#' ratio of these (the 10% quantile over coordinates, for the worst-mixing ones) times the
+#' ratio of their costs. Below 2, or when
 #' the tuning's acceptance rate stayed below half its target, the chain samples with NUTS
 #' from the surrogate's last state with the exploration's metric and step size; a message
-#' says so, and `surrogate_info()` has `fallback`, `efficiency_ratio`, `jump_ratio` and
-#' `payoff_cost_ratio` per chain. The cost is measured in seconds, so a fit near the threshold
+#' says so, and `surrogate_info()` has `fallback`, `efficiency_ratio`, `ess_ratio`,
+#' `jump_ratio` and `payoff_cost_ratio` per chain. The cost is measured in seconds, so a fit near the threshold
 #' can decide differently on a machine under another load; `fallback = FALSE` fixes the
 #' decision (and RNS-RMHMC never hands over).
 #' @return An object of class `c("vhmc_surrogate_hmc", "vhmc_sampler")`.
@@ -308,9 +310,10 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 #' `fallback` says whether the chain handed over to NUTS at the end of warmup (see "Handing
 #' over to NUTS" in [surrogate_hmc()]), from `tuning_accept` (the acceptance rate over the
 #' tuning's second half), `jump_ratio` (the 10% quantile over coordinates of the surrogate's
-#' mean squared jump per iteration over NUTS's), `payoff_cost_ratio` (seconds of a NUTS
-#' iteration over those of a surrogate one, both after their burn-in) and their product
-#' `efficiency_ratio`. After a hand-over, `step_size` is NUTS's and `accept` NUTS's mean
+#' mean squared jump per iteration over NUTS's), `ess_ratio` (the same quantile of the
+#' ratio of AR(1) effective samples per iteration those jumps imply with the exploration's
+#' variances), `payoff_cost_ratio` (seconds of a NUTS iteration over those of a surrogate
+#' one, both after their burn-in) and `efficiency_ratio`, the product of the last two. After a hand-over, `step_size` is NUTS's and `accept` NUTS's mean
 #' acceptance statistic.
 #'
 #' With `riemann = TRUE` two more columns count the implicit steps left unsolved (see
@@ -357,6 +360,7 @@ surrogate_info <- function(fit) {
   info$cost_ratio <- (info$explore_seconds / info$explore) / (info$tuning_seconds / info$tuning)
   info$tuning_accept <- col("tuning_accept")
   info$jump_ratio <- col("jump_ratio")
+  info$ess_ratio <- col("ess_ratio")
   info$payoff_cost_ratio <- col("payoff_cost_ratio")
   info$efficiency_ratio <- col("efficiency_ratio")
   info$fallback <- as.logical(col("fallback", logical(1)))
@@ -409,10 +413,10 @@ fallback_message <- function(info, fell, which) {
   f <- function(x) paste(format(signif(x[fell], 2), trim = TRUE), collapse = ", ")
   sprintf(paste(
     "surrogate_hmc: %s continued with NUTS on the true gradient: measured in warmup, the",
-    "surrogate would not pay off (efficiency relative to NUTS %s = squared-jump ratio %s x",
+    "surrogate would not pay off (efficiency relative to NUTS %s = effective-sample ratio %s x",
     "cost ratio %s; tuning acceptance %s). The draws after warmup are NUTS's;",
     "surrogate_hmc(fallback = FALSE) keeps the surrogate. See surrogate_info(fit)."),
-    which, f(info$efficiency_ratio), f(info$jump_ratio), f(info$payoff_cost_ratio), f(info$tuning_accept))
+    which, f(info$efficiency_ratio), f(info$ess_ratio), f(info$payoff_cost_ratio), f(info$tuning_accept))
 }
 
 # Say so when an iteration of the surrogate is not clearly cheaper than one of NUTS on the

@@ -329,9 +329,16 @@ TEST_CASE("RNS-RMHMC (riemann) is exact on a Gaussian and needs no true gradient
   CHECK(rep<double>(out, "metric_evaluations") > 0.0);
 }
 
-TEST_CASE("The payoff decision: squared-jump ratio, cost ratio and acceptance", "[surrogate][payoff]") {
-  // Two coordinates; NUTS jumps 1 and 4 per iteration (squared), the surrogate 0.5 and 4:
-  // ratios 0.5 and 1, the 10% quantile over two coordinates the smaller.
+TEST_CASE("The payoff decision: AR(1) effective samples, cost ratio and acceptance", "[surrogate][payoff]") {
+  // rho = 1 - ESJD / (2 var), ESS per iteration (1 - rho) / (1 + rho), rho in [-0.5, 0.999].
+  CHECK(vhmc::ar1_ess(2.0, 1.0) == Approx(1.0));        // rho 0: independent draws
+  CHECK(vhmc::ar1_ess(1.0, 1.0) == Approx(1.0 / 3.0));  // rho 0.5
+  CHECK(vhmc::ar1_ess(4.0, 1.0) == Approx(3.0));        // antithetic, rho -1 kept at -0.5
+  CHECK(vhmc::ar1_ess(0.0, 1.0) == Approx(0.001 / 1.999));
+  CHECK(std::isnan(vhmc::ar1_ess(1.0, 0.0)));
+  // Two coordinates with variances 1 and 4; NUTS jumps 1 and 2 per iteration (squared 1
+  // and 4: rho 0.5 and 0.5), the surrogate sqrt(0.5) and 2 (rho 0.75 and 0.5): ESS ratios
+  // (1/7) / (1/3) = 3/7 and 1, the 10% quantile over two coordinates the smaller.
   vhmc::JumpMeter nuts(2), sur(2);
   Vec a = Vec::Zero(2);
   for (int i = 0; i < 11; ++i) {
@@ -343,22 +350,28 @@ TEST_CASE("The payoff decision: squared-jump ratio, cost ratio and acceptance", 
     sur.add(b);
     b += (Vec(2) << std::sqrt(0.5), 2.0).finished();
   }
+  const Vec var = (Vec(2) << 1.0, 4.0).finished();
   CHECK(nuts.n() == 10);
   CHECK(sur.n() == 20);
   CHECK(vhmc::jump_ratio(sur, nuts) == Approx(0.5));
-  // A NUTS iteration 10x the seconds of a surrogate one: efficiency 0.5 x 10 = 5 >= 2.
-  vhmc::SurrogatePayoff p = vhmc::decide_payoff(sur, 0.01, nuts, 0.1, 0.6, 0.65, 2.0, true);
+  CHECK(vhmc::ess_ratio(sur, nuts, var) == Approx(3.0 / 7.0));
+  // A NUTS iteration 10x the seconds of a surrogate one: efficiency 3/7 x 10 = 4.3 >= 2.
+  vhmc::SurrogatePayoff p = vhmc::decide_payoff(sur, 0.01, nuts, 0.1, var, 0.6, 0.65, 2.0, true);
   CHECK(p.cost_ratio == Approx(10.0));
-  CHECK(p.efficiency == Approx(5.0));
+  CHECK(p.efficiency == Approx(30.0 / 7.0));
   CHECK_FALSE(p.fallback);
-  // 3x only: efficiency 1.5 < 2, NUTS continues; unless the user keeps the surrogate.
-  CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.03, 0.6, 0.65, 2.0, true).fallback);
-  CHECK_FALSE(vhmc::decide_payoff(sur, 0.01, nuts, 0.03, 0.6, 0.65, 2.0, false).fallback);
+  // 3x only: efficiency 1.3 < 2, NUTS continues; unless the user keeps the surrogate.
+  CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.03, var, 0.6, 0.65, 2.0, true).fallback);
+  CHECK_FALSE(vhmc::decide_payoff(sur, 0.01, nuts, 0.03, var, 0.6, 0.65, 2.0, false).fallback);
+  // The jump ratio alone (0.5 x 4.5 = 2.25) would have kept the surrogate here; the AR(1)
+  // effective samples (3/7 x 4.5 = 1.9) do not.
+  CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.045, var, 0.6, 0.65, 2.0, true).fallback);
   // An acceptance below half the target decides for NUTS whatever the efficiency.
-  CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.1, 0.3, 0.65, 2.0, true).fallback);
+  CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.1, var, 0.3, 0.65, 2.0, true).fallback);
   // Nothing measured: no decision.
   vhmc::JumpMeter empty(2);
-  CHECK_FALSE(vhmc::decide_payoff(empty, 0.01, nuts, 0.1, NAN, 0.65, 2.0, true).fallback);
+  CHECK_FALSE(vhmc::decide_payoff(empty, 0.01, nuts, 0.1, var, NAN, 0.65, 2.0, true).fallback);
+  CHECK_FALSE(vhmc::decide_payoff(sur, 0.01, nuts, 0.1, Vec(), 0.6, 0.65, 2.0, true).fallback);
 }
 
 TEST_CASE("Surrogate HMC hands over to NUTS from its state and samples the target", "[surrogate][payoff]") {

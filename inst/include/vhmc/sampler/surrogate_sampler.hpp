@@ -242,6 +242,8 @@ class SurrogateExploration : public Phase {
   double step_size() const { return step_size_; }
   int iterations() const { return done_; }
   const Vec& mean() const { return moments_.mean(); }
+  // The exploration's variance of each coordinate (after its burn-in; empty before 2 states).
+  Vec variance() const { return moments_.n() > 1 ? Vec(moments_.covariance().diagonal()) : Vec(); }
   // Seconds per true gradient during the exploration (NUTS's own bookkeeping included).
   double seconds_per_gradient() const { return grads_ > 0 ? seconds_ / grads_ : NAN; }
   // NUTS after the burn-in: squared jumps per coordinate and seconds per iteration.
@@ -373,7 +375,7 @@ class TrajectoryTuning : public Phase {
     surrogate_grads_ = chain_.counts().surrogate_grad - grads0_;
     if (jumps_.n() == 0) return;  // no surrogate iterations to judge by
     const double sec = std::chrono::duration<double>(now - t_half_).count() / static_cast<double>(jumps_.n());
-    payoff_ = decide_payoff(jumps_, sec, explore_.jumps(), explore_.seconds_per_iteration(),
+    payoff_ = decide_payoff(jumps_, sec, explore_.jumps(), explore_.seconds_per_iteration(), explore_.variance(),
                             accept_sum_ / static_cast<double>(accept_n_), sc_.trajectory_accept,
                             sc_.fallback_ratio, sc_.fallback);
     if (payoff_.fallback) chain_.fall_back();
