@@ -65,3 +65,7 @@ vhmc_lbfgs <- function(potential, init, max_iterations) {
     .Call(`_vhmc_vhmc_lbfgs`, potential, init, max_iterations)
 }
 
+vhmc_config_defaults <- function(cls) {
+    .Call(`_vhmc_vhmc_config_defaults`, cls)
+}
+

@@ -28,6 +28,10 @@ fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, 
   config <- sampler_config(sampler, args, target)
   start <- catch_interrupt(if (!is.null(target$start)) target$start() else
     start_chains(sampler, target, inits, user_init, seed, progress))
+  sm <- start_metric_config(config, start)
+  config <- sm$config
+  start$info$correlation_directions <- sm$directions
+  start$info$metric <- config$metric
   prep <- catch_interrupt(prepare_fit(sampler, target, start$inits, user_init))
   refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
   refresh_seconds <- progress_seconds()

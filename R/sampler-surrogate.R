@@ -66,8 +66,9 @@
 #' warmup ends after the exploration and `min(150, warmup / 3)` tuning iterations; with
 #' `warmup = N` given it has exactly `N` iterations, and tuning takes what the exploration
 #' leaves. When the gradient is cheap (few observations) an iteration of the surrogate is
-#' not much cheaper than one of NUTS; the fit then says in a message that the surrogate
-#' will not pay off, with the measured cost ratio (`surrogate_info()`).
+#' not much cheaper than one of NUTS; the chains then hand over to NUTS (below), or with
+#' `fallback = FALSE` the fit says in a message that the surrogate will not pay off, with
+#' the measured cost ratio (`surrogate_info()`).
 #'
 #' `adaptive = TRUE` is ARNS-HMC: during sampling, every new state's log density (already
 #' computed by the Metropolis step) updates the output weights by exact recursive ridge
@@ -133,6 +134,25 @@
 #'   a metric from its Hessian (see Details).
 #' @param riemann_metric RNS-RMHMC's metric: `"dense"` (the quadratic base's Hessian plus
 #'   the bases' diagonal) or `"diagonal"` (the surrogate's Hessian diagonal); see Details.
+#' @param fallback Whether a chain continues with NUTS on the true gradient when its warmup
+#'   measures that the surrogate will not pay off (see the section below). `NULL` (default):
+#'   `TRUE` unless `steps`, `step_size`, `riemann = TRUE` or `adaptive = TRUE` is given;
+#'   `FALSE` keeps the surrogate regardless.
+#' @section Handing over to NUTS:
+#' At the end of warmup each chain compares, over the second half of trajectory tuning and the
+#' exploration after its burn-in, the mean squared jump of every coordinate between successive
+#' states (the expected squared jumping distance of Pasarica and Gelman 2010) and the seconds
+#' per iteration of surrogate HMC and of NUTS on the true gradient. Each jump and the
+#' exploration's variance give a lag-1 autocorrelation and the effective samples per
+#' iteration of an AR(1) chain with it; the surrogate's efficiency relative to NUTS is the
+#' ratio of these (the 10% quantile over coordinates, for the worst-mixing ones) times the
+#' ratio of their costs. Below 2, or when
+#' the tuning's acceptance rate stayed below half its target, the chain samples with NUTS
+#' from the surrogate's last state with the exploration's metric and step size; a message
+#' says so, and `surrogate_info()` has `fallback`, `efficiency_ratio`, `ess_ratio`,
+#' `jump_ratio` and `payoff_cost_ratio` per chain. The cost is measured in seconds, so a fit near the threshold
+#' can decide differently on a machine under another load; `fallback = FALSE` fixes the
+#' decision (and RNS-RMHMC never hands over).
 #' @return An object of class `c("vhmc_surrogate_hmc", "vhmc_sampler")`.
 #' @references Zhang, C., Shahbaba, B. and Zhao, H. (2017). Hamiltonian Monte Carlo
 #'   acceleration using surrogate functions with random bases. *Statistics and Computing*
@@ -157,13 +177,17 @@ surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "
                           lambda = NULL, steps = NULL, step_size = NULL, adapt_delta = 0.8,
                           metric = c("low_rank", "diag", "dense", "unit"), max_treedepth = 10,
                           max_train = 50000, adaptation = c("fisher", "stan"), riemann = FALSE,
-                          riemann_metric = c("dense", "diagonal")) {
+                          riemann_metric = c("dense", "diagonal"), fallback = NULL) {
   w <- match_warmup(adaptation, metric, !missing(metric))
   riemann <- check_flag(riemann, "riemann")
   activation <- match_choice(activation, "activation", c("softplus", "sigmoid", "tanh", "rbf"))
   if (riemann && (activation == "rbf" || isTRUE(adaptive))) {
     stop_arg("riemann", "= TRUE needs additive bases and a fixed surrogate",
              "Use activation \"softplus\", \"sigmoid\" or \"tanh\", and adaptive = FALSE.")
+  }
+  if (riemann && isTRUE(fallback)) {
+    stop_arg("fallback", "= TRUE is not available with riemann = TRUE: RNS-RMHMC never hands over to NUTS",
+             "Use fallback = NULL or FALSE, or riemann = FALSE.")
   }
   new_sampler("surrogate_hmc",
     hidden = if (is.null(hidden)) NULL else check_hidden(hidden),
@@ -181,7 +205,8 @@ surrogate_hmc <- function(hidden = NULL, activation = c("softplus", "sigmoid", "
     step_size = if (is.null(step_size)) NULL else
       check_number(step_size, "step_size", 0, Inf, open = c(TRUE, TRUE)),
     riemann = riemann,
-    riemann_metric = match_choice(riemann_metric, "riemann_metric", c("dense", "diagonal"))
+    riemann_metric = match_choice(riemann_metric, "riemann_metric", c("dense", "diagonal")),
+    fallback = if (is.null(fallback)) NULL else check_flag(fallback, "fallback")
   )
 }
 
@@ -207,9 +232,12 @@ check_hidden <- function(hidden) {
 # toward 0.65 (near the optimum for HMC trajectories; Beskos et al. 2013), or adapt_delta if
 # that is lower. The number of bases is chosen by held-out error unless the user gave it
 # (gradient training only; ARNS-HMC refines all bases, so it keeps them).
+# Trajectory-tuning iterations of an automatic warmup (the core's SurrogateConfig::tune).
+surrogate_tune <- 150L
+
 sampler_config.vhmc_surrogate_hmc <- function(sampler, run, target) {
   auto <- is.null(sampler$explore)
-  explore <- sampler$explore %||% max(50L, run$warmup - min(150L, run$warmup %/% 3L))
+  explore <- sampler$explore %||% max(50L, run$warmup - min(surrogate_tune, run$warmup %/% 3L))
   if (explore > run$warmup) {
     stop_arg("sampler", sprintf("has explore = %d exploration iterations, more than warmup = %d",
                                 explore, run$warmup), "Lower `explore` or raise `warmup`.")
@@ -226,10 +254,19 @@ sampler_config.vhmc_surrogate_hmc <- function(sampler, run, target) {
     explore_auto = auto, hidden = sampler$hidden, activation = sampler$activation,
     train_on_gradient = sampler$train_on == "gradient", lambda = sampler$lambda,
     select_hidden = is.null(sampler$hidden) && !sampler$adaptive && sampler$train_on == "gradient",
-    steps = sampler$steps, trajectory_accept = min(sampler$adapt_delta, 0.65),
+    tune = surrogate_tune, steps = sampler$steps, max_steps = 1024L, trajectory_accept = min(sampler$adapt_delta, 0.65),
     adaptive = sampler$adaptive, max_train = sampler$max_train, riemann = riemann,
     riemann_step_size = if (riemann) sampler$step_size,
-    riemann_dense = !identical(sampler$riemann_metric, "diagonal"), fixed_point_tol = 1e-10, fixed_point_iter = 50L)))
+    riemann_dense = !identical(sampler$riemann_metric, "diagonal"), fixed_point_tol = 1e-10, fixed_point_iter = 50L,
+    fallback = surrogate_fallback(sampler), fallback_ratio = 2)))
+}
+
+# Whether a chain may hand over to NUTS when the surrogate will not pay off: by default yes
+# for the automatic sampler, no when the user fixed the paper's settings (steps or step_size)
+# or asked for RNS-RMHMC or ARNS-HMC, which are then what is being run.
+surrogate_fallback <- function(sampler) {
+  sampler$fallback %||% (is.null(sampler$steps) && is.null(sampler$step_size) &&
+                           !isTRUE(sampler$riemann) && !isTRUE(sampler$adaptive))
 }
 
 auto_warmup.vhmc_surrogate_hmc <- function(sampler) is.null(sampler$explore)
@@ -269,6 +306,15 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 #' tuning. `cost_ratio` is the seconds of an exploration (NUTS) iteration over those of a
 #' surrogate iteration in tuning: how many times cheaper an iteration became. Below 2 the
 #' surrogate cannot repay its exploration and training, and the fit says so in a message.
+#'
+#' `fallback` says whether the chain handed over to NUTS at the end of warmup (see "Handing
+#' over to NUTS" in [surrogate_hmc()]), from `tuning_accept` (the acceptance rate over the
+#' tuning's second half), `jump_ratio` (the 10% quantile over coordinates of the surrogate's
+#' mean squared jump per iteration over NUTS's), `ess_ratio` (the same quantile of the
+#' ratio of AR(1) effective samples per iteration those jumps imply with the exploration's
+#' variances), `payoff_cost_ratio` (seconds of a NUTS iteration over those of a surrogate
+#' one, both after their burn-in) and `efficiency_ratio`, the product of the last two. After a hand-over, `step_size` is NUTS's and `accept` NUTS's mean
+#' acceptance statistic.
 #'
 #' With `riemann = TRUE` two more columns count the implicit steps left unsolved (see
 #' [rmhmc()]): `fixed_point_failures` (warmup included) and `fixed_point_failures_sampling`.
@@ -312,6 +358,12 @@ surrogate_info <- function(fit) {
     seconds_per_surrogate_gradient = col("seconds_per_surrogate_gradient")
   )
   info$cost_ratio <- (info$explore_seconds / info$explore) / (info$tuning_seconds / info$tuning)
+  info$tuning_accept <- col("tuning_accept")
+  info$jump_ratio <- col("jump_ratio")
+  info$ess_ratio <- col("ess_ratio")
+  info$payoff_cost_ratio <- col("payoff_cost_ratio")
+  info$efficiency_ratio <- col("efficiency_ratio")
+  info$fallback <- as.logical(col("fallback", logical(1)))
   if (isTRUE(fit$sampler$riemann)) {
     info$fixed_point_failures <- col("fixed_point_failures")
     info$fixed_point_failures_sampling <- col("fixed_point_failures_sampling")
@@ -325,6 +377,10 @@ check_surrogate <- function(fit) {
   info <- surrogate_info(fit)
   chains <- function(which) sprintf("chain%s %s", if (sum(which) > 1) "s" else "",
                                     paste(info$chain[which], collapse = ", "))
+  fell <- !is.na(info$fallback) & info$fallback
+  if (any(fell)) message(fallback_message(info, fell, chains(fell)))
+  info <- info[!fell, , drop = FALSE]
+  if (!nrow(info)) return(invisible())
   low <- info$accept < 0.1
   if (any(low)) {
     warning(sprintf(paste(
@@ -350,6 +406,17 @@ check_surrogate <- function(fit) {
                           "a smaller step_size, e.g. surrogate_hmc(riemann = TRUE, step_size = 0.5)")
   }
   invisible()
+}
+
+# The chains that handed over to NUTS, and why (surrogate_payoff.hpp).
+fallback_message <- function(info, fell, which) {
+  f <- function(x) paste(format(signif(x[fell], 2), trim = TRUE), collapse = ", ")
+  sprintf(paste(
+    "surrogate_hmc: %s continued with NUTS on the true gradient: measured in warmup, the",
+    "surrogate would not pay off (efficiency relative to NUTS %s = effective-sample ratio %s x",
+    "cost ratio %s; tuning acceptance %s). The draws after warmup are NUTS's;",
+    "surrogate_hmc(fallback = FALSE) keeps the surrogate. See surrogate_info(fit)."),
+    which, f(info$efficiency_ratio), f(info$ess_ratio), f(info$payoff_cost_ratio), f(info$tuning_accept))
 }
 
 # Say so when an iteration of the surrogate is not clearly cheaper than one of NUTS on the

@@ -11,7 +11,9 @@
 # uniform(-2, 2) nor to learn the posterior's scales from a unit metric.
 # The Gaussian must describe the posterior near the mode: at each chain's start and three more
 # draws like it, the rise of the potential above the mode, U(theta) - U(theta*), must be
-# within a factor 4 (plus 2 nats) of the Gaussian's prediction z'z. Where it is not (a funnel, whose mode sits in the neck),
+# within a factor 4 (plus 2 nats) of the Gaussian's prediction z'z. Where it is not, S is
+# regularised in the directions where the curvature misleads (a half-wall, R/start-regularise.R)
+# and the check repeated with it; where it still is not (a funnel, whose mode sits in the neck),
 # or where there is no finite mode with a positive definite Hessian (flat directions,
 # separation, a search that fails), the chains start as with init = "random" (uniform(-2, 2)
 # on the sampler's coordinates and a unit metric), and a message says why.
@@ -43,13 +45,25 @@ start_chains <- function(sampler, target, inits, init, seed, progress = FALSE) {
   inits$internal <- res$theta
   inits$user <- lapply(res$theta, target$user_values)
   inits$anchor <- res$anchors[[1]]
+  info <- start_info("mode", NULL, res$evaluations, res$hessians, seconds)
+  if (!is.null(res$regularised)) {
+    info$regularised <- res$regularised$directions
+    message(regularised_message(res$regularised, length(res$theta[[1]])))
+  }
   list(inits = inits, inv_metric = res$cov,
        laplace = lapply(res$anchors, function(a) list(mode = a$mode, hessian = a$hessian)),
-       info = start_info("mode", NULL, res$evaluations, res$hessians, seconds))
+       info = info)
 }
 
 start_info <- function(how, reason, evaluations, hessians, seconds) {
   list(method = how, reason = reason, evaluations = evaluations, hessians = hessians, seconds = seconds)
+}
+
+regularised_message <- function(reg, d) {
+  k <- paste(unique(reg$directions), collapse = "/")
+  paste0("Starting the chains from the posterior mode with a regularised Laplace metric: ",
+         sub("\\.$", "", reg$reason), "; its variance was shrunk in ", k, " of ", d,
+         " directions, where the curvature at the mode understates how fast the log density falls.")
 }
 
 # The Laplace approximation of each chain and its overdispersed start; signals a
@@ -69,14 +83,41 @@ mode_start <- function(target, inits, seed, progress = FALSE) {
     evals[c] <- anchors[[c]]$evaluations
     hess[c] <- anchors[[c]]$hessians
   }
-  starts <- with_local_seed(start_seed(seed), lapply(seq_len(chains), function(c) {
-    dispersed_start(target, anchors[[c]], c)
-  }))
+  starts <- draw_starts(target, anchors, seed)
   evals <- evals + vapply(starts, `[[`, numeric(1), "evaluations")
   bad <- Find(function(s) !is.null(s$reason), starts)
-  if (!is.null(bad)) no_mode(bad$reason, evals, hess)
+  regularised <- NULL
+  if (!is.null(bad)) {
+    anchors <- regularise_anchors(target, anchors, shared)
+    evals <- evals + vapply(anchors, function(a) a$regularised$evaluations, numeric(1))
+    starts <- draw_starts(target, anchors, seed)
+    evals <- evals + vapply(starts, `[[`, numeric(1), "evaluations")
+    if (!is.null(Find(function(s) !is.null(s$reason), starts))) no_mode(bad$reason, evals, hess)
+    regularised <- list(reason = bad$reason, directions = vapply(anchors, function(a) {
+      a$regularised$directions
+    }, numeric(1)))
+  }
   list(theta = lapply(starts, `[[`, "theta"), cov = lapply(anchors, `[[`, "cov"),
-       anchors = anchors, evaluations = evals, hessians = hess)
+       anchors = anchors, evaluations = evals, hessians = hess, regularised = regularised)
+}
+
+# Each chain's start: a draw of its anchor's N(mode, 2 S), from the start draws' own stream.
+draw_starts <- function(target, anchors, seed) {
+  with_local_seed(start_seed(seed), lapply(seq_along(anchors), function(c) {
+    dispersed_start(target, anchors[[c]], c)
+  }))
+}
+
+# The anchors with covariances regularised where the Gaussian fails (R/start-regularise.R);
+# a shared anchor (a GLM's one mode) once.
+regularise_anchors <- function(target, anchors, shared) {
+  if (shared) {
+    first <- regularise_anchor(target, anchors[[1]])
+    rest <- first
+    rest$regularised$evaluations <- 0
+    return(c(list(first), rep(list(rest), length(anchors) - 1L)))
+  }
+  lapply(anchors, function(a) regularise_anchor(target, a))
 }
 
 # The mode and Hessian from one chain's initial values (R/laplace.R), or a "vhmc_no_mode"

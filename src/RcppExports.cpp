@@ -209,6 +209,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// vhmc_config_defaults
+Rcpp::List vhmc_config_defaults(std::string cls);
+RcppExport SEXP _vhmc_vhmc_config_defaults(SEXP clsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< std::string >::type cls(clsSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_config_defaults(cls));
+    return rcpp_result_gen;
+END_RCPP
+}
 
 static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_run_gaussian", (DL_FUNC) &_vhmc_vhmc_run_gaussian, 6},
@@ -227,6 +238,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_fix_product_blocking", (DL_FUNC) &_vhmc_vhmc_fix_product_blocking, 1},
     {"_vhmc_vhmc_run_r_target", (DL_FUNC) &_vhmc_vhmc_run_r_target, 6},
     {"_vhmc_vhmc_lbfgs", (DL_FUNC) &_vhmc_vhmc_lbfgs, 3},
+    {"_vhmc_vhmc_config_defaults", (DL_FUNC) &_vhmc_vhmc_config_defaults, 1},
     {NULL, NULL, 0}
 };
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include <vhmc/vhmc.hpp>
 
@@ -77,6 +79,51 @@ void fill_field(const Rcpp::List& l, C& c, const vhmc::Field<C, T>& f) {
     if (!l.containsElementNamed(f.name)) Rcpp::stop(std::string("internal: the sampler config lacks '") + f.name + "'");
     read_value(l[f.name], c.*(f.member));
   }
+}
+
+// ---- a config's values -> R (its defaults, for the test that R and C++ agree) -----------
+
+inline SEXP write_value(int x) { return Rcpp::wrap(x); }
+inline SEXP write_value(long x) { return Rcpp::wrap(static_cast<double>(x)); }
+inline SEXP write_value(double x) { return Rcpp::wrap(x); }
+inline SEXP write_value(bool x) { return Rcpp::wrap(x); }
+inline SEXP write_value(vhmc::MetricKind x) { return Rcpp::wrap(std::string(vhmc::metric_name(x))); }
+inline SEXP write_value(vhmc::Activation x) { return Rcpp::wrap(std::string(vhmc::activation_name(x))); }
+template <class T>
+SEXP write_value(const std::optional<T>& x) {
+  return x ? write_value(*x) : R_NilValue;
+}
+
+// Every field of c (nested configs flattened, as fill_config() reads them) as (name, value).
+template <class C>
+void config_values(const C& c, std::vector<std::pair<std::string, Rcpp::RObject>>& out) {
+  std::apply([&](const auto&... f) {
+    auto one = [&](const auto& fl) {
+      using T = std::decay_t<decltype(c.*(fl.member))>;
+      if constexpr (has_fields<T>::value) {
+        config_values(c.*(fl.member), out);
+      } else {
+        out.emplace_back(fl.name, write_value(c.*(fl.member)));
+      }
+    };
+    (one(f), ...);
+  }, C::fields());
+}
+
+// A default-constructed config of sampler S as a named list.
+template <class S>
+Rcpp::List config_defaults() {
+  const typename S::Config c{};
+  std::vector<std::pair<std::string, Rcpp::RObject>> v;
+  config_values(c, v);
+  Rcpp::List out(v.size());
+  Rcpp::CharacterVector names(v.size());
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    names[k] = v[k].first;
+    out[k] = v[k].second;
+  }
+  out.attr("names") = names;
+  return out;
 }
 
 // The fit's results for this chain: list(laplace = list(mode, hessian), control_variate =

@@ -30,22 +30,49 @@ Runner<P> lookup(const std::string& cls, std::initializer_list<std::pair<const c
   Rcpp::stop("internal: no sampler is registered for class '" + cls + "'");
 }
 
-// The registry: the sampler config's S3 class -> its sampler in the core.
+template <class S>
+struct SamplerTag {
+  using type = S;
+};
+
+template <class S, class F>
+bool visit_if(const char* name, const std::string& cls, F& f) {
+  if (cls != name) return false;
+  f(SamplerTag<S>{});
+  return true;
+}
+
+// The registry: the sampler config's S3 class -> its sampler in the core; f is called with
+// the sampler's SamplerTag.
+template <class F>
+void with_registered(const std::string& cls, F&& f) {
+  const bool found = visit_if<vhmc::NutsSampler>("vhmc_nuts", cls, f) ||
+                     visit_if<vhmc::StaticHmcSampler>("vhmc_hmc", cls, f) ||
+                     visit_if<vhmc::SurrogateHmcSampler>("vhmc_surrogate_hmc", cls, f) ||
+                     visit_if<vhmc::VariationalHmcSampler>("vhmc_variational_hmc", cls, f) ||
+                     visit_if<vhmc::SghmcSampler>("vhmc_sghmc", cls, f) ||
+                     visit_if<vhmc::SgldSampler>("vhmc_sgld", cls, f) ||
+                     visit_if<vhmc::RwmSampler>("vhmc_rwm", cls, f) ||
+                     visit_if<vhmc::RmhmcSampler>("vhmc_rmhmc", cls, f);
+  if (!found) Rcpp::stop("internal: no sampler is registered for class '" + cls + "'");
+}
+
 template <class P>
 struct AllSamplers {
   static Runner<P> find(const std::string& cls) {
-    return lookup<P>(cls, {
-                              {"vhmc_nuts", &run_sampler<P, vhmc::NutsSampler>},
-                              {"vhmc_hmc", &run_sampler<P, vhmc::StaticHmcSampler>},
-                              {"vhmc_surrogate_hmc", &run_sampler<P, vhmc::SurrogateHmcSampler>},
-                              {"vhmc_variational_hmc", &run_sampler<P, vhmc::VariationalHmcSampler>},
-                              {"vhmc_sghmc", &run_sampler<P, vhmc::SghmcSampler>},
-                              {"vhmc_sgld", &run_sampler<P, vhmc::SgldSampler>},
-                              {"vhmc_rwm", &run_sampler<P, vhmc::RwmSampler>},
-                              {"vhmc_rmhmc", &run_sampler<P, vhmc::RmhmcSampler>},
-                          });
+    Runner<P> r = nullptr;
+    with_registered(cls, [&](auto tag) { r = &run_sampler<P, typename decltype(tag)::type>; });
+    return r;
   }
 };
+
+// The core's default config of a registered sampler class, as a named list: what R's
+// sampler_config() must agree with (tests/testthat/test-config-defaults.R).
+inline Rcpp::List sampler_defaults(const std::string& cls) {
+  Rcpp::List out;
+  with_registered(cls, [&](auto tag) { out = config_defaults<typename decltype(tag)::type>(); });
+  return out;
+}
 
 // NUTS alone, for potentials that only benchmark the engine: every sampler instantiated
 // for a potential adds its code to the shared library.

@@ -90,3 +90,7 @@ Rcpp::List vhmc_lbfgs(Rcpp::Function potential, Rcpp::NumericVector init, int ma
       Rcpp::_["evaluations"] = r.n_evals, Rcpp::_["converged"] = r.converged,
       Rcpp::_["message"] = r.message, Rcpp::_["inv_hessian"] = Rcpp::wrap(r.history.inverse_hessian(d)));
 }
+
+// The core's default config of a sampler class (fields() of a default-constructed config).
+// [[Rcpp::export]]
+Rcpp::List vhmc_config_defaults(std::string cls) { return vhmc_glue::sampler_defaults(cls); }

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "test_util.hpp"
@@ -326,4 +327,75 @@ TEST_CASE("RNS-RMHMC (riemann) is exact on a Gaussian and needs no true gradient
   CHECK(out.counts_total.grad == out.counts_warmup.grad);
   CHECK(out.counts_total.potential - out.counts_warmup.potential <= n_save);
   CHECK(rep<double>(out, "metric_evaluations") > 0.0);
+}
+
+TEST_CASE("The payoff decision: AR(1) effective samples, cost ratio and acceptance", "[surrogate][payoff]") {
+  // rho = 1 - ESJD / (2 var), ESS per iteration (1 - rho) / (1 + rho), rho in [-0.5, 0.999].
+  CHECK(vhmc::ar1_ess(2.0, 1.0) == Approx(1.0));        // rho 0: independent draws
+  CHECK(vhmc::ar1_ess(1.0, 1.0) == Approx(1.0 / 3.0));  // rho 0.5
+  CHECK(vhmc::ar1_ess(4.0, 1.0) == Approx(3.0));        // antithetic, rho -1 kept at -0.5
+  CHECK(vhmc::ar1_ess(0.0, 1.0) == Approx(0.001 / 1.999));
+  CHECK(std::isnan(vhmc::ar1_ess(1.0, 0.0)));
+  // Two coordinates with variances 1 and 4; NUTS jumps 1 and 2 per iteration (squared 1
+  // and 4: rho 0.5 and 0.5), the surrogate sqrt(0.5) and 2 (rho 0.75 and 0.5): ESS ratios
+  // (1/7) / (1/3) = 3/7 and 1, the 10% quantile over two coordinates the smaller.
+  vhmc::JumpMeter nuts(2), sur(2);
+  Vec a = Vec::Zero(2);
+  for (int i = 0; i < 11; ++i) {
+    nuts.add(a);
+    a += (Vec(2) << 1.0, 2.0).finished();
+  }
+  Vec b = Vec::Zero(2);
+  for (int i = 0; i < 21; ++i) {
+    sur.add(b);
+    b += (Vec(2) << std::sqrt(0.5), 2.0).finished();
+  }
+  const Vec var = (Vec(2) << 1.0, 4.0).finished();
+  CHECK(nuts.n() == 10);
+  CHECK(sur.n() == 20);
+  CHECK(vhmc::jump_ratio(sur, nuts) == Approx(0.5));
+  CHECK(vhmc::ess_ratio(sur, nuts, var) == Approx(3.0 / 7.0));
+  // A NUTS iteration 10x the seconds of a surrogate one: efficiency 3/7 x 10 = 4.3 >= 2.
+  vhmc::SurrogatePayoff p = vhmc::decide_payoff(sur, 0.01, nuts, 0.1, var, 0.6, 0.65, 2.0, true);
+  CHECK(p.cost_ratio == Approx(10.0));
+  CHECK(p.efficiency == Approx(30.0 / 7.0));
+  CHECK_FALSE(p.fallback);
+  // 3x only: efficiency 1.3 < 2, NUTS continues; unless the user keeps the surrogate.
+  CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.03, var, 0.6, 0.65, 2.0, true).fallback);
+  CHECK_FALSE(vhmc::decide_payoff(sur, 0.01, nuts, 0.03, var, 0.6, 0.65, 2.0, false).fallback);
+  // The jump ratio alone (0.5 x 4.5 = 2.25) would have kept the surrogate here; the AR(1)
+  // effective samples (3/7 x 4.5 = 1.9) do not.
+  CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.045, var, 0.6, 0.65, 2.0, true).fallback);
+  // An acceptance below half the target decides for NUTS whatever the efficiency.
+  CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.1, var, 0.3, 0.65, 2.0, true).fallback);
+  // Nothing measured: no decision.
+  vhmc::JumpMeter empty(2);
+  CHECK_FALSE(vhmc::decide_payoff(empty, 0.01, nuts, 0.1, var, NAN, 0.65, 2.0, true).fallback);
+  CHECK_FALSE(vhmc::decide_payoff(sur, 0.01, nuts, 0.1, Vec(), 0.6, 0.65, 2.0, true).fallback);
+}
+
+TEST_CASE("Surrogate HMC hands over to NUTS from its state and samples the target", "[surrogate][payoff]") {
+  // fallback_ratio = inf: every measured efficiency is below it, so the decision is made
+  // whatever the clock says; the draws after warmup are NUTS's on the true gradient.
+  vhmc::GaussianPotential pot(target_mean(), target_cov());
+  vhmc::SurrogateConfig sc;
+  sc.explore = 300;
+  sc.fallback = true;
+  sc.fallback_ratio = std::numeric_limits<double>::infinity();
+  vhmc::Callbacks cb;
+  const int n_save = 3000;
+  const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(),
+                                                  vt::chain_config(500, n_save, 69), vt::uniform_init(2, 69),
+                                                  vhmc::FitExtras{}, cb);
+  INFO(out.error);
+  REQUIRE(out.error.empty());
+  CHECK(rep<bool>(out, "fallback"));
+  CHECK(std::isfinite(rep<double>(out, "jump_ratio")));
+  CHECK(rep<double>(out, "tuning_accept") > 0.3);
+  CHECK(vt::final_step_size(out) > 0);
+  // NUTS: trees, true gradients while sampling, no surrogate gradient.
+  CHECK(out.treedepth.maxCoeff() >= 1);
+  CHECK(out.counts_total.grad - out.counts_warmup.grad >= n_save);
+  CHECK(out.counts_total.surrogate_grad == out.counts_warmup.surrogate_grad);
+  check_gaussian_moments(out.draws, target_mean(), target_cov());
 }

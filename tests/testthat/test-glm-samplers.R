@@ -25,7 +25,7 @@ test_that("every family x sampler pair runs and agrees with NUTS, or is refused"
   cases <- list(gaussian = list(yg ~ x1 + x2, gaussian()), logit = list(yb ~ x1 + x2, binomial()),
                 probit = list(yb ~ x1 + x2, binomial(link = "probit")), poisson = list(yp ~ x1 + x2, poisson()),
                 neg_binomial_2 = list(yn ~ x1 + x2, neg_binomial_2()), Gamma = list(ya ~ x1 + x2, Gamma(link = "log")))
-  samplers <- list(hmc = hmc(), rwm = rwm(), rmhmc = rmhmc(), surrogate = surrogate_hmc(),
+  samplers <- list(hmc = hmc(), rwm = rwm(), rmhmc = rmhmc(), surrogate = surrogate_hmc(fallback = FALSE),
                    variational = variational_hmc(), sghmc = sghmc(), sgld = sgld())
   approximate <- c("variational", "sghmc", "sgld")
   fit_with <- function(case, sampler, iter = 1000) {

@@ -99,7 +99,12 @@ test_that("the banana: whatever Stan's warmup flags, the default warmup flags to
   }
   f <- fit_both(vhmc_sample, list(log_density = ld, gradient = gr, parameters = 2, chains = 2,
                                   iter = 1000, seed = 5, progress = FALSE), list(max_treedepth = 4))
-  expect_true(all(problem_kinds(check_fit(f$before)) %in% problem_kinds(check_fit(f$after))))
+  # Every kind but divergences: the default start regularises the banana's Laplace metric
+  # (R/start-regularise.R), whose smaller step size can leave a run without divergences (this
+  # seed: 0 of 1000; seeds 6, 7, 9: 42, 1, 41), while the tree-depth cap's bias is flagged.
+  kinds <- setdiff(problem_kinds(check_fit(f$before)), "divergence")
+  expect_true(length(kinds) >= 2)
+  expect_true(all(kinds %in% problem_kinds(check_fit(f$after))))
   s <- posterior::summarise_draws(f$after$draws, "mean", "mcse_mean")
   expect_true(abs(s$mean[1]) < 4 * s$mcse_mean[1])
 })

@@ -49,6 +49,7 @@ class FisherAdaptation : public Phase {
     M& m = kernel_.hamiltonian().metric();
     if (Estimator::adapts && adapt_.metric && !cfg_.initial_metric)
       set_metric_diagonal(m, inv_metric_from_gradient(z_.g));
+    if (Estimator::adapts && adapt_.metric && cfg_.initial_metric) est_.set_base(m);
     w_switch_ = metric_diagonal(m);
     last_theta_ = z_.theta;
     est_.add(z_.theta, z_.g);

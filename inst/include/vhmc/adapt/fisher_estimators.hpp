@@ -49,9 +49,17 @@ class DiagFisher : public WindowedPairs<DrawGradDiag> {
   static constexpr bool adapts = true;
   static constexpr int update_every = 1;
   DiagFisher(int d, int) : WindowedPairs(d) {}
+  void set_base(const DiagMetric&) {}
   void update(DiagMetric& m) const { m.set_w(est_.foreground().inv_metric(m.w())); }
 };
 
+// A dense metric that starts from a Laplace covariance S = L L' (the mode's curvature) is
+// adapted in the coordinates S whitens, x = L^{-1} theta (gradients L' g): there the
+// window's Fisher-optimal covariance replaces the identity only within the span of the
+// window's pairs, and S stands in every direction the window has not explored. Without
+// this, a window of n < d pairs (d = 118: a9a's full design) replaced S by a diagonal outside
+// its span and undid the correlations the mode had measured exactly, and NUTS's trees grew
+// to their 1023-step cap.
 template <class M>
 class BufferFisher : public WindowedPairs<DrawGradBuffer> {
  public:
@@ -65,7 +73,26 @@ class BufferFisher : public WindowedPairs<DrawGradBuffer> {
       cfg_.max_rank = max_rank;
     }
   }
+  // The initial metric as the base of the estimate (dense metrics only; before any pair).
+  void set_base(const M& m) {
+    if constexpr (std::is_same<M, DenseMetric>::value) {
+      L_ = m.W().llt().matrixL();
+      whitened_ = true;
+    }
+  }
+  void add(const Vec& theta, const Vec& grad_u) {
+    if (!whitened_) return est_.add(theta, grad_u);
+    est_.add(L_.triangularView<Eigen::Lower>().solve(theta), L_.transpose() * grad_u);
+  }
   void update(M& m) const {
+    if constexpr (std::is_same<M, DenseMetric>::value) {
+      if (whitened_) {
+        const int d = static_cast<int>(L_.rows());
+        const Mat Wx = LowRankMetric(fisher_low_rank(est_.foreground(), Vec::Ones(d), cfg_)).inv_metric_dense();
+        m.set_W(L_ * Wx * L_.transpose());
+        return;
+      }
+    }
     const LowRankFactors f = fisher_low_rank(est_.foreground(), metric_diagonal(m), cfg_);
     if constexpr (std::is_same<M, DenseMetric>::value) {
       m.set_W(LowRankMetric(f).inv_metric_dense());
@@ -76,6 +103,8 @@ class BufferFisher : public WindowedPairs<DrawGradBuffer> {
 
  private:
   LowRankConfig cfg_;
+  Mat L_;
+  bool whitened_ = false;
 };
 
 // The unit metric is never adapted; only the step size is.
@@ -84,6 +113,7 @@ class NoFisher {
   static constexpr bool adapts = false;
   static constexpr int update_every = 1;
   NoFisher(int, int) {}
+  void set_base(const UnitMetric&) {}
   void add(const Vec&, const Vec&) {}
   void switch_window() {}
   long foreground() const { return 0; }

@@ -24,6 +24,16 @@ inline MetricKind metric_from_name(const std::string& name) {
   throw std::invalid_argument("metric must be \"unit\", \"diag\", \"dense\" or \"low_rank\"; got \"" + name + "\"");
 }
 
+inline const char* metric_name(MetricKind k) {
+  switch (k) {
+    case MetricKind::Unit: return "unit";
+    case MetricKind::Diag: return "diag";
+    case MetricKind::Dense: return "dense";
+    case MetricKind::LowRank: return "low_rank";
+  }
+  return "?";
+}
+
 class UnitMetric {
  public:
   using Estimator = NoEstimator;

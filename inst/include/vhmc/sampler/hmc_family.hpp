@@ -121,7 +121,7 @@ ChainOutput run_hmc_family(P& potential, M metric, const KernelConfig& kc, const
 template <template <class, class> class K, class KernelConfig>
 struct HmcFamilySampler {
   struct Config {
-    MetricKind metric = MetricKind::Diag;
+    MetricKind metric = MetricKind::LowRank;  // R's default (metric = "low_rank")
     KernelConfig kernel{};
     HmcWarmupConfig warmup{};
     static auto fields() {

@@ -33,6 +33,7 @@ class Nuts {
   }
 
   double& step_size() { return eps_; }
+  double step_size() const { return eps_; }
   Hamiltonian<T, M>& hamiltonian() { return ham_; }
 
   TransitionInfo transition(PhasePoint& z, Rng& rng) {

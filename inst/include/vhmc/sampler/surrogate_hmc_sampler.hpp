@@ -9,7 +9,7 @@ namespace vhmc {
 
 struct SurrogateHmcSampler {
   struct Config {
-    MetricKind metric = MetricKind::Diag;
+    MetricKind metric = MetricKind::LowRank;  // R's default (metric = "low_rank")
     SurrogateConfig surrogate{};
     HmcWarmupConfig warmup{};
     static auto fields() {

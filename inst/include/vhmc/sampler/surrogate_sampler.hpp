@@ -27,6 +27,7 @@
 #include "hmc_family.hpp"
 #include "surrogate_dynamics.hpp"
 #include "surrogate_hmc.hpp"
+#include "surrogate_payoff.hpp"
 #include "trajectory_length.hpp"
 #include "../surrogate/train_surrogate.hpp"
 
@@ -42,6 +43,10 @@ struct SurrogateConfig {
   // Acceptance the integration time is tuned to. Longer trajectories at a lower acceptance
   // pay here, because an iteration costs its one true log density, not its surrogate steps.
   double trajectory_accept = 0.65;
+  // Continue with NUTS when the surrogate will not pay off (surrogate_payoff.hpp): off in the
+  // core (the papers' sampler); R's surrogate_hmc() turns it on for its automatic sampler.
+  bool fallback = false;
+  double fallback_ratio = 2.0;    // ... when its efficiency relative to NUTS is below this
   bool adaptive = false;          // ARNS-HMC
   long max_train = 50000;         // training points kept (a uniform sample beyond)
   NutsConfig nuts{};
@@ -51,8 +56,11 @@ struct SurrogateConfig {
   FixedPointConfig fixed_point{};  // its implicit steps
   static auto fields() {
     return std::make_tuple(field("explore", &SurrogateConfig::explore), field("train", &SurrogateConfig::train),
-                           field("steps", &SurrogateConfig::steps),
+                           field("tune", &SurrogateConfig::tune), field("steps", &SurrogateConfig::steps),
+                           field("max_steps", &SurrogateConfig::max_steps),
                            field("trajectory_accept", &SurrogateConfig::trajectory_accept),
+                           field("fallback", &SurrogateConfig::fallback),
+                           field("fallback_ratio", &SurrogateConfig::fallback_ratio),
                            field("adaptive", &SurrogateConfig::adaptive),
                            field("max_train", &SurrogateConfig::max_train), field("nuts", &SurrogateConfig::nuts),
                            field("explore_auto", &SurrogateConfig::explore_auto),
@@ -105,7 +113,7 @@ class SurrogateChain {
   }
   unsigned columns() const { return kHmcColumns; }
   void adaptation(Report& r) const {
-    r.add("step_size", kernel_ ? kernel_->step_size() : 0.0);
+    r.add("step_size", kernel_ ? kernel_->step_size() : fell_back() ? nuts_.step_size() : 0.0);
     report_inverse_metric(ham_.metric(), r);
   }
 
@@ -123,6 +131,15 @@ class SurrogateChain {
     return *kernel_;
   }
   bool refresh() { return kernel_->refresh(state_); }
+  // Back to NUTS on the true gradient, from the surrogate chain's state, with the
+  // exploration's adapted metric and step size (surrogate_payoff.hpp decides).
+  void fall_back() {
+    z_.theta = state_.z.theta;
+    if (!ham_.init_point(z_))
+      throw std::runtime_error("the log density or its gradient is not finite at the chain's position");
+    kernel_.reset();
+  }
+  bool fell_back() const { return sham_ && !kernel_; }
 
   Nuts<Explore, M>& nuts() { return nuts_; }
   const PhasePoint& explore_state() const { return z_; }
@@ -182,7 +199,7 @@ class SurrogateExploration : public Phase {
         min_explore_(x.inv_metric ? 30 : 150), burn_(sc.explore_auto ? min_explore_ / 5 : explore / 5),
         need_(training_points_needed(sc.train, chain.dim())), quadratic_need_(quadratic_points_needed(chain.dim())),
         adapter_(make_hmc_warmup(chain.nuts(), chain.explore_state(), explore, wc, false, x.inv_metric.has_value())),
-        moments_(chain.dim()), online_(online) {}
+        moments_(chain.dim()), jumps_(chain.dim()), online_(online) {}
 
   const char* label() const override { return "warmup: exploration"; }
   void start(Rng& rng) override {
@@ -193,6 +210,10 @@ class SurrogateExploration : public Phase {
   void observe(int t, const TransitionInfo& info, Rng& rng) override {
     adapter_->observe(t, info, rng);
     done_ = t + 1;
+    if (t >= burn_) {
+      if (jumps_.n() == 0 && t == burn_) t_burn_ = std::chrono::steady_clock::now();
+      jumps_.add(chain_.explore_state().theta);
+    }
     if (sc_.explore_auto ? t >= burn_ : 2 * t >= explore_) {
       moments_.add(chain_.explore_state().theta);
       U_state_max_ = std::max(U_state_max_, chain_.explore_state().U);
@@ -221,8 +242,13 @@ class SurrogateExploration : public Phase {
   double step_size() const { return step_size_; }
   int iterations() const { return done_; }
   const Vec& mean() const { return moments_.mean(); }
+  // The exploration's variance of each coordinate (after its burn-in; empty before 2 states).
+  Vec variance() const { return moments_.n() > 1 ? Vec(moments_.covariance().diagonal()) : Vec(); }
   // Seconds per true gradient during the exploration (NUTS's own bookkeeping included).
   double seconds_per_gradient() const { return grads_ > 0 ? seconds_ / grads_ : NAN; }
+  // NUTS after the burn-in: squared jumps per coordinate and seconds per iteration.
+  const JumpMeter& jumps() const { return jumps_; }
+  double seconds_per_iteration() const { return jumps_.n() > 0 ? jump_seconds_ / jumps_.n() : NAN; }
   // 4/3 of the exploration's mean NUTS integration time (second half), 0 without
   // iterations: the longest surrogate trajectory when the frequencies give none.
   double trajectory_cap() const { return traj_n_ > 0 ? 4.0 / 3.0 * traj_sum_ / traj_n_ : 0.0; }
@@ -248,6 +274,9 @@ class SurrogateExploration : public Phase {
   bool quadratic_checked_ = false, quadratic_ok_ = false;
   std::unique_ptr<Phase> adapter_;
   WelfordDense moments_;
+  JumpMeter jumps_;
+  double jump_seconds_ = 0.0;
+  std::chrono::steady_clock::time_point t_burn_;
   double U_state_max_ = -kInf, traj_sum_ = 0.0, step_size_ = 0.0, seconds_ = 0.0;
   long traj_n_ = 0, grads_ = 0;
   int done_ = 0;
@@ -266,6 +295,7 @@ Standardizer SurrogateExploration<Chain>::standardizer() const {
 
 template <class Chain>
 void SurrogateExploration<Chain>::finish(Rng&) {
+  if (jumps_.n() > 0) jump_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_burn_).count();
   chain_.recorder().record(false);
   step_size_ = chain_.nuts().step_size();
   grads_ = chain_.counts().grad;
@@ -325,22 +355,33 @@ class TrajectoryTuning : public Phase {
   void before(int, Rng&) override { set_kernel(); }
   void observe(int t, const TransitionInfo& info, Rng&) override {
     t_done_ = t + 1;
+    if (2 * t >= n_tune_) measure(info);
     if (!tune_) return;
-    const double gain = 2.0 / std::pow(static_cast<double>(t) + 10.0, 0.6);
-    x_ = std::clamp(x_ + gain * (std::min(1.0, info.accept_stat) - sc_.trajectory_accept), x_lo_, x_hi_);
-    T_ = std::exp(x_);
+    adapt(t, std::min(1.0, info.accept_stat) - sc_.trajectory_accept);
     if (2 * t >= n_tune_) {
       x_sum_ += x_;
+      log_eps_sum_ += std::log(eps_);
       ++x_n_;
     }
   }
   void finish(Rng&) override {
-    if (tune_ && x_n_ > 0) T_ = std::exp(x_sum_ / static_cast<double>(x_n_));
+    if (tune_ && x_n_ > 0) {
+      T_ = std::exp(x_sum_ / static_cast<double>(x_n_));
+      if (eps_shrunk_) eps_ = std::exp(log_eps_sum_ / static_cast<double>(x_n_));
+    }
     set_kernel();
-    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    const auto now = std::chrono::steady_clock::now();
+    seconds_ = std::chrono::duration<double>(now - t0_).count();
     surrogate_grads_ = chain_.counts().surrogate_grad - grads0_;
+    if (jumps_.n() == 0) return;  // no surrogate iterations to judge by
+    const double sec = std::chrono::duration<double>(now - t_half_).count() / static_cast<double>(jumps_.n());
+    payoff_ = decide_payoff(jumps_, sec, explore_.jumps(), explore_.seconds_per_iteration(), explore_.variance(),
+                            accept_sum_ / static_cast<double>(accept_n_), sc_.trajectory_accept,
+                            sc_.fallback_ratio, sc_.fallback);
+    if (payoff_.fallback) chain_.fall_back();
   }
   void report(Report& r) const override {
+    payoff_.report(r);
     r.add("tuning", t_done_);
     r.add("tuning_seconds", seconds_);
     r.add("seconds_per_gradient", explore_.seconds_per_gradient());
@@ -381,6 +422,27 @@ class TrajectoryTuning : public Phase {
     }
     return A;
   }
+  // Robbins-Monro in log T toward the acceptance target; where one step of eps_ already
+  // misses it, eps_ itself shrinks (with T = eps_), so that the target is always reachable.
+  void adapt(int t, double g) {
+    const double gain = 2.0 / std::pow(static_cast<double>(t) + 10.0, 0.6);
+    if (g < 0 && x_ <= x_lo_) {
+      eps_ *= std::exp(gain * g);
+      eps_shrunk_ = true;
+      x_lo_ = std::log(eps_);
+      x_ = x_lo_;
+    } else {
+      x_ = std::clamp(x_ + gain * g, x_lo_, x_hi_);
+    }
+    T_ = std::exp(x_);
+  }
+  // The second half's acceptance, squared jumps and clock (surrogate_payoff.hpp).
+  void measure(const TransitionInfo& info) {
+    if (accept_n_ == 0) t_half_ = std::chrono::steady_clock::now();
+    jumps_.add(chain_.position());
+    accept_sum_ += std::min(1.0, info.accept_stat);
+    ++accept_n_;
+  }
   int steps_for(double T) const {
     if (sc_.steps) return *sc_.steps;
     return static_cast<int>(std::clamp(std::ceil(T / eps_ - 1e-9), 1.0, static_cast<double>(sc_.max_steps)));
@@ -405,8 +467,14 @@ class TrajectoryTuning : public Phase {
   typename Chain::Kernel* kernel_ = nullptr;
   Vec omega2_;
   double eps_ = 0.0, T_max_ = 0.0, T_ = 0.0, ess_mean_ = 0.0, ess_square_ = 0.0;
-  double x_lo_ = 0.0, x_hi_ = 0.0, x_ = 0.0, x_sum_ = 0.0;
+  double x_lo_ = 0.0, x_hi_ = 0.0, x_ = 0.0, x_sum_ = 0.0, log_eps_sum_ = 0.0;
   long x_n_ = 0;
+  JumpMeter jumps_{chain_.dim()};
+  std::chrono::steady_clock::time_point t_half_;
+  double accept_sum_ = 0.0;
+  long accept_n_ = 0;
+  SurrogatePayoff payoff_;
+  bool eps_shrunk_ = false;
   bool metric_from_base_ = false;
 };
 
@@ -419,7 +487,7 @@ class OnlineSurrogate : public Phase {
   OnlineSurrogate(Chain& chain, std::unique_ptr<OnlineRidge>& online) : chain_(chain), online_(online) {}
   const char* label() const override { return "sampling"; }
   void observe(int, const TransitionInfo&, Rng&) override {
-    if (!online_) return;
+    if (!online_ || chain_.fell_back()) return;
     RandomBasisNetwork& net = chain_.network();
     const SurrogateState& s = chain_.state();
     online_->add_value(s.z.theta, s.U_true - net.offset() - net.base_value(s.z.theta));
