@@ -12,6 +12,7 @@ start_metric_config <- function(config, start, max_dense = 1000L) {
     return(list(config = config, directions = NULL))
   }
   d <- nrow(cov)
+  if (all(cov[upper.tri(cov)] == 0)) return(list(config = config, directions = 0L))  # uncorrelated
   s <- 1 / sqrt(diag(cov))
   ev <- eigen(cov * tcrossprod(s), symmetric = TRUE, only.values = TRUE)$values
   k <- sum(ev > 2 | ev < 1 / 2)

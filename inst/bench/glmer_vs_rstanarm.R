@@ -113,6 +113,32 @@ run_rstanarm <- function(m, short) {
 }
 
 skip_big <- identical(Sys.getenv("VHMC_BENCH_RSTANARM_SKIP_BIG"), "true")
+
+# Rows of this run replace those of an earlier run for the same model; the CSV is rewritten
+# after every fit, so an interrupted run keeps what it measured.
+save_rows <- function(res) {
+  if (file.exists(out_file)) {
+    old <- utils::read.csv(out_file)
+    old <- old[!(paste(old$model, old$package) %in% paste(res$model, res$package)),
+               intersect(names(old), names(res)), drop = FALSE]
+    if (nrow(old)) {
+      for (col in setdiff(names(res), names(old))) old[[col]] <- NA
+      res <- rbind(old[names(res)], res)
+    }
+  }
+  res$ess_per_second <- res$min_ess_bulk / res$whole_seconds
+  res$ess_per_second_sampling <- res$min_ess_bulk / res$sampling_seconds
+  res$vhmc_speedup <- NA_real_
+  for (name in unique(res$model)) {
+    i <- res$model == name
+    base <- res$ess_per_second[i & res$package == "rstanarm"]
+    if (length(base)) res$vhmc_speedup[i & res$package == "vhmc"] <- res$ess_per_second[i & res$package == "vhmc"] / base
+  }
+  dir.create(dirname(out_file), showWarnings = FALSE, recursive = TRUE)
+  utils::write.csv(res, out_file, row.names = FALSE)
+  res
+}
+
 rows <- list()
 for (name in names(models)) {
   m <- models[[name]]()
@@ -123,26 +149,7 @@ for (name in names(models)) {
     r <- if (pkg == "vhmc") run_vhmc(m) else run_rstanarm(m, short = n > max_n_rstanarm)
     rows[[length(rows) + 1L]] <- data.frame(model = name, rows = n, package = pkg, t(r))
     print(utils::tail(rows[[length(rows)]], 1))
+    res <- save_rows(do.call(rbind, rows))
   }
 }
-res <- do.call(rbind, rows)
-# A run over some models replaces their rows and keeps the others'.
-if (file.exists(out_file)) {
-  old <- utils::read.csv(out_file)
-  old <- old[!old$model %in% res$model, intersect(names(old), names(res)), drop = FALSE]
-  if (nrow(old)) {
-    for (col in setdiff(names(res), names(old))) old[[col]] <- NA
-    res <- rbind(old[names(res)], res)
-  }
-}
-res$ess_per_second <- res$min_ess_bulk / res$whole_seconds
-res$ess_per_second_sampling <- res$min_ess_bulk / res$sampling_seconds
-res$vhmc_speedup <- NA_real_
-for (name in unique(res$model)) {
-  i <- res$model == name
-  base <- res$ess_per_second[i & res$package == "rstanarm"]
-  if (length(base)) res$vhmc_speedup[i & res$package == "vhmc"] <- res$ess_per_second[i & res$package == "vhmc"] / base
-}
-dir.create(dirname(out_file), showWarnings = FALSE, recursive = TRUE)
-utils::write.csv(res, out_file, row.names = FALSE)
 print(res)
