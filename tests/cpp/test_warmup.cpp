@@ -140,6 +140,12 @@ TEST_CASE("Initial metrics from a covariance", "[warmup]") {
     const Vec l = ges.eigenvalues();
     CHECK(l.maxCoeff() / l.minCoeff() == Approx(1.99).epsilon(1e-8));
   }
+  SECTION("low_rank of a diagonal covariance: its diagonal, no directions") {
+    const Mat D = Mat(Vec(S.diagonal()).asDiagonal());
+    const LowRankMetric m(vhmc::low_rank_from_covariance(D));
+    CHECK(m.rank() == 0);
+    CHECK(m.inv_metric_diag().isApprox(Vec(S.diagonal()), 1e-12));
+  }
 }
 
 TEST_CASE("Fisher warmup on a diagonal Gaussian with scales over 4 decades", "[warmup]") {

@@ -151,10 +151,17 @@ inline LowRankFactors fisher_low_rank(const DrawGradBuffer& buf, const Vec& fall
 
 // The factors of a known covariance S (a Gaussian approximation's): sigma = sqrt(diag S),
 // and the eigen-directions of the correlation matrix diag(sigma)^-1 S diag(sigma)^-1 outside
-// [1/cutoff, cutoff], at most max_rank, as for an estimate (O(d^3), once per chain).
+// [1/cutoff, cutoff], at most max_rank, as for an estimate (O(d^3), once per chain). A
+// diagonal S has none (its correlation matrix is the identity): no eigensolver, which at a
+// multilevel model's thousands of coordinates cost seconds per chain.
 inline LowRankFactors low_rank_from_covariance(const Mat& S, const LowRankConfig& cfg = {}) {
   LowRankFactors f;
   f.sigma = S.diagonal().cwiseSqrt();
+  if (S.isDiagonal(0.0)) {
+    f.U.resize(S.rows(), 0);
+    f.lambda.resize(0);
+    return f;
+  }
   const Vec inv = f.sigma.cwiseInverse();
   Eigen::SelfAdjointEigenSolver<Mat> es(inv.asDiagonal() * S * inv.asDiagonal());
   const Vec lam = es.eigenvalues();
