@@ -49,10 +49,6 @@ bench_dir <- if (file.exists(file.path("inst", "bench", "table1_data.R"))) {
 }
 source(file.path(bench_dir, "table1_data.R"))
 
-env_num <- function(name, default) {
-  v <- Sys.getenv(name, "")
-  if (nzchar(v)) as.numeric(v) else default
-}
 n <- as.integer(env_num("VHMC_BENCH_N", 1e5))
 n_samp <- as.integer(env_num("VHMC_BENCH_SAMPLING", 5000))
 rows <- strsplit(Sys.getenv("VHMC_BENCH_ROWS", "hmc_paper,rns_value_paper,rns_paper,nuts,surrogate"),

@@ -75,10 +75,6 @@ source(file.path(bench_dir, "table1_data.R"))
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
-env_num <- function(name, default) {
-  v <- Sys.getenv(name, "")
-  if (nzchar(v)) as.numeric(v) else default
-}
 problem <- Sys.getenv("VHMC_BENCH_PROBLEM", "pde")
 n_samp <- as.integer(env_num("VHMC_BENCH_SAMPLING", 2000))
 n_warm <- as.integer(env_num("VHMC_BENCH_WARMUP", 1000))

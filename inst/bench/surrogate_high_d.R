@@ -29,10 +29,6 @@ bench_dir <- if (file.exists(file.path("inst", "bench", "table1_data.R"))) {
 }
 source(file.path(bench_dir, "table1_data.R"))
 
-env_num <- function(name, default) {
-  v <- Sys.getenv(name, "")
-  if (nzchar(v)) as.numeric(v) else default
-}
 all_problems <- c("a9a_full", "a9a", "census", "bank", "sim_lr")
 problems <- strsplit(Sys.getenv("VHMC_BENCH_PROBLEMS", paste(all_problems, collapse = ",")), ",")[[1]]
 stopifnot(all(problems %in% all_problems))

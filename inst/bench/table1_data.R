@@ -285,3 +285,10 @@ sim_lr <- function(N = 1e5, d = 50L, seed = 2016L) {
        notes = sprintf("simulated: N = %d, d = %d, covariates sd 0.1, beta ~ U[0,1]^%d, seed %d",
                        as.integer(N), d, d, seed))
 }
+
+# A numeric setting from the environment, `default` when unset (the scripts that source
+# this file read their sizes this way).
+env_num <- function(name, default) {
+  v <- Sys.getenv(name, "")
+  if (nzchar(v)) as.numeric(v) else default
+}
