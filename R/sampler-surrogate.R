@@ -147,8 +147,10 @@
 #' iteration of an AR(1) chain with it; the surrogate's efficiency relative to NUTS is the
 #' ratio of these (the 10% quantile over coordinates, for the worst-mixing ones) times the
 #' ratio of their costs. Below 2, or when
-#' the tuning's acceptance rate stayed below half its target, the chain samples with NUTS
-#' from the surrogate's last state with the exploration's metric and step size; a message
+#' the tuning's acceptance rate stayed below half its target, the chain continues with NUTS
+#' from the surrogate's last state: NUTS's warmup adaptation runs once more, starting from
+#' the exploration's metric, until it converges (with `warmup = NULL`) or the warmup's
+#' iterations run out, and the chain then samples with NUTS; a message
 #' says so, and `surrogate_info()` has `fallback`, `efficiency_ratio`, `ess_ratio`,
 #' `jump_ratio` and `payoff_cost_ratio` per chain. The cost is measured in seconds, so a fit near the threshold
 #' can decide differently on a machine under another load; `fallback = FALSE` fixes the
@@ -313,8 +315,10 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 #' mean squared jump per iteration over NUTS's), `ess_ratio` (the same quantile of the
 #' ratio of AR(1) effective samples per iteration those jumps imply with the exploration's
 #' variances), `payoff_cost_ratio` (seconds of a NUTS iteration over those of a surrogate
-#' one, both after their burn-in) and `efficiency_ratio`, the product of the last two. After a hand-over, `step_size` is NUTS's and `accept` NUTS's mean
-#' acceptance statistic.
+#' one, both after their burn-in) and `efficiency_ratio`, the product of the last two;
+#' `fallback_warmup` counts the iterations of NUTS warmup adaptation that ran after the
+#' hand-over (0 without one). After a hand-over, `step_size` is NUTS's and `accept` NUTS's
+#' mean acceptance statistic.
 #'
 #' With `riemann = TRUE` two more columns count the implicit steps left unsolved (see
 #' [rmhmc()]): `fixed_point_failures` (warmup included) and `fixed_point_failures_sampling`.
@@ -364,6 +368,7 @@ surrogate_info <- function(fit) {
   info$payoff_cost_ratio <- col("payoff_cost_ratio")
   info$efficiency_ratio <- col("efficiency_ratio")
   info$fallback <- as.logical(col("fallback", logical(1)))
+  info$fallback_warmup <- col("fallback_warmup")
   if (isTRUE(fit$sampler$riemann)) {
     info$fixed_point_failures <- col("fixed_point_failures")
     info$fixed_point_failures_sampling <- col("fixed_point_failures_sampling")

@@ -29,8 +29,10 @@
 #
 # Settings (environment): VHMC_BENCH_MODELS (comma-separated subset; their rows replace
 # those of an earlier run, the others' are kept), VHMC_BENCH_RSTANARM_MAX_N
-# (largest number of rows given to rstanarm in full, default 2e4), VHMC_BENCH_RSTANARM_SKIP_BIG. Writes
-# inst/bench/results/glmer_vs_rstanarm.csv.
+# (largest number of rows given to rstanarm in full, default 2e4), VHMC_BENCH_RSTANARM_SKIP_BIG,
+# VHMC_BENCH_RSTANARM_TIMEOUT (seconds of sampling after which stan_glmer is stopped; its row
+# then has finished = 0 and an upper bound on its ESS per second, see run_rstanarm_limited()).
+# Writes inst/bench/results/glmer_vs_rstanarm.csv.
 
 suppressMessages({
   library(vhmc)
@@ -113,6 +115,37 @@ run_rstanarm <- function(m, short) {
 }
 
 skip_big <- identical(Sys.getenv("VHMC_BENCH_RSTANARM_SKIP_BIG"), "true")
+timeout <- as.numeric(Sys.getenv("VHMC_BENCH_RSTANARM_TIMEOUT", "Inf"))
+
+# stan_glmer() under a time limit: it runs in a child R process (this script with
+# --rstanarm-child) that `timeout` stops with its worker processes. A run stopped after T
+# seconds of sampling ran longer than T, and its min bulk ESS is at most S log10(S) for S
+# draws (posterior's bound on the bulk ESS), so its ESS per second is below S log10(S) / T:
+# the row keeps that bound (finished = FALSE) and vhmc's ratio is then a lower bound.
+run_rstanarm_limited <- function(m, short) {
+  job <- tempfile(fileext = ".rds")
+  res <- paste0(job, ".out")
+  started <- paste0(res, ".started")
+  on.exit(unlink(c(job, res, started)))
+  saveRDS(list(m = m, short = short), job)
+  self <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+  system2("timeout", c("--kill-after=30", ceiling(timeout + 60), file.path(R.home("bin"), "Rscript"), self,
+                       "--rstanarm-child", job, res))
+  if (file.exists(res)) return(c(readRDS(res), finished = 1))
+  chains <- if (short) 2L else 4L
+  iter <- if (short) 400L else 2000L
+  whole <- if (file.exists(started)) as.numeric(Sys.time()) - as.numeric(readLines(started)) else timeout
+  c(whole_seconds = whole, sampling_seconds = NA, min_ess_bulk = NA, min_ess_tail = NA, max_rhat = NA,
+    gradients_per_chain = NA, divergences = NA, marginal = NA, chains = chains, iter = iter, finished = 0)
+}
+
+child <- commandArgs(TRUE)
+if (length(child) == 3L && child[1] == "--rstanarm-child") {
+  job <- readRDS(child[2])
+  writeLines(format(as.numeric(Sys.time()), digits = 15), paste0(child[3], ".started"))
+  saveRDS(run_rstanarm(job$m, job$short), child[3])
+  quit(save = "no")
+}
 
 # Rows of this run replace those of an earlier run for the same model; the CSV is rewritten
 # after every fit, so an interrupted run keeps what it measured.
@@ -126,7 +159,10 @@ save_rows <- function(res) {
       res <- rbind(old[names(res)], res)
     }
   }
-  res$ess_per_second <- res$min_ess_bulk / res$whole_seconds
+  if (is.null(res$finished)) res$finished <- 1
+  res$finished[is.na(res$finished)] <- 1
+  draws <- res$chains * res$iter / 2
+  res$ess_per_second <- ifelse(res$finished == 1, res$min_ess_bulk, draws * log10(draws)) / res$whole_seconds
   res$ess_per_second_sampling <- res$min_ess_bulk / res$sampling_seconds
   res$vhmc_speedup <- NA_real_
   for (name in unique(res$model)) {
@@ -146,7 +182,9 @@ for (name in names(models)) {
   for (pkg in c("vhmc", "rstanarm")) {
     if (pkg == "rstanarm" && n > max_n_rstanarm && skip_big) next
     cat(sprintf("%s / %s ...\n", name, pkg))
-    r <- if (pkg == "vhmc") run_vhmc(m) else run_rstanarm(m, short = n > max_n_rstanarm)
+    short <- n > max_n_rstanarm
+    r <- if (pkg == "vhmc") c(run_vhmc(m), finished = 1) else
+      if (is.finite(timeout)) run_rstanarm_limited(m, short) else c(run_rstanarm(m, short), finished = 1)
     rows[[length(rows) + 1L]] <- data.frame(model = name, rows = n, package = pkg, t(r))
     print(utils::tail(rows[[length(rows)]], 1))
     res <- save_rows(do.call(rbind, rows))

@@ -399,3 +399,46 @@ TEST_CASE("Surrogate HMC hands over to NUTS from its state and samples the targe
   CHECK(out.counts_total.surrogate_grad == out.counts_warmup.surrogate_grad);
   check_gaussian_moments(out.draws, target_mean(), target_cov());
 }
+
+TEST_CASE("After a hand-over NUTS's warmup adaptation runs again within the warmup", "[surrogate][payoff]") {
+  // An automatic warmup: the exploration ends once the training set suffices, so the
+  // exploration's adaptation is short; after the forced hand-over NUTS adapts again, ends
+  // when it converges or the warmup's 1000 iterations are used, and samples the target.
+  vhmc::GaussianPotential pot(target_mean(), target_cov());
+  vhmc::SurrogateConfig sc;
+  sc.explore_auto = true;
+  sc.fallback = true;
+  sc.fallback_ratio = std::numeric_limits<double>::infinity();
+  vhmc::Callbacks cb;
+  vhmc::ChainConfig cfg = vt::chain_config(1000, 2000, 71);
+  cfg.warmup_auto = true;
+  const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(), cfg,
+                                                  vt::uniform_init(2, 71), vhmc::FitExtras{}, cb);
+  INFO(out.error);
+  REQUIRE(out.error.empty());
+  REQUIRE(rep<bool>(out, "fallback"));
+  const long explored = rep<long>(out, "explore"), tuned = rep<long>(out, "tuning");
+  const long again = rep<long>(out, "fallback_warmup");
+  CHECK(explored < 500);
+  CHECK(again > 0);
+  CHECK(explored + tuned + again == out.warmup_iterations);
+  CHECK(out.warmup_iterations <= 1000);
+  const double accept = out.accept_stat.mean();
+  CHECK(accept > 0.6);
+  CHECK(accept < 0.97);
+  check_gaussian_moments(out.draws, target_mean(), target_cov());
+}
+
+TEST_CASE("Without a hand-over the NUTS warmup after tuning takes no iterations", "[surrogate][payoff]") {
+  vhmc::GaussianPotential pot(target_mean(), target_cov());
+  vhmc::SurrogateConfig sc;
+  sc.explore = 300;
+  vhmc::Callbacks cb;
+  const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(),
+                                                  vt::chain_config(500, 200, 72), vt::uniform_init(2, 72),
+                                                  vhmc::FitExtras{}, cb);
+  REQUIRE(out.error.empty());
+  CHECK_FALSE(rep<bool>(out, "fallback"));
+  CHECK(rep<long>(out, "fallback_warmup") == 0);
+  CHECK(out.warmup_iterations == 500);
+}

@@ -150,6 +150,10 @@ test_that("a surrogate that will not pay off hands over to NUTS at the end of wa
   info <- surrogate_info(fit)
   expect_equal(info$fallback, c(TRUE, TRUE))
   expect_true(all(info$tuning_accept < 0.65 / 2))
+  # NUTS adapted again after the hand-over, within the warmup, and samples near its target.
+  expect_true(all(info$fallback_warmup > 0))
+  expect_equal(info$explore + info$tuning + info$fallback_warmup, fit$timing$warmup_iterations)
+  expect_true(all(info$accept > 0.6 & info$accept < 0.97))
   # NUTS's draws: true gradients while sampling (the surrogate needs none), the moments.
   expect_true(all(fit$counts$n_grad_sampling > 500))
   expect_moments(fit, rep(0, d), sds)
