@@ -30,8 +30,9 @@
 # Settings (environment): VHMC_BENCH_MODELS (comma-separated subset; their rows replace
 # those of an earlier run, the others' are kept), VHMC_BENCH_RSTANARM_MAX_N
 # (largest number of rows given to rstanarm in full, default 2e4), VHMC_BENCH_RSTANARM_SKIP_BIG,
-# VHMC_BENCH_RSTANARM_TIMEOUT (seconds of sampling after which stan_glmer is stopped; its row
-# then has finished = 0 and an upper bound on its ESS per second, see run_rstanarm_limited()).
+# VHMC_BENCH_PACKAGES (vhmc,rstanarm: which sides to run), VHMC_BENCH_RSTANARM_TIMEOUT
+# (seconds of sampling after which stan_glmer is stopped; its row then has finished = 0 and
+# an upper bound on its ESS per second, see run_rstanarm_limited()).
 # Writes inst/bench/results/glmer_vs_rstanarm.csv.
 
 suppressMessages({
@@ -116,6 +117,7 @@ run_rstanarm <- function(m, short) {
 
 skip_big <- identical(Sys.getenv("VHMC_BENCH_RSTANARM_SKIP_BIG"), "true")
 timeout <- as.numeric(Sys.getenv("VHMC_BENCH_RSTANARM_TIMEOUT", "Inf"))
+packages <- strsplit(Sys.getenv("VHMC_BENCH_PACKAGES", "vhmc,rstanarm"), ",")[[1]]
 
 # stan_glmer() under a time limit: it runs in a child R process (this script with
 # --rstanarm-child) that `timeout` stops with its worker processes. A run stopped after T
@@ -179,7 +181,7 @@ rows <- list()
 for (name in names(models)) {
   m <- models[[name]]()
   n <- nrow(m$data)
-  for (pkg in c("vhmc", "rstanarm")) {
+  for (pkg in packages) {
     if (pkg == "rstanarm" && n > max_n_rstanarm && skip_big) next
     cat(sprintf("%s / %s ...\n", name, pkg))
     short <- n > max_n_rstanarm
