@@ -234,12 +234,10 @@ check_hidden <- function(hidden) {
 # toward 0.65 (near the optimum for HMC trajectories; Beskos et al. 2013), or adapt_delta if
 # that is lower. The number of bases is chosen by held-out error unless the user gave it
 # (gradient training only; ARNS-HMC refines all bases, so it keeps them).
-# Trajectory-tuning iterations of an automatic warmup (the core's SurrogateConfig::tune).
-surrogate_tune <- 150L
-
 sampler_config.vhmc_surrogate_hmc <- function(sampler, run, target) {
   auto <- is.null(sampler$explore)
-  explore <- sampler$explore %||% max(50L, run$warmup - min(surrogate_tune, run$warmup %/% 3L))
+  tune <- core_default("vhmc_surrogate_hmc", "tune")  # trajectory tuning of an automatic warmup
+  explore <- sampler$explore %||% max(50L, run$warmup - min(tune, run$warmup %/% 3L))
   if (explore > run$warmup) {
     stop_arg("sampler", sprintf("has explore = %d exploration iterations, more than warmup = %d",
                                 explore, run$warmup), "Lower `explore` or raise `warmup`.")
@@ -256,11 +254,10 @@ sampler_config.vhmc_surrogate_hmc <- function(sampler, run, target) {
     explore_auto = auto, hidden = sampler$hidden, activation = sampler$activation,
     train_on_gradient = sampler$train_on == "gradient", lambda = sampler$lambda,
     select_hidden = is.null(sampler$hidden) && !sampler$adaptive && sampler$train_on == "gradient",
-    tune = surrogate_tune, steps = sampler$steps, max_steps = 1024L, trajectory_accept = min(sampler$adapt_delta, 0.65),
+    steps = sampler$steps, trajectory_accept = min(sampler$adapt_delta, 0.65),
     adaptive = sampler$adaptive, max_train = sampler$max_train, riemann = riemann,
     riemann_step_size = if (riemann) sampler$step_size,
-    riemann_dense = !identical(sampler$riemann_metric, "diagonal"), fixed_point_tol = 1e-10, fixed_point_iter = 50L,
-    fallback = surrogate_fallback(sampler), fallback_ratio = 2)))
+    riemann_dense = !identical(sampler$riemann_metric, "diagonal"), fallback = surrogate_fallback(sampler))))
 }
 
 # Whether a chain may hand over to NUTS when the surrogate will not pay off: by default yes

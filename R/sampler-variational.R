@@ -109,8 +109,8 @@ variational_hmc <- function(hidden = NULL, schedule = NULL, train_until = NULL, 
 }
 
 # Training runs through warmup unless `train_until` says otherwise, with the schedule n_s
-# one tenth of it (mu reaches 1 - e^-10 at its end) and the ridge penalty 1e-3 in the
-# Laplace-standardised coordinates.
+# one tenth of it (mu reaches 1 - e^-10 at its end); the ridge penalty is the core's default
+# (1e-3 in the Laplace-standardised coordinates) unless given.
 sampler_config.vhmc_variational_hmc <- function(sampler, run, target) {
   train_until <- sampler$train_until %||% run$warmup
   if (train_until > run$warmup) {
@@ -122,7 +122,7 @@ sampler_config.vhmc_variational_hmc <- function(sampler, run, target) {
              "Use warmup >= 100 (ideally several hundred).")
   }
   core_config(sampler, hidden = sampler$hidden, activation = sampler$activation,
-              lambda = sampler$lambda %||% 1e-3, train_until = as.integer(train_until),
+              lambda = sampler$lambda, train_until = as.integer(train_until),
               schedule = sampler$schedule %||% max(1, train_until / 10), steps = sampler$steps,
               adapt_delta = sampler$adapt_delta, step_size = NULL,
               final_mu_one = sampler$final_mu == "one", laplace_base = sampler$base == "laplace",

@@ -46,8 +46,20 @@ print.vhmc_sampler <- function(x, ...) {
   invisible(x)
 }
 
-# The config list the core reads carries the sampler's class (the registry's key).
-core_config <- function(sampler, ...) structure(list(...), class = class(sampler))
+# The config list the core reads: the core's defaults for the sampler (its configs' member
+# initialisers, vhmc_config_defaults(), the one source of every default), overwritten by
+# what the sampler's arguments and the run settle (NULL: keep the core's default). It
+# carries the sampler's class (the registry's key).
+core_config <- function(sampler, ...) {
+  settled <- list(...)
+  settled <- settled[!vapply(settled, is.null, logical(1))]
+  config <- vhmc_config_defaults(class(sampler)[1])
+  config[names(settled)] <- settled
+  structure(config, class = class(sampler))
+}
+
+# One default of the core's config of a sampler class (e.g. the surrogate's tuning length).
+core_default <- function(cls, name) vhmc_config_defaults(cls)[[name]]
 
 sampler_config <- function(sampler, run, target) UseMethod("sampler_config")
 
@@ -95,14 +107,14 @@ divergence_fix.vhmc_sampler <- function(sampler) {
 
 # The warmup of an HMC-family kernel (NUTS, static HMC, surrogate HMC's exploration): the
 # draw/gradient adaptation (or Stan's windows), the step size adapted unless the user fixed
-# it, the metric adapted unless it is the unit metric, both only with a warmup; a low-rank
-# metric keeps at most 10 eigen-directions.
+# it, the metric adapted unless it is the unit metric, both only with a warmup; the rest
+# (the heuristic's acceptance, the low-rank metric's rank) are the core's defaults.
 hmc_warmup_config <- function(sampler, run) {
   list(step_size = sampler$step_size,
        adapt_step_size = is.null(sampler$step_size) && run$warmup > 0,
        adapt_metric = sampler$metric != "unit" && run$warmup > 0,
-       adapt_delta = sampler$adapt_delta, init_accept = 0.8,
-       fisher_adaptation = (sampler$adaptation %||% "fisher") == "fisher", max_rank = 10L)
+       adapt_delta = sampler$adapt_delta,
+       fisher_adaptation = (sampler$adaptation %||% "fisher") == "fisher")
 }
 
 # The warmup adaptation and metric of an HMC-family sampler (as list(adaptation, metric)).

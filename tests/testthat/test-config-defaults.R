@@ -37,3 +37,25 @@ test_that("R's settled defaults agree with the core's member initialisers", {
   }
   expect_error(vhmc:::vhmc_config_defaults("vhmc_none"), "no sampler is registered for class 'vhmc_none'")
 })
+
+test_that("the config the core reads starts from the core's defaults; R settles only the rest", {
+  skip_on_cran()
+  core <- vhmc:::vhmc_config_defaults("vhmc_nuts")
+  # Settings R never names come from the core (one source): NUTS's divergence threshold,
+  # dual averaging's constants, Stan's windows, the low-rank metric's rank.
+  for (k in c("max_delta_H", "adapt_gamma", "adapt_t0", "adapt_kappa", "init_buffer", "term_buffer",
+              "base_window", "max_rank", "start_step_size", "init_accept")) {
+    expect_true(k %in% names(core), info = k)
+  }
+  cfg <- vhmc:::core_config(nuts(adapt_delta = 0.9), adapt_delta = 0.9, step_size = NULL)
+  expect_identical(cfg$adapt_delta, 0.9)
+  expect_null(cfg$step_size)                       # NULL: the core's default (none)
+  expect_identical(cfg$max_delta_H, core$max_delta_H)
+  expect_identical(names(cfg), names(core))
+  expect_s3_class(cfg, "vhmc_nuts")
+  # One rule for the number of random bases of both surrogates.
+  sur <- vhmc:::vhmc_config_defaults("vhmc_surrogate_hmc")
+  var <- vhmc:::vhmc_config_defaults("vhmc_variational_hmc")
+  for (k in c("hidden_per_dim", "min_hidden", "max_hidden")) expect_identical(sur[[k]], var[[k]], info = k)
+  expect_identical(vhmc:::core_default("vhmc_surrogate_hmc", "tune"), sur$tune)
+})

@@ -18,7 +18,8 @@ struct AdaptConfig {
   static auto fields() {
     return std::make_tuple(field("adapt_step_size", &AdaptConfig::step_size),
                            field("adapt_metric", &AdaptConfig::metric),
-                           field("init_accept", &AdaptConfig::init_accept), field("dual", &AdaptConfig::dual));
+                           field("init_accept", &AdaptConfig::init_accept), field("dual", &AdaptConfig::dual),
+                           field("windows", &AdaptConfig::windows));
   }
 };
 

@@ -13,7 +13,11 @@ struct DualAveragingConfig {
   double gamma = 0.05;
   double t0 = 10.0;
   double kappa = 0.75;
-  static auto fields() { return std::make_tuple(field("adapt_delta", &DualAveragingConfig::delta)); }
+  static auto fields() {
+    using C = DualAveragingConfig;
+    return std::make_tuple(field("adapt_delta", &C::delta), field("adapt_gamma", &C::gamma),
+                           field("adapt_t0", &C::t0), field("adapt_kappa", &C::kappa));
+  }
 };
 
 class DualAveraging {

@@ -27,7 +27,7 @@ namespace vhmc {
 struct FisherConfig {
   FisherScheduleConfig schedule{};
   ConvergenceConfig convergence{};
-  int max_rank = 10;          // low_rank metric: most eigen-directions kept
+  int max_rank = LowRankConfig{}.max_rank;  // low_rank metric: most eigen-directions kept
   int min_pairs_given = 50;   // pairs before an initial metric is replaced
   bool automatic = false;     // warmup may end early (ChainConfig::warmup is then a maximum)
   bool initial_metric = false;  // the metric starts from the mode's curvature

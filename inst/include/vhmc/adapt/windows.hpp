@@ -5,12 +5,19 @@
 // metric is not adapted at all.
 #include <vector>
 
+#include "../base/fields.hpp"
+
 namespace vhmc {
 
 struct WindowConfig {
   int init_buffer = 75;
   int term_buffer = 50;
   int base_window = 25;
+  static auto fields() {
+    return std::make_tuple(field("init_buffer", &WindowConfig::init_buffer),
+                           field("term_buffer", &WindowConfig::term_buffer),
+                           field("base_window", &WindowConfig::base_window));
+  }
 };
 
 class WindowSchedule {

@@ -26,8 +26,9 @@ struct HmcWarmupConfig {
   std::optional<double> step_size;
   AdaptConfig adapt{};
   bool fisher = true;
-  int max_rank = 10;
-  double initial_step_size() const { return step_size.value_or(1.0); }
+  int max_rank = FisherConfig{}.max_rank;
+  double start_step_size = 1.0;  // where the adaptation starts without a step_size
+  double initial_step_size() const { return step_size.value_or(start_step_size); }
   FisherConfig fisher_config(bool automatic, bool initial_metric) const {
     FisherConfig fc;
     fc.automatic = automatic;
@@ -38,7 +39,8 @@ struct HmcWarmupConfig {
   static auto fields() {
     return std::make_tuple(field("step_size", &HmcWarmupConfig::step_size), field("adapt", &HmcWarmupConfig::adapt),
                            field("fisher_adaptation", &HmcWarmupConfig::fisher),
-                           field("max_rank", &HmcWarmupConfig::max_rank));
+                           field("max_rank", &HmcWarmupConfig::max_rank),
+                           field("start_step_size", &HmcWarmupConfig::start_step_size));
   }
 };
 

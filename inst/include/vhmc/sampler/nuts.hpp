@@ -16,7 +16,10 @@ namespace vhmc {
 struct NutsConfig {
   int max_depth = 10;
   double max_delta_H = 1000.0;
-  static auto fields() { return std::make_tuple(field("max_treedepth", &NutsConfig::max_depth)); }
+  static auto fields() {
+    return std::make_tuple(field("max_treedepth", &NutsConfig::max_depth),
+                           field("max_delta_H", &NutsConfig::max_delta_H));
+  }
 };
 
 template <class T, class M>

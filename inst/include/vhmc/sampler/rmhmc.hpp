@@ -31,7 +31,8 @@ namespace vhmc {
 struct RmhmcConfig {
   int steps = 6;
   bool jitter = true;  // draw the number of steps uniformly in 1..steps each iteration
-  std::optional<double> step_size;  // nullopt: tuned during warmup, from 0.5
+  std::optional<double> step_size;  // nullopt: tuned during warmup, from start_step_size
+  double start_step_size = 0.5;
   double target_accept = 0.8;
   double max_delta_H = 1000.0;
   FixedPointConfig fixed_point{};
@@ -39,6 +40,7 @@ struct RmhmcConfig {
     return std::make_tuple(field("steps", &RmhmcConfig::steps), field("jitter", &RmhmcConfig::jitter),
                            field("step_size", &RmhmcConfig::step_size),
                            field("target_accept", &RmhmcConfig::target_accept),
+                           field("start_step_size", &RmhmcConfig::start_step_size),
                            field("fixed_point", &RmhmcConfig::fixed_point));
   }
 };
@@ -169,7 +171,7 @@ template <class Geo>
 class RmhmcChain {
  public:
   RmhmcChain(Geo& geo, const RmhmcConfig& c, const Vec& init) : geo_(geo), kernel_(geo, c), z_(geo.dim()), init_(init) {
-    kernel_.step_size() = c.step_size.value_or(0.5);
+    kernel_.step_size() = c.step_size.value_or(c.start_step_size);
   }
   int dim() const { return geo_.dim(); }
   void start(Rng&) {

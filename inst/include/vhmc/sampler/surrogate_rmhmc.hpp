@@ -28,7 +28,7 @@ class SurrogateRiemannChain : public SurrogateChain<P, M> {
   SurrogateRiemannChain(P& potential, M metric, const SurrogateConfig& sc, const HmcWarmupConfig& wc,
                         const ChainConfig& cfg, const Vec& init)
       : Base(potential, std::move(metric), sc, wc, cfg, init), potential_(potential), state_(potential.dim()) {
-    rc_.steps = sc.steps.value_or(6);
+    if (sc.steps) rc_.steps = *sc.steps;  // else RmhmcConfig's default
     rc_.step_size = sc.riemann_step_size;
     rc_.target_accept = sc.trajectory_accept;
     rc_.max_delta_H = sc.nuts.max_delta_H;
@@ -61,7 +61,7 @@ class SurrogateRiemannChain : public SurrogateChain<P, M> {
   Kernel& enter_riemann() {
     geo_ = std::make_unique<Geo>(potential_, this->network(), 1e-3, metric_);
     kernel_ = std::make_unique<Kernel>(*geo_, rc_);
-    kernel_->step_size() = rc_.step_size.value_or(0.5);
+    kernel_->step_size() = rc_.step_size.value_or(rc_.start_step_size);
     if (!geo_->at(this->explore_state().theta, state_))
       throw std::runtime_error("the trained surrogate's gradient or metric is not finite at the chain's position");
     state_.U = this->explore_state().U;

@@ -23,6 +23,7 @@
 #include "../driver/run_chain.hpp"
 #include "../metric/metrics.hpp"
 #include "../model/target.hpp"
+#include "../surrogate/basis_count.hpp"
 #include "../surrogate/network.hpp"
 #include "../surrogate/trainer.hpp"
 #include "static_hmc.hpp"
@@ -38,7 +39,8 @@ struct VariationalConfig {
   double schedule = 1.0;        // n_s in mu_t = 1 - exp(-t / n_s)
   int steps = 20;               // maximum leapfrog steps, jittered 1..steps
   double adapt_delta = 0.7;     // step-size target while training
-  std::optional<double> step_size;  // fixed by the user; nullopt: adapted from 0.5
+  std::optional<double> step_size;  // fixed by the user; nullopt: adapted from start_step_size
+  double start_step_size = 0.5;
   bool final_mu_one = false;    // after t0: mu = 1 (the paper's literal variant)
   // z = Laplace quadratic + network, the network fitted to the residual gradients (package
   // default; false: the paper's network alone). See VariationalChain::start.
@@ -48,6 +50,7 @@ struct VariationalConfig {
   // trainer gradients from where the posterior has no mass.
   bool start_laplace = true;
   int refactor_every = 1000;
+  BasisCount bases{};  // the number drawn without `hidden`
   // Training points per re-solve of the output weights. 1: the exact online Woodbury update
   // per point, O(s^2 d); k > 1: accumulate the normal equations (Hadamard form, O(s^2) per
   // point for additive nodes) and solve every k points and when training ends, O(s^3 / k)
@@ -60,7 +63,9 @@ struct VariationalConfig {
         field("train_until", &C::train_until), field("schedule", &C::schedule), field("steps", &C::steps),
         field("adapt_delta", &C::adapt_delta), field("step_size", &C::step_size),
         field("final_mu_one", &C::final_mu_one), field("laplace_base", &C::laplace_base),
-        field("start_laplace", &C::start_laplace), field("refresh_every", &C::refresh_every));
+        field("start_laplace", &C::start_laplace), field("refresh_every", &C::refresh_every),
+        field("start_step_size", &C::start_step_size), field("refactor_every", &C::refactor_every),
+        field("bases", &C::bases));
   }
 };
 
@@ -152,7 +157,7 @@ class VariationalChain {
     if (hllt.info() != Eigen::Success) throw std::runtime_error("the Laplace Hessian is not positive definite");
     const Mat cov = hllt.solve(Mat::Identity(d, d));
     st_ = Standardizer::from_covariance(mode_, 0.5 * (cov + cov.transpose()));
-    hidden_ = vc_.hidden ? *vc_.hidden : std::min(2000, std::max(50, 40 * d));
+    hidden_ = vc_.hidden ? *vc_.hidden : static_cast<int>(vc_.bases(d));
     net_.draw(hidden_, vc_.activation, st_, srng_);
     if (vc_.laplace_base) net_.set_quadratic(Mat::Identity(d, d), Vec::Zero(d));
     refresh_every_ = variational_refresh_every(vc_.refresh_every, hidden_, d);
@@ -242,7 +247,7 @@ class VariationalTraining : public Phase {
   }
   const char* label() const override { return "warmup: training"; }
   void start(Rng&) override {
-    eps_ = chain_.config().step_size.value_or(0.5);
+    eps_ = chain_.config().step_size.value_or(chain_.config().start_step_size);
     da_.restart(eps_);
   }
   void before(int t, Rng&) override {

@@ -21,6 +21,7 @@
 #include "../base/fields.hpp"
 #include "../base/report.hpp"
 #include "../base/rng.hpp"
+#include "basis_count.hpp"
 #include "network.hpp"
 #include "trainer.hpp"
 #include "training_set.hpp"
@@ -29,7 +30,8 @@ namespace vhmc {
 
 struct SurrogateTrainConfig {
   std::optional<int> hidden;  // number of bases; nullopt: chosen from d and the training set
-  int max_hidden = 2000;
+  BasisCount bases{};      // the number drawn without `hidden`
+  int refactor_every = 500;  // ARNS-HMC's online ridge: exact refactorisation every this many updates
   Activation activation = Activation::Softplus;
   bool train_on_gradient = true;
   std::optional<double> lambda;  // ridge penalty; nullopt: 1e-3 (gradients) or 1e-6 tr(G)/s (values)
@@ -40,7 +42,9 @@ struct SurrogateTrainConfig {
                            field("activation", &SurrogateTrainConfig::activation),
                            field("train_on_gradient", &SurrogateTrainConfig::train_on_gradient),
                            field("lambda", &SurrogateTrainConfig::lambda),
-                           field("select_hidden", &SurrogateTrainConfig::select_hidden));
+                           field("select_hidden", &SurrogateTrainConfig::select_hidden),
+                           field("bases", &SurrogateTrainConfig::bases),
+                           field("refactor_every", &SurrogateTrainConfig::refactor_every));
   }
 };
 
@@ -93,12 +97,12 @@ inline TrainingData split_training_points(const TrainingSet& set, double U_cut) 
   return td;
 }
 
-// min(max_hidden, 40 d) bases, at least 50 (the papers used 40 for d = 2, 1000 for d = 20-32,
-// 2000-2500 for d = 50-60), and at least two training numbers per output weight.
+// The default number of bases (basis_count.hpp), and at least two training numbers per
+// output weight.
 inline int surrogate_hidden(const SurrogateTrainConfig& tc, int d, long n_train) {
   if (tc.hidden) return *tc.hidden;
   const long per_point = tc.train_on_gradient ? d : 1;
-  long s = std::min<long>(tc.max_hidden, std::max<long>(50, 40L * d));
+  long s = tc.bases(d);
   s = std::min<long>(s, std::max<long>(1, n_train * per_point / 2));
   return static_cast<int>(std::max<long>(1, s));
 }
@@ -275,7 +279,7 @@ inline void train_surrogate(RandomBasisNetwork& net, const TrainingSet& set, con
   rep.add("hidden_drawn", s);
   double rmse, rel;
   holdout_gradient_error(net, td, rmse, rel);
-  if (online) online->reset(new OnlineRidge(net, trainer->gram(), trainer->rhs(), lambda));
+  if (online) online->reset(new OnlineRidge(net, trainer->gram(), trainer->rhs(), lambda, tc.refactor_every));
   rep.add("train_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   rep.add("grad_rmse", rmse);
   rep.add("grad_rel_error", rel);

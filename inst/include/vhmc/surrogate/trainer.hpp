@@ -313,7 +313,7 @@ class RidgeTrainer {
 // Costs per update: value O(s^2 + sd); gradient O(s^2 d + s d^2 + d^3); refactorization O(s^3).
 class OnlineRidge {
  public:
-  OnlineRidge(RandomBasisNetwork& net, const Mat& gram, const Vec& rhs, double lambda, int refactor_every = 500)
+  OnlineRidge(RandomBasisNetwork& net, const Mat& gram, const Vec& rhs, double lambda, int refactor_every)
       : net_(net), refactor_every_(refactor_every) {
     if (net.empty()) throw std::invalid_argument("OnlineRidge: the network has no bases (call draw())");
     s_ = net.hidden();
