@@ -16,9 +16,11 @@
 // A predictor block offers: eta (=), the gradient's scatter, the rows of the design in the
 // sampler's coordinates (the Fisher metric's row gather) and the weighted Gram matrix.
 #include <algorithm>
+#include <memory>
 
 #include "../../base/types.hpp"
 #include "glm_data.hpp"
+#include "sparse_columns.hpp"
 
 namespace vhmc {
 
@@ -43,9 +45,26 @@ class DenseDesign {
   }
   const Vec& beta() const { return beta_; }
 
+  // The passes of predictor() and scatter() read the mostly-constant columns from an index
+  // of their exceptions (glm/sparse_columns.hpp) where that is cheaper. Only the row passes
+  // use it; the Gram matrix, the Fisher metric's rows and minibatches read X itself.
+  // A column is sparse when at most max_fraction of its rows differ from its majority value;
+  // max_fraction = 0 turns the index off.
+  void use_sparse_columns(double max_fraction = 0.125) {
+    sparse_.reset();
+    if (max_fraction <= 0.0) return;
+    auto s = std::make_shared<const SparseColumns>(d_->X, max_fraction);
+    if (s->pays(d_->n(), d_->k())) sparse_ = std::move(s);
+  }
+  const SparseColumns* sparse_columns() const { return sparse_.get(); }
+
   // eta = alpha + (X - 1c') beta, one pass over X; needs set_beta().
   void predictor(const Vec& theta, Vec& eta) const {
-    eta.noalias() = d_->X * beta_;
+    if (sparse_) {
+      sparse_->times(d_->X, beta_, eta);
+    } else {
+      eta.noalias() = d_->X * beta_;
+    }
     if (intercept_) eta.array() += theta[first_] - centre_shift();
   }
 
@@ -53,8 +72,13 @@ class DenseDesign {
   void scatter(const Vec& r, Vec& g) const {
     const Eigen::Index k = d_->k();
     auto gb = g.segment(slopes(), k);
-    gb.setZero();
-    gb.noalias() -= d_->X.transpose() * r;
+    if (sparse_) {
+      sparse_->transpose_times(d_->X, r, gb);
+      gb = -gb;
+    } else {
+      gb.setZero();
+      gb.noalias() -= d_->X.transpose() * r;
+    }
     if (intercept_) {
       g[first_] = -r.sum();
       if (d_->has_center()) gb -= g[first_] * d_->center;  // + c sum(r)
@@ -137,6 +161,7 @@ class DenseDesign {
   bool intercept_;
   Eigen::Index off_, first_;
   Vec beta_;
+  std::shared_ptr<const SparseColumns> sparse_;  // shared by copies (glm/gaussian_stats.hpp)
 };
 
 template <class V>

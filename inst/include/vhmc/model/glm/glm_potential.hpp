@@ -49,7 +49,11 @@ class GlmPotential {
     priors_.add_location(prior, design_.slopes(), data.k(), data.has_scale() ? &scale : nullptr);
     priors_.add_log_positive(prior_aux, aux_);
     sum_w_ = data.has_weights() ? data.weights.sum() : static_cast<double>(data.n());
-    if (family_ == GlmFamily::GaussianIdentity) stats_ = std::make_unique<GaussianStats>(design_);
+    if (family_ == GlmFamily::GaussianIdentity) {
+      stats_ = std::make_unique<GaussianStats>(design_);
+    } else {
+      design_.use_sparse_columns();  // the row pass of every gradient
+    }
   }
   GlmPotential(GlmPotential&&) = default;
 
@@ -67,8 +71,9 @@ class GlmPotential {
     if (d.n != data_->n()) throw std::invalid_argument("a group-level term needs one level per row");
     if (d.marginal) {
       marginal_ = std::make_unique<MarginalGaussian>(design_, *stats_, d);
-    } else {
+    } else if (stats_) {
       stats_.reset();
+      design_.use_sparse_columns();  // the gaussian family now takes the row pass
     }
   }
   // The marginal term's effects (p x J, the response's standardised units) at theta: a draw
@@ -81,6 +86,11 @@ class GlmPotential {
     marginal_->effects(q, theta[aux_], t.tau(), t.L(), rng, b);
   }
   bool has_marginal_term() const { return marginal_ != nullptr; }
+  // The row pass's index of mostly-constant columns (glm/dense_design.hpp), at another
+  // threshold; 0 turns it off (a dense product, as the gaussian sufficient statistics use).
+  void use_sparse_columns(double max_fraction) {
+    if (!stats_) design_.use_sparse_columns(max_fraction);
+  }
   const std::vector<GroupTerm>& group_terms() const { return terms_; }
 
   // Without the likelihood: U is the priors' alone (rstanarm's prior_PD), for prior
