@@ -2,11 +2,14 @@
 // Euclidean Hamiltonian system H = U(theta) + 1/2 p' W p with the leapfrog integrator
 // (Neal 2011; Murphy 2023, eqs. 12.76-12.78) and Stan's initial step-size heuristic
 // (Hoffman & Gelman 2014, Algorithm 4, with Stan's threshold 0.8 and fresh momenta).
+// With stiff rows (set_stiff_rows()) every step is the split leapfrog of split_leapfrog.hpp.
+#include <memory>
 #include <stdexcept>
 
 #include "../base/rng.hpp"
 #include "../model/target.hpp"
 #include "phase_point.hpp"
+#include "split_leapfrog.hpp"
 
 namespace vhmc {
 
@@ -26,7 +29,17 @@ class Hamiltonian {
     return std::isfinite(z.U);
   }
 
+  // Integrate the stiff rows' part of U by smaller inner steps from now on.
+  void set_stiff_rows(StiffRows rows, double resolution) {
+    split_ = std::make_unique<SplitLeapfrog>(std::move(rows), resolution);
+    split_->refresh(metric_);
+  }
+  const SplitLeapfrog* split() const { return split_.get(); }
+
+  // A fresh momentum, at the start of each transition (when the split's view of the metric,
+  // which warmup may have changed, is refreshed too).
   void sample_momentum(PhasePoint& z, Rng& rng) {
+    if (split_) split_->refresh(metric_);
     metric_.sample_momentum(rng, z.p);
     metric_.sharp(z.p, z.v);
   }
@@ -34,6 +47,7 @@ class Hamiltonian {
   // One leapfrog step of signed size h. Returns false (and leaves U = +inf) if the new
   // position has a non-finite potential or gradient; the caller treats that as divergent.
   bool leapfrog(PhasePoint& z, double h) {
+    if (split_) return split_->step(z, h, target_, metric_);
     z.p.noalias() -= (0.5 * h) * z.g;
     metric_.sharp(z.p, z.v);
     z.theta.noalias() += h * z.v;
@@ -89,6 +103,7 @@ class Hamiltonian {
   T& target_;
   M metric_;
   PhasePoint scratch_;
+  std::unique_ptr<SplitLeapfrog> split_;
 };
 
 }  // namespace vhmc

@@ -6,3 +6,4 @@
 #include "glm/glm_potential.hpp"
 #include "glm/potential_methods.hpp"
 #include "glm/reported.hpp"
+#include "glm/stiff_rows.hpp"

@@ -70,11 +70,20 @@ class HmcChain {
   TransitionInfo transition(Rng& rng) { return kernel_.transition(z_, rng); }
   const Vec& position() const { return z_.theta; }
   const PhasePoint& state() const { return z_; }
-  EvalCounts counts() const { return kernel_.hamiltonian().target().counts(); }
+  // Gradients; the split leapfrog's row evaluations count as per-observation terms.
+  EvalCounts counts() const {
+    EvalCounts c = kernel_.hamiltonian().target().counts();
+    if (const SplitLeapfrog* s = kernel_.hamiltonian().split()) c.obs_grad += s->row_evaluations();
+    return c;
+  }
   unsigned columns() const { return Kernel::kColumns; }
   void adaptation(Report& r) const {
     r.add("step_size", kernel_.step_size());
     report_inverse_metric(kernel_.hamiltonian().metric(), r);
+    if (const SplitLeapfrog* s = kernel_.hamiltonian().split()) {
+      r.add("stiff_rows", static_cast<double>(s->rows().size()));
+      r.add("inner_steps", static_cast<double>(s->inner_steps(kernel_.step_size())));
+    }
   }
 
  private:
@@ -103,13 +112,18 @@ std::unique_ptr<Phase> make_hmc_warmup(Kernel& kernel, const PhasePoint& z, int 
 
 // One chain of NUTS or static HMC (Kernel = Nuts<Target<P>, M> or StaticHmc<Target<P>, M>,
 // KernelConfig its config) on the potential P with an initial metric (initial_metric: it
-// came from the posterior's curvature rather than being the identity).
+// came from the posterior's curvature rather than being the identity). With the Laplace
+// Hessian at the mode, stiff rows of the potential are integrated by the split leapfrog.
 template <template <class, class> class K, class KernelConfig, class P, class M>
 ChainOutput run_hmc_family(P& potential, M metric, const KernelConfig& kc, const HmcWarmupConfig& wc,
-                           const ChainConfig& cfg, const Vec& init, bool initial_metric, Callbacks& cb) {
+                           const ChainConfig& cfg, const Vec& init, bool initial_metric, Callbacks& cb,
+                           const SplitConfig& sc = {}, const Mat* laplace_hessian = nullptr) {
   using T = Target<P>;
   T target(potential);
   Hamiltonian<T, M> ham(target, std::move(metric));
+  if (laplace_hessian && laplace_hessian->size() > 0) {
+    if (auto rows = find_stiff_rows(potential, *laplace_hessian, sc)) ham.set_stiff_rows(std::move(*rows), sc.resolution);
+  }
   K<T, M> kernel(ham, kc);
   HmcChain<K<T, M>> chain(kernel, init, wc.initial_step_size());
   std::unique_ptr<Phase> warmup =
@@ -126,17 +140,19 @@ struct HmcFamilySampler {
     MetricKind metric = MetricKind::LowRank;  // R's default (metric = "low_rank")
     KernelConfig kernel{};
     HmcWarmupConfig warmup{};
+    SplitConfig split{};
     static auto fields() {
       return std::make_tuple(field("metric", &Config::metric), field("kernel", &Config::kernel),
-                             field("warmup", &Config::warmup));
+                             field("warmup", &Config::warmup), field("split", &Config::split));
     }
   };
   template <class P>
   static ChainOutput run(P& potential, const Config& c, const FitExtras& x, const ChainConfig& cfg,
                          const Vec& init, Callbacks& cb) {
     const bool given = x.inv_metric.has_value();
+    const Mat* hessian = x.laplace ? &x.laplace->hessian : nullptr;
     return with_metric(c.metric, potential.dim(), x.inv_metric, c.warmup.max_rank, [&](auto m) {
-      return run_hmc_family<K>(potential, std::move(m), c.kernel, c.warmup, cfg, init, given, cb);
+      return run_hmc_family<K>(potential, std::move(m), c.kernel, c.warmup, cfg, init, given, cb, c.split, hessian);
     });
   }
 };

@@ -115,6 +115,16 @@ class DenseDesign {
     }
   }
 
+  // Rows idx of the design in the sampler's coordinates (as rows()), into zb (m x size()).
+  void rows_at(const int* idx, Eigen::Index m, Mat& zb) const {
+    Mat xb;
+    gather(idx, m, xb);
+    to_sampler(xb);
+    zb.resize(m, off_ + xb.cols());
+    if (intercept_) zb.col(0).setOnes();
+    zb.rightCols(xb.cols()) = xb;
+  }
+
   // Rows idx of X into Xb (m x k) for a minibatch.
   void gather(const int* idx, Eigen::Index m, Mat& Xb) const {
     const Eigen::Index k = d_->k();
@@ -153,6 +163,10 @@ class DenseDesign {
   // Rows r0..r0+m-1 of (X - 1c') S^-1 into zb (m x k).
   void sampler_rows(Eigen::Index r0, Eigen::Index m, Mat& zb) const {
     zb = d_->X.middleRows(r0, m);
+    to_sampler(zb);
+  }
+  // Rows of X to the sampler's coordinates, (x - c) / s.
+  void to_sampler(Mat& zb) const {
     if (d_->has_center()) zb.rowwise() -= d_->center.transpose();
     if (d_->has_scale()) zb.array().rowwise() /= d_->scale.transpose().array();
   }

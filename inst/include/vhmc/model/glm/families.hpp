@@ -9,6 +9,8 @@
 // Interface of a family F (w: the row's weight, applied by the caller unless stated):
 //   using Aux;  Aux aux(double t)          values precomputed from t once per evaluation
 //   kHasAux, kHasFisher, kAuxName          the reported name of exp(t): "sigma", ...
+//   kMaxCurvature                          the most -d2ll/deta2 can be per unit weight
+//                                          (0: unbounded; integrator/split_leapfrog.hpp)
 //   double pass(y, eta, w, aux, r, dt, scratch)
 //                                          sum_i w_i ll_i, and with r: r_i = w_i dll_i/deta
 //                                          and *dt = sum_i w_i dll_i/dt (aux families)
@@ -59,6 +61,7 @@ struct GaussianIdentity {
     double inv_s2, t;  // 1 / sigma^2 and log sigma (0 when the precision is fixed)
   };
   static constexpr bool kHasAux = true, kHasFisher = true;
+  static constexpr double kMaxCurvature = 0.0;  // 1 / sigma^2: no bound while sigma moves
   static constexpr const char* kAuxName = "sigma";
   static Aux aux(double t) { return {std::exp(-2.0 * t), t}; }
   static Aux fixed(double precision) { return {precision, 0.0}; }
@@ -95,6 +98,8 @@ struct GaussianIdentity {
 struct BinomialLogit {
   using Aux = NoAux;
   static constexpr bool kHasAux = false, kHasFisher = true;
+  // -d2ll/deta2 = mu (1 - mu) <= 1/4 per trial (the split leapfrog's bound)
+  static constexpr double kMaxCurvature = 0.25;
   static constexpr const char* kAuxName = "";
   static Aux aux(double) { return {}; }
   static double pass(const RowVec& y, const Vec& eta, const RowVec& w, const Aux&, Vec* r, double*, Vec& z);
@@ -121,6 +126,8 @@ struct BinomialLogit {
 struct BinomialProbit {
   using Aux = NoAux;
   static constexpr bool kHasAux = false, kHasFisher = false;
+  // -d2ll/deta2 of log Phi lies in (0, 1) per trial
+  static constexpr double kMaxCurvature = 1.0;
   static constexpr const char* kAuxName = "";
   static Aux aux(double) { return {}; }
   static double row(double y, double e, const Aux&, double* d, double*) {
@@ -166,6 +173,7 @@ struct BinomialProbit {
 struct PoissonLog {
   using Aux = NoAux;
   static constexpr bool kHasAux = false, kHasFisher = true;
+  static constexpr double kMaxCurvature = 0.0;  // unbounded in eta: 0
   static constexpr const char* kAuxName = "";
   static Aux aux(double) { return {}; }
   static double pass(const RowVec& y, const Vec& eta, const RowVec& w, const Aux&, Vec* r, double*, Vec& z);
@@ -185,6 +193,7 @@ struct NegBinomial2Log {
     double phi, t, lgamma_phi, digamma_phi, trigamma_phi;
   };
   static constexpr bool kHasAux = true, kHasFisher = false;
+  static constexpr double kMaxCurvature = 0.0;  // unbounded in eta: 0
   static constexpr const char* kAuxName = "reciprocal_dispersion";
   static Aux aux(double t) {
     const double phi = std::exp(t);
@@ -232,6 +241,7 @@ struct GammaLog {
     double alpha, t, lgamma_alpha, digamma_alpha, trigamma_alpha;
   };
   static constexpr bool kHasAux = true, kHasFisher = false;
+  static constexpr double kMaxCurvature = 0.0;  // unbounded in eta: 0
   static constexpr const char* kAuxName = "shape";
   static Aux aux(double t) {
     const double alpha = std::exp(t);

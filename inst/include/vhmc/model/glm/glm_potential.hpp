@@ -99,6 +99,7 @@ class GlmPotential {
     if (prior_only && marginal_) throw std::invalid_argument("a prior-only model has no effects to integrate out");
     prior_only_ = prior_only;
   }
+  bool prior_only() const { return prior_only_; }
 
   int dim() const { return static_cast<int>(layout_.dim()); }
   const ParameterLayout& layout() const { return layout_; }
