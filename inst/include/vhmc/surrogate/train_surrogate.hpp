@@ -11,7 +11,6 @@
 // near-Gaussian posterior (a GLM with many observations) the quadratic alone is that
 // accurate, so no Gram matrix is formed at all, and every surrogate step costs O(d^2).
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -258,13 +257,26 @@ inline double fit_output_weights(RandomBasisNetwork& net, const TrainingData& td
   return used;
 }
 
+// What training leaves besides the network: the ridge state an online refinement continues
+// from (ARNS-HMC; null when the quadratic base alone was kept), the penalty it used, and
+// the held-out gradient error.
+struct SurrogateFit {
+  std::unique_ptr<RidgeTrainer> trainer;
+  double lambda = NAN;
+  double grad_rmse = NAN, grad_rel_error = NAN;
+  // The training's seconds (by its caller's clock: the chain's) and the held-out errors.
+  void report(Report& r, double seconds) const {
+    r.add("train_seconds", seconds);
+    r.add("grad_rmse", grad_rmse);
+    r.add("grad_rel_error", grad_rel_error);
+  }
+};
+
 // Draws the bases (from srng) in coordinates standardised by st, fits them to the points of
-// `set` below U_cut and reports what it did. With `online`, the exact recursive ridge state
-// that continues from this fit (ARNS-HMC) is created there.
-inline void train_surrogate(RandomBasisNetwork& net, const TrainingSet& set, const Standardizer& st,
-                            double U_cut, const SurrogateTrainConfig& tc, Rng& srng, Report& rep,
-                            std::unique_ptr<OnlineRidge>* online = nullptr, const LaplaceBase& lb = {}) {
-  const auto t0 = std::chrono::steady_clock::now();
+// `set` below U_cut and reports what it chose; the caller keeps what it needs of the fit.
+inline SurrogateFit train_surrogate(RandomBasisNetwork& net, const TrainingSet& set, const Standardizer& st,
+                                    double U_cut, const SurrogateTrainConfig& tc, Rng& srng, Report& rep,
+                                    const LaplaceBase& lb = {}) {
   const int d = st.dim();
   const TrainingData td = split_training_points(set, U_cut);
   rep.add("n_train", static_cast<long>(td.fit_theta.rows()));
@@ -272,17 +284,13 @@ inline void train_surrogate(RandomBasisNetwork& net, const TrainingSet& set, con
   rep.add("n_seen", set.seen());
   const int s = surrogate_hidden(tc, d, td.fit_theta.rows());
   net.draw(s, tc.activation, st, srng);
-  std::unique_ptr<RidgeTrainer> trainer;
-  const double lambda = fit_output_weights(net, td, tc, lb, rep, trainer);
-  rep.add("lambda", lambda);
+  SurrogateFit fit;
+  fit.lambda = fit_output_weights(net, td, tc, lb, rep, fit.trainer);
+  rep.add("lambda", fit.lambda);
   rep.add("hidden", net.hidden());
   rep.add("hidden_drawn", s);
-  double rmse, rel;
-  holdout_gradient_error(net, td, rmse, rel);
-  if (online) online->reset(new OnlineRidge(net, trainer->gram(), trainer->rhs(), lambda, tc.refactor_every));
-  rep.add("train_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  rep.add("grad_rmse", rmse);
-  rep.add("grad_rel_error", rel);
+  holdout_gradient_error(net, td, fit.grad_rmse, fit.grad_rel_error);
+  return fit;
 }
 
 }  // namespace vhmc
