@@ -52,7 +52,14 @@ inline long training_points_needed(const SurrogateTrainConfig& tc, int d) {
   return std::max<long>(quadratic_points_needed(d), (10L * s + d - 1) / d);
 }
 
-// Phase 1: NUTS with its warmup adaptation over `explore` iterations (at most, with
+// The tuning after the exploration (either dynamics'): what the warmup leaves, or with an
+// automatic warmup at most sc.tune iterations.
+inline int tuning_iterations(const SurrogateConfig& sc, const ChainConfig& cfg, int explored) {
+  const int n = cfg.warmup - explored;
+  return cfg.warmup_auto ? std::min(n, sc.tune) : n;
+}
+
+// The exploration: NUTS with its warmup adaptation over `explore` iterations (at most, with
 // explore_auto), recording gradients after a burn-in; at its end the surrogate is trained.
 // Fixed length: the burn-in is the first 20%, and the standardisation and the potential cut
 // come from the second half only: a chain still in its transient at 20% (measured: log

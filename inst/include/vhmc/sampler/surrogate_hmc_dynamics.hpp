@@ -70,7 +70,8 @@ class SurrogateHmcMotion {
     state_.z = PhasePoint(static_cast<int>(z.theta.size()));
     state_.z.theta = z.theta;
     state_.U_true = z.U;
-    if (!kernel_->refresh(state_)) throw std::runtime_error("the trained surrogate is not finite at the chain's position");
+    if (!kernel_->refresh(state_))
+      throw std::runtime_error("the trained surrogate is not finite at the chain's position");
     return *kernel_;
   }
   void leave() { kernel_.reset(); }

@@ -112,23 +112,20 @@ class SurrogateRmhmcMotion {
   RiemannPoint state_;
 };
 
-// The warmup after the exploration: the step size (ImplicitStepSizeTuning) unless it was given.
-// Its length as for surrogate HMC's trajectory tuning: what the warmup leaves, or with an
-// automatic warmup at most sc.tune iterations.
+// The warmup after the exploration: the step size (ImplicitStepSizeTuning) unless it was given,
+// over tuning_iterations() (surrogate_exploration.hpp), as surrogate HMC's trajectory tuning.
 template <class Chain>
 class RiemannTuning : public Phase {
  public:
   using Kernel = typename Chain::Motion::Kernel;
   RiemannTuning(Chain& chain, const SurrogateExploration<Chain>& explore, const SurrogateConfig& sc,
                 const ChainConfig& cfg)
-      : chain_(chain), explore_(explore), sc_(sc), warmup_(cfg.warmup), auto_(cfg.warmup_auto),
-        step_size_(chain.motion().rmhmc_config().target_accept) {}
+      : chain_(chain), explore_(explore), sc_(sc), cfg_(cfg), step_size_(chain.motion().rmhmc_config().target_accept) {}
   const char* label() const override { return "warmup: surrogate"; }
   bool done() const override { return t_done_ >= n_tune_; }
   void start(Rng&) override {
     t0_ = seconds();
-    n_tune_ = warmup_ - explore_.iterations();
-    if (auto_) n_tune_ = std::min(n_tune_, sc_.tune);
+    n_tune_ = tuning_iterations(sc_, cfg_, explore_.iterations());
     kernel_ = &chain_.enter();
     tune_ = !chain_.motion().rmhmc_config().step_size.has_value();
     if (tune_) step_size_.start(*kernel_, n_tune_);
@@ -159,8 +156,7 @@ class RiemannTuning : public Phase {
   Chain& chain_;
   const SurrogateExploration<Chain>& explore_;
   const SurrogateConfig& sc_;
-  int warmup_;
-  bool auto_;
+  const ChainConfig& cfg_;
   int n_tune_ = 0, t_done_ = 0;
   bool tune_ = false;
   double t0_ = 0.0, seconds_ = 0.0;  // t0_: the chain's clock (seconds())

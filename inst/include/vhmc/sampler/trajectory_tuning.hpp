@@ -33,17 +33,15 @@ namespace vhmc {
 // step cannot reach must not drive it off to -inf), the final value the average over the
 // second half. Steps are drawn uniformly in {ceil(L/2)..L}; with user-fixed steps in {1..L},
 // with the exploration's metric and step size, as in the papers.
-// Its length: what the warmup leaves after the exploration, or with an automatic warmup
-// sc.tune iterations. At its end, surrogate_payoff.hpp decides whether the chain hands over
-// to NUTS.
+// Its length: tuning_iterations() (surrogate_exploration.hpp). At its end,
+// surrogate_payoff.hpp decides whether the chain hands over to NUTS.
 template <class Chain>
 class TrajectoryTuning : public Phase {
  public:
   using Config = typename Chain::Dynamics::Config;
   TrajectoryTuning(Chain& chain, const SurrogateExploration<Chain>& explore, const SurrogateConfig& sc,
                    const Config& dc, bool auto_step_size, const ChainConfig& cfg)
-      : chain_(chain), explore_(explore), sc_(sc), dc_(dc), auto_eps_(auto_step_size), warmup_(cfg.warmup),
-        auto_(cfg.warmup_auto) {}
+      : chain_(chain), explore_(explore), sc_(sc), dc_(dc), cfg_(cfg), auto_eps_(auto_step_size) {}
 
   const char* label() const override { return "warmup: surrogate"; }
   bool done() const override { return t_done_ >= n_tune_; }
@@ -51,8 +49,7 @@ class TrajectoryTuning : public Phase {
   void start(Rng&) override {
     t0_ = seconds();
     grads0_ = chain_.counts().surrogate_grad;
-    n_tune_ = warmup_ - explore_.iterations();
-    if (auto_) n_tune_ = std::min(n_tune_, sc_.tune);
+    n_tune_ = tuning_iterations(sc_, cfg_, explore_.iterations());
     tune_ = !dc_.steps && n_tune_ > 0;
     const Mat A = sampling_metric();
     kernel_ = &chain_.enter(A);
@@ -166,9 +163,8 @@ class TrajectoryTuning : public Phase {
   const SurrogateExploration<Chain>& explore_;
   const SurrogateConfig& sc_;
   const Config& dc_;
+  const ChainConfig& cfg_;
   bool auto_eps_;
-  int warmup_;
-  bool auto_;
   int n_tune_ = 0, t_done_ = 0;
   bool tune_ = false;
   double t0_ = 0.0, t_half_ = 0.0, seconds_ = 0.0;  // t_: the chain's clock (seconds())

@@ -135,8 +135,9 @@ class VariationalChain {
 
   int dim() const { return static_cast<int>(init_.size()); }
   // The Laplace standardisation and metric, the bases (from the chain's own surrogate
-  // stream, which the chain loop hands out with the main one), and the initial state. Laplace base: in the Laplace-standardised coordinates u
-  // the Laplace quadratic is u'u/2, so z = u'u/2 + network and V = quadratic + mu network.
+  // stream, which the chain loop hands out with the main one), and the initial state.
+  // Laplace base: in the Laplace-standardised coordinates u the Laplace quadratic is u'u/2,
+  // so z = u'u/2 + network and V = quadratic + mu network.
   // Why: a network of saturating bases trained on few gradients extrapolates linearly, so
   // exp(-V) can put its mass far outside the training states (measured on the probit
   // benchmark: RMSE 30-860 with 6-34 training points); with the base, the ridge shrinks an
