@@ -1,8 +1,9 @@
 # surrogate_hmc(): exact HMC whose trajectories follow a random-basis network surrogate of
 # the potential (Zhang, Shahbaba and Zhao 2017). The constructor validates; sampler_config()
-# settles the defaults that need the run's settings; the core
-# (inst/include/vhmc/sampler/surrogate_sampler.hpp) runs the phases; the methods below
-# collect and summarise what each chain's surrogate did.
+# settles the defaults that need the run's settings and picks the core's sampler: the one
+# template (inst/include/vhmc/sampler/surrogate_sampler.hpp) over surrogate HMC's dynamics
+# ("vhmc_surrogate_hmc") or, with riemann = TRUE, RNS-RMHMC's ("vhmc_surrogate_rmhmc"); the
+# methods below collect and summarise what each chain's surrogate did.
 
 #' Surrogate-accelerated HMC (exact)
 #'
@@ -249,15 +250,20 @@ sampler_config.vhmc_surrogate_hmc <- function(sampler, run, target) {
   # RNS-RMHMC's step size is that of the Riemannian dynamics; its exploration adapts its own.
   riemann <- isTRUE(sampler$riemann)
   explorer <- if (riemann) utils::modifyList(sampler, list(step_size = NULL)) else sampler
-  do.call(core_config, c(list(sampler), hmc_warmup_config(explorer, run), list(
+  shared <- list(
     metric = sampler$metric, max_treedepth = sampler$max_treedepth, explore = as.integer(explore),
     explore_auto = auto, hidden = sampler$hidden, activation = sampler$activation,
     train_on_gradient = sampler$train_on == "gradient", lambda = sampler$lambda,
     select_hidden = is.null(sampler$hidden) && !sampler$adaptive && sampler$train_on == "gradient",
-    steps = sampler$steps, trajectory_accept = min(sampler$adapt_delta, 0.65),
-    adaptive = sampler$adaptive, max_train = sampler$max_train, riemann = riemann,
-    riemann_step_size = if (riemann) sampler$step_size,
-    riemann_dense = !identical(sampler$riemann_metric, "diagonal"), fallback = surrogate_fallback(sampler))))
+    trajectory_accept = min(sampler$adapt_delta, 0.65), max_train = sampler$max_train)
+  dynamics <- if (riemann) {
+    list(steps = sampler$steps, riemann_step_size = sampler$step_size,
+         riemann_dense = !identical(sampler$riemann_metric, "diagonal"))
+  } else {
+    list(steps = sampler$steps, adaptive = sampler$adaptive, fallback = surrogate_fallback(sampler))
+  }
+  do.call(core_config, c(list(sampler), hmc_warmup_config(explorer, run), shared, dynamics,
+                         list(core_class = if (riemann) "vhmc_surrogate_rmhmc" else "vhmc_surrogate_hmc")))
 }
 
 # Whether a chain may hand over to NUTS when the surrogate will not pay off: by default yes

@@ -49,13 +49,15 @@ print.vhmc_sampler <- function(x, ...) {
 # The config list the core reads: the core's defaults for the sampler (its configs' member
 # initialisers, vhmc_config_defaults(), the one source of every default), overwritten by
 # what the sampler's arguments and the run settle (NULL: keep the core's default). It
-# carries the sampler's class (the registry's key).
-core_config <- function(sampler, ...) {
+# carries the class of the core's sampler (the registry's key): the sampler's own, or
+# `core_class` when one constructor reaches several samplers of the core
+# (surrogate_hmc(riemann = TRUE) is "vhmc_surrogate_rmhmc").
+core_config <- function(sampler, ..., core_class = class(sampler)[1]) {
   settled <- list(...)
   settled <- settled[!vapply(settled, is.null, logical(1))]
-  config <- vhmc_config_defaults(class(sampler)[1])
+  config <- vhmc_config_defaults(core_class)
   config[names(settled)] <- settled
-  structure(config, class = class(sampler))
+  structure(config, class = c(core_class, class(sampler)[-1]))
 }
 
 # One default of the core's config of a sampler class (e.g. the surrogate's tuning length).

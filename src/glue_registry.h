@@ -49,6 +49,7 @@ void with_registered(const std::string& cls, F&& f) {
   const bool found = visit_if<vhmc::NutsSampler>("vhmc_nuts", cls, f) ||
                      visit_if<vhmc::StaticHmcSampler>("vhmc_hmc", cls, f) ||
                      visit_if<vhmc::SurrogateHmcSampler>("vhmc_surrogate_hmc", cls, f) ||
+                     visit_if<vhmc::SurrogateRmhmcSampler>("vhmc_surrogate_rmhmc", cls, f) ||
                      visit_if<vhmc::VariationalHmcSampler>("vhmc_variational_hmc", cls, f) ||
                      visit_if<vhmc::SghmcSampler>("vhmc_sghmc", cls, f) ||
                      visit_if<vhmc::SgldSampler>("vhmc_sgld", cls, f) ||

@@ -2,7 +2,8 @@
 // windowed schedule against a hand simulation of Stan's rules, Welford estimators against
 // two-pass estimates, and the ordering of the warmup phase WindowedAdaptation (dual averaging
 // every iteration; at a window end: metric = regularized estimate of that window only,
-// heuristic, mu = log(10 eps), restart).
+// heuristic, mu = log(10 eps), restart), and the log-scale Robbins-Monro recursion of rwm()
+// and surrogate HMC against the recursion written out.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -465,4 +466,37 @@ TEST_CASE("WindowedAdaptation: switches (metric off, step size off, short warmup
     CHECK(w == Vec::Ones(2));
     CHECK(eps != 0.3);
   }
+}
+
+TEST_CASE("Robbins-Monro in log scale: the recursion, its bounds and its average", "[adapt][robbins]") {
+  // As rwm()'s scale adapts: x += t^-0.6 (a - 0.234), unbounded, averaged from t = 5; the
+  // values must be the very doubles of the recursion written out.
+  vhmc::LogRobbinsMonro rm;
+  rm.restart(std::log(0.7));
+  double x = std::log(0.7), sum = 0.0;
+  long n = 0;
+  const std::vector<double> accept{1.0, 0.1, 0.5, 0.0, 0.9, 0.3, 0.25, 0.6, 0.05, 0.8};
+  for (int t = 0; t < static_cast<int>(accept.size()); ++t) {
+    const double gain = std::pow(t + 1.0, -0.6), g = accept[t] - 0.234;
+    x += gain * g;
+    CHECK(rm.learn(gain, g) == std::exp(x));
+    if (t >= 5) {
+      rm.average();
+      sum += x;
+      ++n;
+    }
+  }
+  CHECK(rm.averaged() == n);
+  CHECK(rm.averaged_value() == std::exp(sum / static_cast<double>(n)));
+  // Bounded, as surrogate HMC's integration time: kept in [lo, hi]; moving the lower bound
+  // puts x on it.
+  rm.restart(std::log(4.0), std::log(0.5), std::log(4.0));
+  CHECK(rm.learn(1.0, 10.0) == 4.0);
+  CHECK(rm.learn(1.0, -10.0) == 0.5);
+  CHECK(rm.at_lower());
+  CHECK(rm.lower_to(std::log(0.25)) == Approx(0.25).epsilon(1e-15));
+  CHECK(rm.at_lower());
+  CHECK(rm.learn(0.1, 1.0) == Approx(0.25 * std::exp(0.1)).epsilon(1e-15));
+  CHECK_FALSE(rm.at_lower());
+  CHECK(rm.averaged() == 0);  // restart cleared the average
 }

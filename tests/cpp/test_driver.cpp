@@ -2,7 +2,8 @@
 // phases: the phase protocol (start, before, observe, saved, finish, report) in order across
 // warmup phases (with and without iterations) and sampling, thinning, counts at the end of
 // warmup, the adaptation report, errors (IterationError with and without "{where}", plain
-// exceptions, failures at the start) and the progress labels of the phases.
+// exceptions, failures at the start), the progress labels of the phases, and the random
+// streams and clock the loop hands out.
 #include <catch2/catch.hpp>
 
 #include <new>
@@ -306,4 +307,62 @@ TEST_CASE("run_chain turns errors into messages that say where they happened", "
     CHECK(out.draws.rows() == 0);
     CHECK(vt::final_step_size(out) == 0.25);  // reports are still written
   }
+}
+
+namespace {
+
+// A chain that takes its streams at start: it keeps a stream of its own and draws its
+// transitions' numbers from the main stream, recording both.
+struct StreamChain {
+  Vec x = Vec::Zero(1);
+  Rng own;
+  std::vector<double> main_draws, own_draws;
+  int dim() const { return 1; }
+  void start(vhmc::ChainStreams& streams) {
+    own = streams.stream(0x77ULL << 32);
+    main_draws.push_back(streams.main().uniform());
+  }
+  TransitionInfo transition(Rng& rng) {
+    main_draws.push_back(rng.uniform());
+    own_draws.push_back(own.uniform());
+    return TransitionInfo{};
+  }
+  const Vec& position() const { return x; }
+  vhmc::EvalCounts counts() const { return {}; }
+  unsigned columns() const { return vhmc::kAcceptStat; }
+  void adaptation(vhmc::Report&) const {}
+};
+
+// A phase that reads the chain's clock at start and at finish.
+class Timed : public vhmc::Phase {
+ public:
+  void start(Rng&) override { t0 = seconds(); }
+  void finish(Rng&) override { t1 = seconds(); }
+  double t0 = -1.0, t1 = -1.0;
+};
+
+}  // namespace
+
+TEST_CASE("run_chain hands out the chain's random streams and its clock", "[driver]") {
+  StreamChain chain;
+  Timed warm;
+  vhmc::Schedule schedule;
+  schedule.warmup = {{&warm, 3}};
+  vhmc::Callbacks cb;
+  const ChainConfig cfg = config(3, 4);
+  vhmc::run_chain(chain, schedule, cfg, cb);
+  // The main stream is the one seeded by (seed, chain); a family's stream by (seed, family +
+  // chain): the ids every sampler's draws were recorded with.
+  Rng main(cfg.seed, static_cast<std::uint64_t>(cfg.chain));
+  Rng own(cfg.seed, (0x77ULL << 32) + static_cast<std::uint64_t>(cfg.chain));
+  REQUIRE(chain.main_draws.size() == 8);
+  for (double u : chain.main_draws) CHECK(u == main.uniform());
+  for (double u : chain.own_draws) CHECK(u == own.uniform());
+  // Every phase reads the chain's clock: seconds since the chain started, never backwards.
+  CHECK(warm.t0 >= 0.0);
+  CHECK(warm.t1 >= warm.t0);
+  Timed alone;  // outside a chain a phase has no clock
+  Rng rng;
+  alone.start(rng);
+  CHECK(alone.t0 == 0.0);
 }

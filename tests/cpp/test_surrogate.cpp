@@ -774,7 +774,8 @@ TEST_CASE("train_surrogate chooses the number of bases by held-out error", "[sur
   const int d = 4;
   const Quadratic q(rng, d);
   auto train = [&](bool curved, vhmc::Report& rep) {
-    vhmc::TrainingSet set(d, 100000, Rng(93, 1));
+    vhmc::TrainingSet set(d, 100000);
+    set.draw_from(Rng(93, 1));
     const Mat X = q.draws(rng, 1500);
     Vec g(d);
     for (Eigen::Index i = 0; i < X.rows(); ++i) {
@@ -791,7 +792,8 @@ TEST_CASE("train_surrogate chooses the number of bases by held-out error", "[sur
     tc.select_hidden = true;
     RandomBasisNetwork net;
     Rng srng(94, 1);
-    vhmc::train_surrogate(net, set, Standardizer::from_covariance(m, S), 1e300, tc, srng, rep);
+    const vhmc::SurrogateFit fit = vhmc::train_surrogate(net, set, Standardizer::from_covariance(m, S), 1e300, tc, srng, rep);
+    fit.report(rep, 0.0);
     return net.hidden();
   };
   vhmc::Report gaussian, curved;

@@ -1,5 +1,5 @@
 // Tests of the samplers built on a random-basis network (sampler/surrogate_sampler.hpp,
-// sampler/variational_sampler.hpp) through their entry points run_surrogate_hmc and
+// sampler/variational_sampler.hpp) through their entry points run_surrogate<Dynamics> and
 // run_variational_hmc, on a correlated 2-d Gaussian where both are exact: surrogate HMC
 // because its Metropolis step uses the true potential, variational HMC because its Laplace
 // base is the target itself (the network fits zero residuals). Checked: moments within
@@ -76,6 +76,7 @@ T rep(const ChainOutput& out, const char* name) {
 struct AutoSurrogate {
   vhmc::FitExtras extras;
   vhmc::SurrogateConfig sc;
+  vhmc::SurrogateHmcDynamics::Config dc;
   vhmc::ChainConfig cfg;
   AutoSurrogate(const Vec& mode, const Mat& cov, int sampling, std::uint64_t seed)
       : cfg(vt::chain_config(1000, sampling, seed)) {
@@ -89,9 +90,19 @@ struct AutoSurrogate {
   template <class P>
   ChainOutput run(P& pot, const Mat& cov, const Vec& init) {
     vhmc::Callbacks cb;
-    return vhmc::run_surrogate_hmc(pot, vhmc::DenseMetric(cov), sc, vt::fisher_warmup(), cfg, init, extras, cb);
+    return vhmc::run_surrogate<vhmc::SurrogateHmcDynamics>(pot, vhmc::DenseMetric(cov), sc, dc, vt::fisher_warmup(), cfg,
+                                                           init, extras, cb);
   }
 };
+
+// Surrogate HMC (RNS-HMC, ARNS-HMC) from random initial values with a unit diagonal metric
+// and Stan's warmup, as the papers' sampler.
+template <class P>
+ChainOutput run_hmc(P& pot, const vhmc::SurrogateConfig& sc, const vhmc::SurrogateHmcDynamics::Config& dc,
+                    const vhmc::ChainConfig& cfg, const Vec& init, vhmc::Callbacks& cb) {
+  return vhmc::run_surrogate<vhmc::SurrogateHmcDynamics>(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, dc,
+                                                         vt::stan_warmup(), cfg, init, vhmc::FitExtras{}, cb);
+}
 
 }  // namespace
 
@@ -105,10 +116,10 @@ TEST_CASE("Surrogate HMC is exact on a Gaussian and never needs a true gradient 
     INFO((adaptive ? "ARNS-HMC" : "RNS-HMC"));
     vhmc::SurrogateConfig sc;
     sc.explore = 500;
-    sc.adaptive = adaptive;
+    vhmc::SurrogateHmcDynamics::Config dc;
+    dc.adaptive = adaptive;
     const auto cfg = vt::chain_config(1000, n_save, adaptive ? 63 : 62);
-    const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc,
-                                                    vt::stan_warmup(), cfg, init, vhmc::FitExtras{}, cb);
+    const ChainOutput out = run_hmc(pot, sc, dc, cfg, init, cb);
     check_hmc_columns(out, n_save);
     check_gaussian_moments(out.draws, target_mean(), target_cov());
     const long steps = rep<long>(out, "steps");
@@ -152,10 +163,10 @@ TEST_CASE("Surrogate HMC with user-fixed steps uses the exploration's metric and
   vhmc::GaussianPotential pot(target_mean(), target_cov());
   vhmc::SurrogateConfig sc;
   sc.explore = 400;
-  sc.steps = 7;
+  vhmc::SurrogateHmcDynamics::Config dc;
+  dc.steps = 7;
   vhmc::Callbacks cb;
-  const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(),
-                                                  vt::chain_config(600, 4000, 64), vt::uniform_init(2, 64), vhmc::FitExtras{}, cb);
+  const ChainOutput out = run_hmc(pot, sc, dc, vt::chain_config(600, 4000, 64), vt::uniform_init(2, 64), cb);
   check_hmc_columns(out, 4000);
   check_gaussian_moments(out.draws, target_mean(), target_cov());
   CHECK(rep<long>(out, "steps") == 7);
@@ -170,8 +181,7 @@ TEST_CASE("Surrogate HMC: too short an exploration is an error, not an exception
   sc.explore = 3;
   vhmc::Callbacks cb;
   ChainOutput out;
-  CHECK_NOTHROW(out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(),
-                                              vt::chain_config(10, 10, 65), vt::uniform_init(2, 65), vhmc::FitExtras{}, cb));
+  CHECK_NOTHROW(out = run_hmc(pot, sc, {}, vt::chain_config(10, 10, 65), vt::uniform_init(2, 65), cb));
   CHECK(out.error.find("explore") != std::string::npos);
   CHECK(out.draws.rows() == 0);
   CHECK_THROWS(out.report.at("steps"));  // the tuning phase never started, so it says nothing
@@ -249,9 +259,7 @@ TEST_CASE("Phases a failed or interrupted chain never reached do not report", "[
   }
   SECTION("surrogate HMC interrupted during exploration") {
     cb.interrupted = [] { return true; };
-    vhmc::SurrogateConfig sc;
-    const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc,
-                                                    vt::stan_warmup(), cfg, Vec::Zero(2), vhmc::FitExtras{}, cb);
+    const ChainOutput out = run_hmc(pot, vhmc::SurrogateConfig{}, {}, cfg, Vec::Zero(2), cb);
     CHECK(out.interrupted);
     CHECK_THROWS(out.report.at("steps"));
   }
@@ -312,13 +320,13 @@ TEST_CASE("RNS-RMHMC (riemann) is exact on a Gaussian and needs no true gradient
   vhmc::GaussianPotential pot(target_mean(), target_cov());
   vhmc::SurrogateConfig sc;
   sc.explore = 400;
-  sc.riemann = true;
-  sc.riemann_dense = GENERATE(true, false);  // the base's dense Hessian, or the diagonal
+  vhmc::SurrogateRmhmcDynamics::Config dc;
+  dc.dense = GENERATE(true, false);  // the base's dense Hessian, or the diagonal
   vhmc::Callbacks cb;
   const int n_save = 4000;
-  const ChainOutput out = vhmc::run_surrogate_rmhmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(),
-                                                    vt::chain_config(600, n_save, 65), vt::uniform_init(2, 65),
-                                                    vhmc::FitExtras{}, cb);
+  const ChainOutput out = vhmc::run_surrogate<vhmc::SurrogateRmhmcDynamics>(
+      pot, vhmc::DiagMetric(Vec::Ones(2)), sc, dc, vt::stan_warmup(), vt::chain_config(600, n_save, 65),
+      vt::uniform_init(2, 65), vhmc::FitExtras{}, cb);
   check_hmc_columns(out, n_save);
   check_gaussian_moments(out.draws, target_mean(), target_cov());
   CHECK(out.n_leapfrog.maxCoeff() <= 6);
@@ -380,13 +388,12 @@ TEST_CASE("Surrogate HMC hands over to NUTS from its state and samples the targe
   vhmc::GaussianPotential pot(target_mean(), target_cov());
   vhmc::SurrogateConfig sc;
   sc.explore = 300;
-  sc.fallback = true;
-  sc.fallback_ratio = std::numeric_limits<double>::infinity();
+  vhmc::SurrogateHmcDynamics::Config dc;
+  dc.fallback = true;
+  dc.fallback_ratio = std::numeric_limits<double>::infinity();
   vhmc::Callbacks cb;
   const int n_save = 3000;
-  const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(),
-                                                  vt::chain_config(500, n_save, 69), vt::uniform_init(2, 69),
-                                                  vhmc::FitExtras{}, cb);
+  const ChainOutput out = run_hmc(pot, sc, dc, vt::chain_config(500, n_save, 69), vt::uniform_init(2, 69), cb);
   INFO(out.error);
   REQUIRE(out.error.empty());
   CHECK(rep<bool>(out, "fallback"));
@@ -407,13 +414,13 @@ TEST_CASE("After a hand-over NUTS's warmup adaptation runs again within the warm
   vhmc::GaussianPotential pot(target_mean(), target_cov());
   vhmc::SurrogateConfig sc;
   sc.explore_auto = true;
-  sc.fallback = true;
-  sc.fallback_ratio = std::numeric_limits<double>::infinity();
+  vhmc::SurrogateHmcDynamics::Config dc;
+  dc.fallback = true;
+  dc.fallback_ratio = std::numeric_limits<double>::infinity();
   vhmc::Callbacks cb;
   vhmc::ChainConfig cfg = vt::chain_config(1000, 2000, 71);
   cfg.warmup_auto = true;
-  const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(), cfg,
-                                                  vt::uniform_init(2, 71), vhmc::FitExtras{}, cb);
+  const ChainOutput out = run_hmc(pot, sc, dc, cfg, vt::uniform_init(2, 71), cb);
   INFO(out.error);
   REQUIRE(out.error.empty());
   REQUIRE(rep<bool>(out, "fallback"));
@@ -434,9 +441,7 @@ TEST_CASE("Without a hand-over the NUTS warmup after tuning takes no iterations"
   vhmc::SurrogateConfig sc;
   sc.explore = 300;
   vhmc::Callbacks cb;
-  const ChainOutput out = vhmc::run_surrogate_hmc(pot, vhmc::DiagMetric(Vec::Ones(2)), sc, vt::stan_warmup(),
-                                                  vt::chain_config(500, 200, 72), vt::uniform_init(2, 72),
-                                                  vhmc::FitExtras{}, cb);
+  const ChainOutput out = run_hmc(pot, sc, {}, vt::chain_config(500, 200, 72), vt::uniform_init(2, 72), cb);
   REQUIRE(out.error.empty());
   CHECK_FALSE(rep<bool>(out, "fallback"));
   CHECK(rep<long>(out, "fallback_warmup") == 0);

@@ -6,6 +6,7 @@ run_dependent <- list(
   # explore: warmup minus the tuning's share; explore_auto, select_hidden and fallback: from
   # explore, hidden, adaptive, train_on, steps, step_size and riemann (sampler_config()).
   vhmc_surrogate_hmc = c("explore", "explore_auto", "select_hidden", "fallback"),
+  vhmc_surrogate_rmhmc = c("explore", "explore_auto", "select_hidden"),
   # train_until: the warmup; schedule: train_until / 10.
   vhmc_variational_hmc = c("train_until", "schedule"),
   # batch_size: from the number of observations.
@@ -24,7 +25,8 @@ settled_config <- function(sampler) {
 
 test_that("R's settled defaults agree with the core's member initialisers", {
   skip_on_cran()
-  samplers <- list(nuts(), hmc(), surrogate_hmc(), variational_hmc(), sghmc(), sgld(), rwm(), rmhmc())
+  samplers <- list(nuts(), hmc(), surrogate_hmc(), surrogate_hmc(riemann = TRUE), variational_hmc(), sghmc(),
+                   sgld(), rwm(), rmhmc())
   for (s in samplers) {
     cfg <- settled_config(s)
     cls <- class(cfg)[1]
@@ -58,4 +60,22 @@ test_that("the config the core reads starts from the core's defaults; R settles 
   var <- vhmc:::vhmc_config_defaults("vhmc_variational_hmc")
   for (k in c("hidden_per_dim", "min_hidden", "max_hidden")) expect_identical(sur[[k]], var[[k]], info = k)
   expect_identical(vhmc:::core_default("vhmc_surrogate_hmc", "tune"), sur$tune)
+})
+
+test_that("surrogate_hmc(riemann = TRUE) runs the core's RNS-RMHMC sampler, a class of its own", {
+  skip_on_cran()
+  cfg <- settled_config(surrogate_hmc(riemann = TRUE, riemann_metric = "diagonal", step_size = 0.3))
+  expect_s3_class(cfg, "vhmc_surrogate_rmhmc")
+  core <- vhmc:::vhmc_config_defaults("vhmc_surrogate_rmhmc")
+  expect_identical(names(cfg), names(core))
+  expect_identical(cfg$riemann_step_size, 0.3)
+  expect_false(cfg$riemann_dense)
+  expect_null(cfg$step_size)  # the exploration adapts its own
+  # Each dynamics has its own settings: none of surrogate HMC's here, none of RNS-RMHMC's there.
+  hmc <- vhmc:::vhmc_config_defaults("vhmc_surrogate_hmc")
+  expect_false(any(c("fallback", "adaptive", "max_steps") %in% names(core)))
+  expect_false(any(c("riemann_step_size", "riemann_dense", "fixed_point_tol") %in% names(hmc)))
+  expect_identical(core$steps, vhmc:::vhmc_config_defaults("vhmc_rmhmc")$steps)
+  # The user's sampler object is unchanged.
+  expect_s3_class(surrogate_hmc(riemann = TRUE), "vhmc_surrogate_hmc")
 })

@@ -5,10 +5,12 @@
 //                modes (Newton, L-BFGS)
 //   metric/      Euclidean metrics (unit, diagonal, dense, low-rank): kinetic energy, momenta
 //   integrator/  phase points, the leapfrog, the initial step-size heuristic
-//   adapt/       dual averaging; Stan's windowed adaptation and the draw/gradient (Fisher)
+//   adapt/       dual averaging, the implicit leapfrog's step-size tuning, Robbins-Monro in
+//                log scale; Stan's windowed adaptation and the draw/gradient (Fisher)
 //                adaptation with its estimators, schedule and convergence test
 //   surrogate/   random-basis networks, their trainers and training sets
-//   driver/      the one chain loop and the warmup-phase interface
+//   driver/      the one chain loop (with the chain's clock and random streams) and the
+//                warmup-phase interface
 //   sampler/     kernels and the samplers built from a kernel and its warmup phases
 #include "base/blocking.hpp"
 #include "base/math.hpp"
@@ -38,6 +40,8 @@
 #include "adapt/fisher_low_rank.hpp"
 #include "adapt/fisher_schedule.hpp"
 #include "adapt/implicit_step_size.hpp"
+#include "adapt/robbins_monro.hpp"
+#include "adapt/step_size_tuning.hpp"
 #include "adapt/switching_estimator.hpp"
 #include "adapt/warmup_convergence.hpp"
 #include "adapt/welford.hpp"
@@ -53,7 +57,9 @@
 #include "surrogate/train_surrogate.hpp"
 #include "surrogate/trainer.hpp"
 #include "surrogate/training_set.hpp"
+#include "driver/chain_clock.hpp"
 #include "driver/chain_output.hpp"
+#include "driver/chain_streams.hpp"
 #include "driver/fit_extras.hpp"
 #include "driver/phase.hpp"
 #include "driver/run_chain.hpp"
@@ -65,12 +71,17 @@
 #include "sampler/sghmc.hpp"
 #include "sampler/sgld.hpp"
 #include "sampler/static_hmc.hpp"
+#include "sampler/surrogate_chain.hpp"
 #include "sampler/surrogate_dynamics.hpp"
+#include "sampler/surrogate_exploration.hpp"
 #include "sampler/surrogate_hmc.hpp"
+#include "sampler/surrogate_hmc_dynamics.hpp"
+#include "sampler/surrogate_payoff.hpp"
 #include "sampler/surrogate_sampler.hpp"
 #include "sampler/surrogate_rmhmc.hpp"
 #include "sampler/surrogate_hmc_sampler.hpp"
 #include "sampler/trajectory_length.hpp"
+#include "sampler/trajectory_tuning.hpp"
 #include "sampler/transition.hpp"
 #include "sampler/variational_field.hpp"
 #include "sampler/variational_sampler.hpp"

@@ -5,7 +5,6 @@
 // Iterations 0..warmup-1 are warmup; iterations warmup, warmup + thin, ... are saved. An
 // automatic warmup (warmup_auto) may end before iteration warmup; the saved iterations follow
 // it, as many as a full warmup would leave.
-#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -85,21 +84,5 @@ inline void save_transition(ChainOutput& out, int row, const Vec& theta, const T
   out.treedepth[row] = info.treedepth;
   out.divergent[row] = info.divergent ? 1 : 0;
 }
-
-// Splits a chain's wall time into warmup and sampling (steady clock).
-class ChainClock {
- public:
-  using clock = std::chrono::steady_clock;
-  ChainClock() : start_(clock::now()), warm_end_(start_) {}
-  void close_warmup() { warm_end_ = clock::now(); }
-  void finish(ChainOutput& out) const {
-    const auto end = clock::now();
-    out.warmup_seconds = std::chrono::duration<double>(warm_end_ - start_).count();
-    out.sampling_seconds = std::chrono::duration<double>(end - warm_end_).count();
-  }
-
- private:
-  clock::time_point start_, warm_end_;
-};
 
 }  // namespace vhmc

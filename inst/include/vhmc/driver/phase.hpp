@@ -14,11 +14,14 @@
 //   finish()     after its last iteration (even when it had none),
 //   report()     after the chain, the named values the phase measured or chose (only a
 //                phase that started reports: one a failed chain never reached has nothing).
+// The loop also hands every phase its clock before start(): a phase that measures what its
+// iterations cost reads seconds() (the chain's clock), never a clock of its own.
 #include <vector>
 
 #include "../base/report.hpp"
 #include "../base/rng.hpp"
 #include "../sampler/transition.hpp"
+#include "chain_clock.hpp"
 
 namespace vhmc {
 
@@ -33,6 +36,17 @@ class Phase {
   virtual bool done() const { return false; }
   virtual void finish(Rng&) {}
   virtual void report(Report&) const {}
+
+  // Called by the chain loop (and by a phase that drives another inside it) before start().
+  void use_clock(const ChainClock& clock) { clock_ = &clock; }
+
+ protected:
+  // Seconds since the chain started, by the chain's clock (0 for a phase run outside a chain).
+  double seconds() const { return clock_ ? clock_->seconds() : 0.0; }
+  const ChainClock* clock() const { return clock_; }
+
+ private:
+  const ChainClock* clock_ = nullptr;
 };
 
 // The sampling iterations when nothing watches them.

@@ -3,9 +3,13 @@
 // its samplers): seeding, interrupts, timing, thinning, saving, progress, counters and
 // error capture live here and nowhere else. A sampler hands it a Chain (its kernel and
 // state) and a Schedule (its warmup phases and the phase watching sampling); see phase.hpp.
+// The loop hands out the random streams (chain_streams.hpp: the main one to every
+// transition and phase) and the clock (chain_clock.hpp: to every phase before its start).
 // A Chain provides
 //   int dim() const;
 //   void start(Rng&);                      // initial state; throws if it cannot be evaluated
+//     or void start(ChainStreams&);        // ... for a chain that also draws from streams of
+//                                          //     its own (given here, with the main one)
 //   TransitionInfo transition(Rng&);       // one transition of the current kernel
 //   const Vec& position() const;           // the state's parameters, as saved
 //   EvalCounts counts() const;             // evaluations so far
@@ -19,9 +23,13 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "chain_clock.hpp"
 #include "chain_output.hpp"
+#include "chain_streams.hpp"
 #include "phase.hpp"
 
 namespace vhmc {
@@ -90,9 +98,26 @@ inline std::string where_message(const std::string& what, int i, const char* lab
   return pos == std::string::npos ? what + " " + where : what.substr(0, pos) + where + what.substr(pos + 7);
 }
 
+// Whether a chain takes its streams at start (start(ChainStreams&)), else the main one.
+template <class Chain, class = void>
+struct TakesStreams : std::false_type {};
+template <class Chain>
+struct TakesStreams<Chain, std::void_t<decltype(std::declval<Chain&>().start(std::declval<ChainStreams&>()))>>
+    : std::true_type {};
+
+template <class Chain>
+void start_chain(Chain& chain, ChainStreams& streams) {
+  if constexpr (TakesStreams<Chain>::value) {
+    chain.start(streams);
+  } else {
+    chain.start(streams.main());
+  }
+}
+
 // The iterations of one phase; sampling phases save every thin-th draw into out.
 struct PhaseRunner {
   const ChainConfig& cfg;
+  const ChainClock& clock;
   InterruptPoll& poll;
   ProgressLog& progress;
   ChainOutput& out;
@@ -104,6 +129,7 @@ struct PhaseRunner {
   template <class Chain>
   void run(Chain& chain, Phase& phase, int iterations, bool sampling, Rng& rng) {
     started.push_back(&phase);
+    phase.use_clock(clock);
     phase.start(rng);
     for (int t = 0; t < iterations; ++t) {
       if (!sampling && phase.done()) break;
@@ -133,16 +159,17 @@ template <class Chain>
 ChainOutput run_chain(Chain& chain, const Schedule& schedule, const ChainConfig& cfg, Callbacks& cb) {
   ChainOutput out = allocate_output(cfg, chain.dim());
   out.columns = chain.columns();
-  Rng rng(cfg.seed, static_cast<std::uint64_t>(cfg.chain));
+  ChainStreams streams(cfg.seed, cfg.chain);
+  Rng& rng = streams.main();
   ChainClock clock;
   detail::InterruptPoll poll(cb);
   detail::ProgressLog progress(cfg, cb);
-  detail::PhaseRunner runner{cfg, poll, progress, out, 0, 0, cfg.iter, {}};
+  detail::PhaseRunner runner{cfg, clock, poll, progress, out, 0, 0, cfg.iter, {}};
   SamplingPhase plain;
   Phase& sampling = schedule.sampling ? *schedule.sampling : plain;
   bool warm = false;
   try {
-    chain.start(rng);
+    detail::start_chain(chain, streams);
     for (const PhasePlan& p : schedule.warmup) runner.run(chain, *p.phase, p.iterations, false, rng);
     out.warmup_iterations = runner.i;
     runner.total = runner.i + (cfg.iter - cfg.warmup);

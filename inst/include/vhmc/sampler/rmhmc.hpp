@@ -12,14 +12,14 @@
 // implicit equation, which makes the energy error the solver's (a solver failure too).
 // Warmup tunes only the step size, by dual averaging (Hoffman & Gelman 2014, Algorithm 5)
 // toward target_accept under a cap that keeps solver failures rare
-// (adapt/implicit_step_size.hpp): the metric needs no adaptation.
+// (adapt/implicit_step_size.hpp, adapt/step_size_tuning.hpp): the metric needs no adaptation.
 #include <cmath>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
 
-#include "../adapt/implicit_step_size.hpp"
+#include "../adapt/step_size_tuning.hpp"
 #include "../base/fields.hpp"
 #include "../driver/fit_extras.hpp"
 #include "../driver/run_chain.hpp"
@@ -121,51 +121,6 @@ inline void report_rmhmc(Report& r, long metric_evaluations, const FixedPointCou
   r.add("fixed_point_iterations", static_cast<double>(fp.iterations));
   r.add("fixed_point_failures", static_cast<double>(fp.failures));
 }
-
-// Warmup of the step size (adapt/implicit_step_size.hpp), restarted from the kernel's step
-// size at start(); its failure cap forgets at the middle of the phase's `iterations`.
-template <class Kernel>
-class ImplicitStepSizeTuning {
- public:
-  explicit ImplicitStepSizeTuning(double target_accept) : tuner_(target_accept) {}
-  void start(Kernel& kernel, int iterations) {
-    kernel_ = &kernel;
-    half_ = iterations / 2;
-    tuner_.restart(kernel.step_size());
-  }
-  void observe(int t, const TransitionInfo& info) {
-    if (t == half_) tuner_.forget();
-    kernel_->step_size() = tuner_.learn(info.accept_stat, info.unsolved, info.step_size);
-  }
-  void finish() {
-    if (kernel_ && tuner_.counter() > 0) kernel_->step_size() = tuner_.final_step_size();
-  }
-  void report(Report& r) const {
-    if (tuner_.counter() > 0) r.add("step_size_capped", tuner_.cap() <= tuner_.final_step_size());
-  }
-
- private:
-  ImplicitStepSize tuner_;
-  int half_ = 0;
-  Kernel* kernel_ = nullptr;
-};
-
-// Warmup: the step size alone (the metric needs no adaptation).
-template <class Kernel>
-class StepSizeWarmup : public Phase {
- public:
-  StepSizeWarmup(Kernel& kernel, double target_accept, int iterations)
-      : kernel_(kernel), tuning_(target_accept), iterations_(iterations) {}
-  void start(Rng&) override { tuning_.start(kernel_, iterations_); }
-  void observe(int t, const TransitionInfo& info, Rng&) override { tuning_.observe(t, info); }
-  void finish(Rng&) override { tuning_.finish(); }
-  void report(Report& r) const override { tuning_.report(r); }
-
- private:
-  Kernel& kernel_;
-  ImplicitStepSizeTuning<Kernel> tuning_;
-  int iterations_;
-};
 
 template <class Geo>
 class RmhmcChain {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <utility>
 
+#include "../adapt/robbins_monro.hpp"
 #include "../adapt/welford.hpp"
 #include "../base/fields.hpp"
 #include "../driver/fit_extras.hpp"
@@ -100,7 +101,8 @@ inline Mat rwm_shrink(const Mat& S, double n, const Mat& C, double n0 = 5.0) {
 // include enough accepted moves (the states of a chain that has not moved say nothing about
 // the posterior's shape), and last at 80%. As Stan's terminal window does for the step size,
 // the last 20% adapt the scale alone, to the final covariance, and the final scale is the
-// average of log lambda over them (over the second half without covariance adaptation).
+// average of log lambda over them (over the second half without covariance adaptation): the
+// log-scale recursion of adapt/robbins_monro.hpp.
 template <class Kernel>
 class RwmAdaptation : public Phase {
  public:
@@ -117,21 +119,17 @@ class RwmAdaptation : public Phase {
     if ((t + 1 - first_) % 25 == 0 || t + 1 == last_) update_covariance();
   }
   void start(Rng&) override {
-    if (!c_.scale) log_scale_ = std::log(kernel_.scale());
+    if (!c_.scale) scale_.restart(std::log(kernel_.scale()));
   }
   void finish(Rng&) override {
-    if (!c_.scale && n_ > 0) kernel_.scale() = std::exp(sum_ / static_cast<double>(n_));
+    if (!c_.scale && scale_.averaged() > 0) kernel_.scale() = scale_.averaged_value();
   }
   void report(Report& r) const override { r.add("covariance_updates", updates_); }
 
  private:
   void adapt_scale(int t, double accept_stat) {
-    log_scale_ += std::pow(t + 1.0, -0.6) * (std::min(1.0, accept_stat) - c_.target_accept);
-    kernel_.scale() = std::exp(log_scale_);
-    if (t >= average_) {
-      sum_ += log_scale_;
-      ++n_;
-    }
+    kernel_.scale() = scale_.learn(std::pow(t + 1.0, -0.6), std::min(1.0, accept_stat) - c_.target_accept);
+    if (t >= average_) scale_.average();
   }
   void update_covariance() {
     if (cov_.n() < 10 || kernel_.moves() - moves0_ < min_moves_) return;
@@ -145,8 +143,7 @@ class RwmAdaptation : public Phase {
   int first_, last_, average_;
   WelfordDense cov_;
   long min_moves_, moves0_ = 0, updates_ = 0;
-  double log_scale_ = 0.0, sum_ = 0.0;
-  long n_ = 0;
+  LogRobbinsMonro scale_;  // log lambda
 };
 
 // Sampling, watched to count the accepted proposals: a chain that accepts none (or almost

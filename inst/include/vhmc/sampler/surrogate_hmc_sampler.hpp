@@ -1,31 +1,15 @@
 #pragma once
-// surrogate_hmc() as a plug-in of the host's registry: surrogate HMC
-// (surrogate_sampler.hpp), or with riemann = TRUE RNS-RMHMC (surrogate_rmhmc.hpp), after the
-// same exploration and training.
+// surrogate_hmc() as plug-ins of the host's registry, one per dynamics of the surrogate
+// sampler template (surrogate_sampler.hpp): surrogate HMC (RNS-HMC, and ARNS-HMC with
+// `adaptive`; surrogate_hmc_dynamics.hpp) and RNS-RMHMC (surrogate_rmhmc.hpp), R's
+// surrogate_hmc(riemann = TRUE).
+#include "surrogate_hmc_dynamics.hpp"
 #include "surrogate_rmhmc.hpp"
 #include "surrogate_sampler.hpp"
 
 namespace vhmc {
 
-struct SurrogateHmcSampler {
-  struct Config {
-    MetricKind metric = MetricKind::LowRank;  // R's default (metric = "low_rank")
-    SurrogateConfig surrogate{};
-    HmcWarmupConfig warmup{};
-    static auto fields() {
-      return std::make_tuple(field("metric", &Config::metric), field("surrogate", &Config::surrogate),
-                             field("warmup", &Config::warmup));
-    }
-  };
-  template <class P>
-  static ChainOutput run(P& potential, const Config& c, const FitExtras& x, const ChainConfig& cfg,
-                         const Vec& init, Callbacks& cb) {
-    return with_metric(c.metric, potential.dim(), x.inv_metric, c.warmup.max_rank, [&](auto m) {
-      if (c.surrogate.riemann)
-        return run_surrogate_rmhmc(potential, std::move(m), c.surrogate, c.warmup, cfg, init, x, cb);
-      return run_surrogate_hmc(potential, std::move(m), c.surrogate, c.warmup, cfg, init, x, cb);
-    });
-  }
-};
+using SurrogateHmcSampler = SurrogateSampler<SurrogateHmcDynamics>;
+using SurrogateRmhmcSampler = SurrogateSampler<SurrogateRmhmcDynamics>;
 
 }  // namespace vhmc

@@ -10,7 +10,6 @@
 // coordinates standardised by the Laplace approximation (mean theta_L, covariance H_L^-1,
 // which is also the metric); every tenth training gradient is held out to measure the
 // score-matching error of the final V.
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -101,11 +100,9 @@ class ScoreMatchingFit {
     }
   }
   void add(const Vec& theta, const Vec& resid) {
-    const auto t0 = std::chrono::steady_clock::now();
     if (online_) {
       online_->add_gradient(theta, resid);
       net_.weights() = online_->weights();
-      seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       return;
     }
     theta_.row(n_) = theta.transpose();
@@ -114,13 +111,10 @@ class ScoreMatchingFit {
   }
   void flush() {
     if (!batch_ || n_ == 0) return;
-    const auto t0 = std::chrono::steady_clock::now();
     batch_->add_gradients(theta_.topRows(n_), grad_.topRows(n_));
     batch_->solve(lambda_);
     n_ = 0;
-    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
-  double seconds() const { return seconds_; }
 
  private:
   RandomBasisNetwork& net_;
@@ -130,28 +124,28 @@ class ScoreMatchingFit {
   std::unique_ptr<RidgeTrainer> batch_;
   Mat theta_, grad_;  // training points not yet in the batch solve
   Eigen::Index n_ = 0;
-  double seconds_ = 0.0;
 };
 
 // State, surrogate and kernel of one variational HMC chain.
 template <class P>
 class VariationalChain {
  public:
-  VariationalChain(P& potential, const Vec& mode, const Mat& hessian, const VariationalConfig& vc,
-                   const ChainConfig& cfg, const Vec& init)
-      : vc_(vc), mode_(mode), hessian_(hessian), init_(init), truth_(potential),
-        srng_(cfg.seed, detail::kVariationalStream + static_cast<std::uint64_t>(cfg.chain)), z_(init.size()) {}
+  VariationalChain(P& potential, const Vec& mode, const Mat& hessian, const VariationalConfig& vc, const Vec& init)
+      : vc_(vc), mode_(mode), hessian_(hessian), init_(init), truth_(potential), z_(init.size()) {}
 
   int dim() const { return static_cast<int>(init_.size()); }
   // The Laplace standardisation and metric, the bases (from the chain's own surrogate
-  // stream), and the initial state. Laplace base: in the Laplace-standardised coordinates u
-  // the Laplace quadratic is u'u/2, so z = u'u/2 + network and V = quadratic + mu network.
+  // stream, which the chain loop hands out with the main one), and the initial state.
+  // Laplace base: in the Laplace-standardised coordinates u the Laplace quadratic is u'u/2,
+  // so z = u'u/2 + network and V = quadratic + mu network.
   // Why: a network of saturating bases trained on few gradients extrapolates linearly, so
   // exp(-V) can put its mass far outside the training states (measured on the probit
   // benchmark: RMSE 30-860 with 6-34 training points); with the base, the ridge shrinks an
   // undertrained network toward the Laplace approximation instead of toward a flat potential,
   // and the quadratic dominates far away (the bases' gradients are bounded), so q stays proper.
-  void start(Rng& rng) {
+  void start(ChainStreams& streams) {
+    srng_ = streams.stream(detail::kVariationalStream);
+    Rng& rng = streams.main();
     const int d = dim();
     Eigen::LLT<Mat> hllt(hessian_);
     if (hllt.info() != Eigen::Success) throw std::runtime_error("the Laplace Hessian is not positive definite");
@@ -261,7 +255,9 @@ class VariationalTraining : public Phase {
     if (chain_.state().theta != prev_) learn(chain_.state().theta);
   }
   void finish(Rng&) override {
+    const double t = seconds();
     chain_.fit().flush();
+    update_seconds_ += seconds() - t;
     const VariationalConfig& vc = chain_.config();
     chain_.field().mu() = vc.final_mu_one ? 1.0 : 1.0 - std::exp(-std::max(t0_, 1) / n_s_);
     if (adapt_ && t0_ > 0) eps_ = da_.final_step_size();
@@ -292,7 +288,9 @@ class VariationalTraining : public Phase {
     }
     resid_ = g_;
     if (chain_.config().laplace_base) resid_.noalias() -= chain_.hessian() * (theta - chain_.mode());
+    const double t = seconds();
     chain_.fit().add(theta, resid_);
+    update_seconds_ += seconds() - t;
     ++n_train_;
   }
   void holdout_error();
@@ -306,7 +304,7 @@ class VariationalTraining : public Phase {
   Vec g_, u_, resid_, prev_;
   std::vector<Vec> hold_theta_, hold_grad_;
   long n_accepted_ = 0, n_train_ = 0;
-  double train_radius_ = 0.0;
+  double train_radius_ = 0.0, update_seconds_ = 0.0;  // seconds of the fit's updates (the chain's clock)
   double grad_rmse_ = NAN, grad_rel_error_ = NAN, score_distance_ = NAN;
 };
 
@@ -336,7 +334,7 @@ template <class Chain>
 void VariationalTraining<Chain>::report(Report& r) const {
   r.add("n_train", n_train_);
   r.add("n_holdout", static_cast<long>(hold_theta_.size()));
-  r.add("update_seconds", chain_.fit().seconds());
+  r.add("update_seconds", update_seconds_);
   r.add("grad_rmse", grad_rmse_);
   r.add("grad_rel_error", grad_rel_error_);
   r.add("score_distance", score_distance_);
@@ -375,7 +373,7 @@ template <class P>
 ChainOutput run_variational_hmc(P& potential, const Vec& mode, const Mat& hessian, const VariationalConfig& vc,
                                 const ChainConfig& cfg, const Vec& init, Callbacks& cb) {
   using Chain = VariationalChain<P>;
-  Chain chain(potential, mode, hessian, vc, cfg, init);
+  Chain chain(potential, mode, hessian, vc, init);
   const int t0 = std::min(vc.train_until, cfg.warmup);
   VariationalTraining<Chain> training(chain, t0, vc.schedule);
   Phase frozen;  // warmup after training: the chain runs on the frozen V

@@ -11,7 +11,6 @@
 // near-Gaussian posterior (a GLM with many observations) the quadratic alone is that
 // accurate, so no Gram matrix is formed at all, and every surrogate step costs O(d^2).
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -194,19 +193,35 @@ inline void choose_hidden(RandomBasisNetwork& net, const RidgeTrainer& trainer, 
   rep.add("candidate_error", err);
 }
 
-// Gradient rows on what the quadratic base leaves; returns the lambda used. With
-// select_hidden the number of bases is chosen by held-out error, and when the quadratic
-// alone is within the tolerance no Gram matrix is formed.
-inline double fit_gradient_weights(RandomBasisNetwork& net, const TrainingData& td, const SurrogateTrainConfig& tc,
-                                   const LaplaceBase& lb, Report& rep, std::unique_ptr<RidgeTrainer>& trainer) {
+// What training leaves besides the network: the ridge state an online refinement continues
+// from (ARNS-HMC; null when the quadratic base alone was kept), the penalty it used, and
+// the held-out gradient error.
+struct SurrogateFit {
+  std::unique_ptr<RidgeTrainer> trainer;
+  double lambda = NAN;
+  double grad_rmse = NAN, grad_rel_error = NAN;
+  // The training's seconds (by its caller's clock: the chain's) and the held-out errors.
+  void report(Report& r, double seconds) const {
+    r.add("train_seconds", seconds);
+    r.add("grad_rmse", grad_rmse);
+    r.add("grad_rel_error", grad_rel_error);
+  }
+};
+
+// Gradient rows on what the quadratic base leaves; returns the trainer and the lambda used.
+// With select_hidden the number of bases is chosen by held-out error, and when the
+// quadratic alone is within the tolerance no Gram matrix is formed (no trainer).
+inline SurrogateFit fit_gradient_weights(RandomBasisNetwork& net, const TrainingData& td,
+                                         const SurrogateTrainConfig& tc, const LaplaceBase& lb, Report& rep) {
+  SurrogateFit fit;
   double quad_error = NAN;
   rep.add("quadratic", fit_quadratic_base(net, td, lb, quad_error));
   rep.add("quadratic_error", quad_error);
-  const double lambda = tc.lambda ? *tc.lambda : 1e-3;
+  fit.lambda = tc.lambda ? *tc.lambda : 1e-3;
   if (tc.select_hidden && quad_error <= tc.select_tolerance) {
     net.weights().setZero();
     net.truncate(0);
-    return lambda;
+    return fit;
   }
   Mat resid = td.fit_grad;
   Vec gq(net.dim());
@@ -214,11 +229,14 @@ inline double fit_gradient_weights(RandomBasisNetwork& net, const TrainingData& 
     net.base_grad(td.fit_theta.row(k).transpose(), gq);
     resid.row(k) -= gq.transpose();
   }
-  trainer.reset(new RidgeTrainer(net));
-  trainer->add_gradients(td.fit_theta, resid);
-  if (!tc.select_hidden) return trainer->solve(lambda);
-  choose_hidden(net, *trainer, td, lambda, quad_error, tc.select_tolerance, rep);
-  return lambda;
+  fit.trainer = std::make_unique<RidgeTrainer>(net);
+  fit.trainer->add_gradients(td.fit_theta, resid);
+  if (!tc.select_hidden) {
+    fit.lambda = fit.trainer->solve(fit.lambda);
+    return fit;
+  }
+  choose_hidden(net, *fit.trainer, td, fit.lambda, quad_error, tc.select_tolerance, rep);
+  return fit;
 }
 
 // Whether the quadratic base alone predicts the held-out gradients of `set` within the
@@ -239,32 +257,30 @@ inline bool quadratic_suffices(const TrainingSet& set, const Standardizer& st, d
 }
 
 // Output weights by ridge regression: gradient rows (above) or value rows (Zhang et al.
-// 2017, eq. 10). Returns the lambda used; sets the offset so that z + b matches U on average
-// (reporting and value updates only; the dynamics never see it).
-inline double fit_output_weights(RandomBasisNetwork& net, const TrainingData& td, const SurrogateTrainConfig& tc,
-                                 const LaplaceBase& lb, Report& rep, std::unique_ptr<RidgeTrainer>& trainer) {
+// 2017, eq. 10). Returns the trainer and the lambda used; sets the offset so that z + b
+// matches U on average (reporting and value updates only; the dynamics never see it).
+inline SurrogateFit fit_output_weights(RandomBasisNetwork& net, const TrainingData& td,
+                                       const SurrogateTrainConfig& tc, const LaplaceBase& lb, Report& rep) {
   const long n_fit = td.fit_theta.rows();
-  double used;
+  SurrogateFit fit;
   if (tc.train_on_gradient) {
-    used = fit_gradient_weights(net, td, tc, lb, rep, trainer);
+    fit = fit_gradient_weights(net, td, tc, lb, rep);
   } else {
-    trainer.reset(new RidgeTrainer(net));
-    trainer->add_values(td.fit_theta, (td.fit_U.array() - td.fit_U.minCoeff()).matrix());
-    used = trainer->solve(tc.lambda ? *tc.lambda : 1e-6 * trainer->gram().trace() / net.hidden());
+    fit.trainer = std::make_unique<RidgeTrainer>(net);
+    fit.trainer->add_values(td.fit_theta, (td.fit_U.array() - td.fit_U.minCoeff()).matrix());
+    fit.lambda = fit.trainer->solve(tc.lambda ? *tc.lambda : 1e-6 * fit.trainer->gram().trace() / net.hidden());
   }
   double acc = 0.0;
   for (long k = 0; k < n_fit; ++k) acc += td.fit_U[k] - net.value(td.fit_theta.row(k).transpose());
   net.offset() = acc / static_cast<double>(n_fit);
-  return used;
+  return fit;
 }
 
 // Draws the bases (from srng) in coordinates standardised by st, fits them to the points of
-// `set` below U_cut and reports what it did. With `online`, the exact recursive ridge state
-// that continues from this fit (ARNS-HMC) is created there.
-inline void train_surrogate(RandomBasisNetwork& net, const TrainingSet& set, const Standardizer& st,
-                            double U_cut, const SurrogateTrainConfig& tc, Rng& srng, Report& rep,
-                            std::unique_ptr<OnlineRidge>* online = nullptr, const LaplaceBase& lb = {}) {
-  const auto t0 = std::chrono::steady_clock::now();
+// `set` below U_cut and reports what it chose; the caller keeps what it needs of the fit.
+inline SurrogateFit train_surrogate(RandomBasisNetwork& net, const TrainingSet& set, const Standardizer& st,
+                                    double U_cut, const SurrogateTrainConfig& tc, Rng& srng, Report& rep,
+                                    const LaplaceBase& lb = {}) {
   const int d = st.dim();
   const TrainingData td = split_training_points(set, U_cut);
   rep.add("n_train", static_cast<long>(td.fit_theta.rows()));
@@ -272,17 +288,12 @@ inline void train_surrogate(RandomBasisNetwork& net, const TrainingSet& set, con
   rep.add("n_seen", set.seen());
   const int s = surrogate_hidden(tc, d, td.fit_theta.rows());
   net.draw(s, tc.activation, st, srng);
-  std::unique_ptr<RidgeTrainer> trainer;
-  const double lambda = fit_output_weights(net, td, tc, lb, rep, trainer);
-  rep.add("lambda", lambda);
+  SurrogateFit fit = fit_output_weights(net, td, tc, lb, rep);
+  rep.add("lambda", fit.lambda);
   rep.add("hidden", net.hidden());
   rep.add("hidden_drawn", s);
-  double rmse, rel;
-  holdout_gradient_error(net, td, rmse, rel);
-  if (online) online->reset(new OnlineRidge(net, trainer->gram(), trainer->rhs(), lambda, tc.refactor_every));
-  rep.add("train_seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  rep.add("grad_rmse", rmse);
-  rep.add("grad_rel_error", rel);
+  holdout_gradient_error(net, td, fit.grad_rmse, fit.grad_rel_error);
+  return fit;
 }
 
 }  // namespace vhmc

@@ -2,7 +2,8 @@
 // Training points for a surrogate: every (theta, U, grad U) the true potential computes while
 // recording is on -- all leapfrog states of the exploration phase, accepted or not, since
 // they cost nothing extra (Zhang, Shahbaba & Zhao 2017, Algorithm 1). Memory is capped: beyond `capacity` points a reservoir
-// sample is kept (each point seen so far equally likely), drawn from its own stream.
+// sample is kept (each point seen so far equally likely), drawn from its own stream, which
+// its owner hands it (draw_from(); a chain's from the chain loop's streams, at its start).
 #include <cmath>
 
 #include "../base/rng.hpp"
@@ -12,8 +13,8 @@ namespace vhmc {
 
 class TrainingSet {
  public:
-  TrainingSet(int d, long capacity, Rng rng)
-      : capacity_(capacity), rng_(rng), theta_(0, d), grad_(0, d) {}
+  TrainingSet(int d, long capacity) : capacity_(capacity), theta_(0, d), grad_(0, d) {}
+  void draw_from(Rng rng) { rng_ = rng; }  // the reservoir sample's stream
 
   void add(const Vec& theta, double U, const Vec& g) {
     if (!std::isfinite(U) || !g.allFinite()) return;

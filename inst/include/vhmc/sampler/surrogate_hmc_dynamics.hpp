@@ -1,0 +1,199 @@
+#pragma once
+// The dynamics of RNS-HMC and ARNS-HMC (Zhang, Shahbaba & Zhao 2017, Algorithms 1-3) for
+// the surrogate sampler template (surrogate_sampler.hpp): after training, the leapfrog runs
+// on the surrogate's gradient and the Metropolis step uses the true potential
+// (surrogate_hmc.hpp). Their phases: trajectory tuning (trajectory_tuning.hpp), which ends
+// with the decision whether the surrogate pays off; after a hand-over to NUTS, NUTS's warmup
+// once more (FallbackWarmup); and while sampling, with `adaptive` (ARNS-HMC), every new
+// state's potential updates the output weights by exact ridge recursion, the surrogate being
+// refreshed with probability min(1, t^(-1/2)) (diminishing adaptation: the chain stays
+// ergodic).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include "../base/fields.hpp"
+#include "hmc_family.hpp"
+#include "surrogate_exploration.hpp"
+#include "surrogate_hmc.hpp"
+#include "trajectory_tuning.hpp"
+
+namespace vhmc {
+
+template <class P>
+class SurrogateHmcMotion;
+template <class Chain>
+class SurrogateHmcPhases;
+
+struct SurrogateHmcDynamics {
+  struct Config {
+    std::optional<int> steps;  // the user's maximal leapfrog steps; nullopt: tuned
+    int max_steps = 1024;
+    // Continue with NUTS when the surrogate will not pay off (surrogate_payoff.hpp): off in
+    // the core (the papers' sampler); R's surrogate_hmc() turns it on for its automatic sampler.
+    bool fallback = false;
+    double fallback_ratio = 2.0;  // ... when its efficiency relative to NUTS is below this
+    bool adaptive = false;        // ARNS-HMC
+    static auto fields() {
+      return std::make_tuple(field("steps", &Config::steps), field("max_steps", &Config::max_steps),
+                             field("fallback", &Config::fallback), field("fallback_ratio", &Config::fallback_ratio),
+                             field("adaptive", &Config::adaptive));
+    }
+  };
+  static bool online(const Config& c) { return c.adaptive; }
+  template <class P>
+  using Motion = SurrogateHmcMotion<P>;
+  template <class Chain>
+  using Phases = SurrogateHmcPhases<Chain>;
+};
+
+// Surrogate HMC's kernel on the trained network and its state (the phase point carries the
+// surrogate's gradient, U_true the true potential), built when it takes over from NUTS.
+template <class P>
+class SurrogateHmcMotion {
+ public:
+  using Field = SurrogateField<RandomBasisNetwork>;
+  using Kernel = SurrogateHmc<Target<P>, RandomBasisNetwork, DenseMetric>;
+
+  SurrogateHmcMotion(P& potential, RandomBasisNetwork& net, const SurrogateConfig& sc,
+                     const SurrogateHmcDynamics::Config&)
+      : truth_(potential), field_(net), max_delta_H_(sc.nuts.max_delta_H) {}
+
+  // Takes over at z (whose U is true) with inverse metric A.
+  Kernel& enter(const PhasePoint& z, const Mat& A) {
+    ham_ = std::make_unique<Hamiltonian<Field, DenseMetric>>(field_, DenseMetric(A));
+    SurrogateHmcConfig hc;
+    hc.max_delta_H = max_delta_H_;
+    kernel_ = std::make_unique<Kernel>(truth_, *ham_, hc);
+    state_.z = PhasePoint(static_cast<int>(z.theta.size()));
+    state_.z.theta = z.theta;
+    state_.U_true = z.U;
+    if (!kernel_->refresh(state_))
+      throw std::runtime_error("the trained surrogate is not finite at the chain's position");
+    return *kernel_;
+  }
+  void leave() { kernel_.reset(); }
+  bool active() const { return kernel_ != nullptr; }
+  TransitionInfo transition(Rng& rng) { return kernel_->transition(state_, rng); }
+  const Vec& position() const { return state_.z.theta; }
+  EvalCounts counts() const {
+    EvalCounts c = truth_.counts();
+    c.surrogate_grad = field_.n_grad();
+    return c;
+  }
+  // Its step size, and the exploration's adapted metric (the one R names by coordinates).
+  template <class M>
+  void adaptation(Report& r, const M& explore_metric) const {
+    r.add("step_size", kernel_->step_size());
+    report_inverse_metric(explore_metric, r);
+  }
+  // The surrogate's gradient at the state again, after the surrogate changed (ARNS-HMC).
+  bool refresh() { return kernel_->refresh(state_); }
+  const SurrogateState& state() const { return state_; }
+
+ private:
+  Target<P> truth_;
+  Field field_;
+  double max_delta_H_;
+  std::unique_ptr<Hamiltonian<Field, DenseMetric>> ham_;
+  std::unique_ptr<Kernel> kernel_;
+  SurrogateState state_;
+};
+
+// After a hand-over to NUTS (surrogate_payoff.hpp) the chain samples with NUTS, whose
+// metric and step size the exploration adapted only for as long as the training set needed:
+// on liver's bank subset (d = 43) 43 iterations, after which NUTS sampled at acceptance 0.94
+// (target 0.8) and took twice the sampling seconds of nuts() alone. So NUTS's warmup
+// adaptation runs once more from the chain's state, with the exploration's metric as its
+// start (as a mode start's Laplace metric), until it converges (automatic warmup) or the
+// warmup's iterations run out; without a hand-over the phase takes no iterations.
+template <class Chain>
+class FallbackWarmup : public Phase {
+ public:
+  FallbackWarmup(Chain& chain, const SurrogateExploration<Chain>& explore, const TrajectoryTuning<Chain>& tuning,
+                 const HmcWarmupConfig& wc, const ChainConfig& cfg)
+      : chain_(chain), explore_(explore), tuning_(tuning), wc_(wc), cfg_(cfg) {}
+
+  const char* label() const override { return "warmup: NUTS"; }
+  void start(Rng& rng) override {
+    if (!chain_.fell_back()) return;
+    budget_ = cfg_.warmup - explore_.iterations() - tuning_.iterations();
+    if (budget_ <= 0) return;
+    adapter_ = make_hmc_warmup(chain_.nuts(), chain_.explore_state(), budget_, wc_, cfg_.warmup_auto, true);
+    if (clock()) adapter_->use_clock(*clock());
+    adapter_->start(rng);
+  }
+  bool done() const override { return !adapter_ || t_done_ >= budget_ || adapter_->done(); }
+  void observe(int t, const TransitionInfo& info, Rng& rng) override {
+    adapter_->observe(t, info, rng);
+    t_done_ = t + 1;
+  }
+  void finish(Rng& rng) override {
+    if (adapter_) adapter_->finish(rng);
+  }
+  void report(Report& r) const override { r.add("fallback_warmup", static_cast<long>(t_done_)); }
+
+ private:
+  Chain& chain_;
+  const SurrogateExploration<Chain>& explore_;
+  const TrajectoryTuning<Chain>& tuning_;
+  const HmcWarmupConfig& wc_;
+  const ChainConfig& cfg_;
+  std::unique_ptr<Phase> adapter_;
+  int budget_ = 0, t_done_ = 0;
+};
+
+// ARNS-HMC while sampling: every new state's true potential (known from the Metropolis
+// step) updates the output weights by exact recursive ridge regression (the chain's online
+// ridge state); the surrogate the trajectories use is replaced with probability
+// min(1, t^(-1/2)) at sampling iteration t.
+template <class Chain>
+class OnlineSurrogate : public Phase {
+ public:
+  explicit OnlineSurrogate(Chain& chain) : chain_(chain) {}
+  const char* label() const override { return "sampling"; }
+  void observe(int, const TransitionInfo&, Rng&) override {
+    OnlineRidge* online = chain_.online();
+    if (!online || chain_.fell_back()) return;
+    RandomBasisNetwork& net = chain_.network();
+    const SurrogateState& s = chain_.motion().state();
+    online->add_value(s.z.theta, s.U_true - net.offset() - net.base_value(s.z.theta));
+    const double a = std::min(1.0, 1.0 / std::sqrt(static_cast<double>(++t_)));
+    if (chain_.surrogate_rng().uniform() < a) {
+      net.weights() = online->weights();
+      ++n_refresh_;
+      if (!chain_.motion().refresh())
+        throw std::runtime_error("the refreshed surrogate is not finite at the chain's position");
+    }
+  }
+  void report(Report& r) const override { r.add("n_refresh", n_refresh_); }
+
+ private:
+  Chain& chain_;
+  long t_ = 0, n_refresh_ = 0;
+};
+
+// The phases after the exploration: trajectory tuning and, after a hand-over, NUTS's warmup
+// (both within the warmup), and the sampling phase.
+template <class Chain>
+class SurrogateHmcPhases {
+ public:
+  SurrogateHmcPhases(Chain& chain, const SurrogateExploration<Chain>& explore, const SurrogateConfig& sc,
+                     const SurrogateHmcDynamics::Config& dc, const HmcWarmupConfig& wc, const ChainConfig& cfg)
+      : tuning_(chain, explore, sc, dc, wc.adapt.step_size, cfg), rewarm_(chain, explore, tuning_, wc, cfg),
+        online_(chain) {}
+  void schedule(Schedule& s, const ChainConfig& cfg) {
+    s.warmup.push_back({&tuning_, cfg.warmup});
+    s.warmup.push_back({&rewarm_, cfg.warmup});
+    s.sampling = &online_;
+  }
+
+ private:
+  TrajectoryTuning<Chain> tuning_;
+  FallbackWarmup<Chain> rewarm_;
+  OnlineSurrogate<Chain> online_;
+};
+
+}  // namespace vhmc
