@@ -35,7 +35,7 @@ namespace vhmc {
 struct SplitConfig {
   bool enabled = true;
   double threshold = 10.0;
-  int max_rows = 64;
+  int max_rows = 256;
   double resolution = 0.5;
   static auto fields() {
     return std::make_tuple(field("split_stiff", &SplitConfig::enabled),
