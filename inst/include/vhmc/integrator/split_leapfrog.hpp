@@ -99,10 +99,19 @@ class SplitLeapfrog {
     return true;
   }
 
-  // One split step of signed size h from z (U, g: the full potential's); false when a
-  // potential along the way is not finite (a divergence for the caller).
+  // One split step of signed size h from z (U, g: the full potential's); false, with
+  // U = +inf as the plain leapfrog leaves it, when a potential along the way is not finite
+  // (a divergence for the caller).
   template <class T, class M>
   bool step(PhasePoint& z, double h, T& target, const M& metric) {
+    if (advance(z, h, target, metric)) return true;
+    z.U = kInf;
+    return false;
+  }
+
+ private:
+  template <class T, class M>
+  bool advance(PhasePoint& z, double h, T& target, const M& metric) {
     if (!stiff_at(z.theta)) return false;
     z.p.noalias() -= (0.5 * h) * (z.g - rows_.Z.transpose() * r_);
     metric.sharp(z.p, z.v);
@@ -118,7 +127,6 @@ class SplitLeapfrog {
     return true;
   }
 
- private:
   // eta and r at theta; false when U1 is not finite there.
   bool stiff_at(const Vec& theta) {
     eta_.noalias() = rows_.Z * theta;
