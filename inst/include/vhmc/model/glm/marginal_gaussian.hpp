@@ -7,7 +7,7 @@
 //       + sum_j [ -1/2 log|K_j| + 1/2 s_j' K_j^-1 s_j / sigma^4 ],
 //   K_j = I + T' A_j T / sigma^2,  s_j = T' u_j,  u_j = Z_j' W_j r_j = c_j - B_j q,
 // with A_j = Z_j' W_j Z_j, B_j = Z_j' W_j X_j and c_j = Z_j' W_j (y - offset - X beta_hat)_j
-// computed once (the matrix determinant lemma and Woodbury's identity on the marginal
+// computed once (glm/cell_stats.hpp, the levels being the cells) (the matrix determinant lemma and Woodbury's identity on the marginal
 // covariance sigma^2 W^-1 + Z Sigma Z'; with frequency weights this is the integral of the
 // weighted likelihood, as a duplicated row). K_j >= I, so no inverse of Sigma is formed and
 // a standard deviation at 0 is harmless. A gradient costs O(J (p k + p^3)) for J levels, k
@@ -26,6 +26,7 @@
 #include "../../base/rng.hpp"
 #include "../../base/types.hpp"
 #include "dense_design.hpp"
+#include "cell_stats.hpp"
 #include "gaussian_stats.hpp"
 #include "group_term.hpp"
 
@@ -34,11 +35,8 @@ namespace vhmc {
 class MarginalGaussian {
  public:
   MarginalGaussian(const DenseDesign& design, const GaussianStats& stats, const GroupTermData& t)
-      : p_(t.p), J_(t.levels), k_(design.size()), first_(design.first()) {
-    A_.setZero(p_, p_ * J_);
-    Bt_.setZero(k_, p_ * J_);
-    c_.setZero(p_ * J_);
-    accumulate(design, stats.b_hat(), t);
+      : p_(t.p), J_(t.levels), k_(design.size()), first_(design.first()),
+        s_(cell_stats(design, stats.b_hat(), {&t}, t.group, t.levels)) {
     K_.resize(p_, p_);
     llt_ = Eigen::LLT<Mat>(p_);
     w_.resize(p_ * J_);
@@ -59,10 +57,9 @@ class MarginalGaussian {
   void effects(const Vec& q, double log_sigma, const Vec& tau, const Mat& L, Rng* rng, Mat& b);
 
  private:
-  void accumulate(const DenseDesign& design, const Vec& b_hat, const GroupTermData& t);
   // K_j for T at level j, factorised; v = K_j^-1 s.
   void level(Eigen::Index j, const Mat& T, double inv_s2, Vec& s, Vec& v) {
-    const auto A = A_.middleCols(j * p_, p_);
+    const auto A = s_.A.middleCols(j * p_, p_);
     K_.noalias() = T.transpose() * A * T * inv_s2;
     K_.diagonal().array() += 1.0;
     llt_.compute(K_);
@@ -71,40 +68,18 @@ class MarginalGaussian {
   }
 
   Eigen::Index p_, J_, k_, first_;
-  Mat A_, Bt_;  // A_j = A.middleCols(j p, p); B_j' = Bt.middleCols(j p, p) (k x p)
-  Vec c_, w_, u_;
+  CellStats s_;  // the levels' statistics: the cells of one term
+  Vec w_, u_;
   Mat K_;
   Eigen::LLT<Mat> llt_;
 };
-
-// One pass over the rows, by blocks, in the sampler's coordinates of the dense block.
-inline void MarginalGaussian::accumulate(const DenseDesign& design, const Vec& b_hat, const GroupTermData& t) {
-  const GlmData& d = design.data();
-  constexpr Eigen::Index kBlock = 2048;
-  Mat zb;
-  Vec z(p_);
-  for (Eigen::Index r0 = 0; r0 < d.n(); r0 += kBlock) {
-    const Eigen::Index m = std::min(kBlock, d.n() - r0);
-    design.rows(r0, m, zb);
-    const Vec fit = zb * b_hat;
-    for (Eigen::Index i = 0; i < m; ++i) {
-      const Eigen::Index row = r0 + i, j = t.group[row];
-      const double w = d.has_weights() ? d.weights[row] : 1.0;
-      const double res = d.y[row] - (d.has_offset() ? d.offset[row] : 0.0) - fit[i];
-      for (Eigen::Index c = 0; c < p_; ++c) z[c] = t.Z ? t.Z[row + c * t.n] : 1.0;
-      A_.middleCols(j * p_, p_).noalias() += w * z * z.transpose();
-      Bt_.middleCols(j * p_, p_).noalias() += w * zb.row(i).transpose() * z.transpose();
-      c_.segment(j * p_, p_) += (w * res) * z;
-    }
-  }
-}
 
 inline double MarginalGaussian::eval(const Vec& q, double log_sigma, const Vec& tau, const Mat& L, Eigen::Index aux,
                                      Vec* g, Vec* dtau, Mat* dL) {
   const double inv_s2 = std::exp(-2.0 * log_sigma), inv_s4 = inv_s2 * inv_s2;
   const Mat T = tau.asDiagonal() * L;
-  u_ = c_;
-  u_.noalias() -= Bt_.transpose() * q;
+  u_ = s_.c;
+  u_.noalias() -= s_.Bt.transpose() * q;
   Vec s(p_), v(p_);
   Mat dT = Mat::Zero(p_, p_);
   double u = 0.0, dt = 0.0;
@@ -113,7 +88,7 @@ inline double MarginalGaussian::eval(const Vec& q, double log_sigma, const Vec& 
     const double sv = s.dot(v);
     u += llt_.matrixLLT().diagonal().array().log().sum() - 0.5 * sv * inv_s4;  // 1/2 log|K_j|
     if (!g) continue;
-    const auto A = A_.middleCols(j * p_, p_);
+    const auto A = s_.A.middleCols(j * p_, p_);
     const Vec Tv = T * v;
     w_.segment(j * p_, p_) = Tv;
     const Mat Kinv = llt_.solve(Mat::Identity(p_, p_));
@@ -123,7 +98,7 @@ inline double MarginalGaussian::eval(const Vec& q, double log_sigma, const Vec& 
     dt -= static_cast<double>(p_) - Kinv.trace() - (sv + v.squaredNorm()) * inv_s4;
   }
   if (!g) return u;
-  g->segment(first_, k_).noalias() += Bt_ * w_ * inv_s4;
+  g->segment(first_, k_).noalias() += s_.Bt * w_ * inv_s4;
   (*g)[aux] += dt;
   *dL = tau.asDiagonal() * dT;
   dL->triangularView<Eigen::StrictlyUpper>().setZero();
@@ -135,8 +110,8 @@ inline void MarginalGaussian::effects(const Vec& q, double log_sigma, const Vec&
                                       Mat& b) {
   const double inv_s2 = std::exp(-2.0 * log_sigma);
   const Mat T = tau.asDiagonal() * L;
-  u_ = c_;
-  u_.noalias() -= Bt_.transpose() * q;
+  u_ = s_.c;
+  u_.noalias() -= s_.Bt.transpose() * q;
   b.resize(p_, J_);
   Vec s(p_), v(p_), xi(p_);
   for (Eigen::Index j = 0; j < J_; ++j) {
