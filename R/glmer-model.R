@@ -5,12 +5,12 @@
 # 0 with its effects), so the chains start from the mode of the non-centred
 # parameterisation, where it exists; each term is then sampled centred or non-centred,
 # whichever its data favour (R/glmer-start.R). The gaussian family's single term, or its
-# nested terms, are instead integrated out exactly (inst/include/vhmc/model/glm/
-# marginal_gaussian.hpp, nested_marginal.hpp): the chains sample the fixed effects, sigma and
-# the covariances, and each draw's effects are drawn afterwards from their conditional
-# Gaussian. With sampled effects, a gaussian likelihood
-# whose rows fall in few cells of the grouping factors (nested factors: one per inner level)
-# is computed from per-cell statistics instead of a pass over the rows
+# nested terms, are instead integrated out exactly
+# (inst/include/vhmc/model/glm/marginal_gaussian.hpp): the chains sample the fixed effects,
+# sigma and the covariances, and each draw's effects are drawn afterwards from their
+# conditional Gaussian. With sampled effects, a gaussian likelihood whose rows fall in few
+# cells of the grouping factors (crossed factors with few levels) is computed from per-cell
+# statistics instead of a pass over the rows
 # (inst/include/vhmc/model/glm/gaussian_cells.hpp), exactly.
 
 # The model's group-level part: its terms, the parameterisation asked for, and the structure
@@ -39,7 +39,7 @@ check_parameterization <- function(x) {
 }
 
 # Whether the group effects are integrated out: the gaussian family with one group-level term
-# or nested ones (`(1 | g1/g2)`; inst/include/vhmc/model/glm/nested_marginal.hpp), with
+# or nested ones (`(1 | g1/g2)`; inst/include/vhmc/model/glm/marginal_gaussian.hpp), with
 # parameterization = "auto" or "marginal", fitted to the data (not prior_PD), and the
 # per-level statistics (about sum J p (k + P) numbers, P the terms' effects per row) of a
 # reasonable size.

@@ -4,7 +4,7 @@
 #             parameterization = "auto" among centred and non-centred)
 #   cells     per-cell statistics, effects sampled (inst/include/vhmc/model/glm/gaussian_cells.hpp)
 #   marginal  nested effects integrated out, drawn afterwards from their conditional
-#             (inst/include/vhmc/model/glm/nested_marginal.hpp; parameterization = "auto")
+#             (inst/include/vhmc/model/glm/marginal_gaussian.hpp; parameterization = "auto")
 # Models:
 #   nested      simulated, y ~ x + (1 | g1/g2), 100,000 rows, 50 outer x 20 inner levels
 #   nested_thin simulated, the same with 2,000 rows (2 rows per inner level: the data say

@@ -4,8 +4,7 @@
 // eta = blocks + offset), a family (glm/families.hpp), prior terms over the blocks
 // (glm/prior_terms.hpp) and, for the gaussian family, the sufficient statistics
 // (glm/gaussian_stats.hpp; with group-level terms, per cell of the grouping factors,
-// glm/gaussian_cells.hpp, or the terms integrated out, glm/marginal_gaussian.hpp and
-// glm/nested_marginal.hpp). theta = (alpha [if intercept], beta_1..beta_K [times the
+// glm/gaussian_cells.hpp, or the terms integrated out, glm/marginal_gaussian.hpp). theta = (alpha [if intercept], beta_1..beta_K [times the
 // predictors' scales], t [the family's auxiliary parameter on the log scale, if any]).
 // Weights multiply each observation's log likelihood (frequency weights, as rstanarm):
 // weight 2 equals a duplicated row for every family. Binomial: y is the proportion of
@@ -30,7 +29,6 @@
 #include "layout.hpp"
 #include "marginal_gaussian.hpp"
 #include "minibatch_rows.hpp"
-#include "nested_marginal.hpp"
 #include "prior_terms.hpp"
 
 namespace vhmc {
@@ -60,9 +58,9 @@ class GlmPotential {
   // Appends a group-level term (glm/group_term.hpp): its blocks join the layout after the
   // others. The gaussian family then takes the row pass (its sufficient statistics serve the
   // dense block alone) unless use_cells() follows, or the terms are marginal: the gaussian
-  // family's terms with their effects integrated out, no block of effects in the layout; one
-  // term (glm/marginal_gaussian.hpp) or nested ones (glm/nested_marginal.hpp; every term
-  // marginal, throws if they do not nest).
+  // family's terms with their effects integrated out (glm/marginal_gaussian.hpp), no block of
+  // effects in the layout; one term or nested ones (every term marginal; throws if they do
+  // not nest).
   void add_group_term(const GroupTermData& d) {
     const bool gaussian = family_ == GlmFamily::GaussianIdentity;
     const bool sampled = !terms_.empty() && !has_marginal_term();
@@ -73,14 +71,7 @@ class GlmPotential {
     terms_.emplace_back(d, layout_, rel ? aux_ : -1);
     if (d.n != data_->n()) throw std::invalid_argument("a group-level term needs one level per row");
     cells_.reset();
-    if (!d.marginal) return;
-    marginal_.reset();
-    nested_.reset();
-    if (terms_.size() == 1) {
-      marginal_ = std::make_unique<MarginalGaussian>(design_, *stats_, d);
-    } else {
-      nested_ = std::make_unique<NestedMarginal>(design_, *stats_, terms_);
-    }
+    if (d.marginal) marginal_ = std::make_unique<MarginalGaussian>(design_, *stats_, terms_);
   }
   // After the last group-level term: the gaussian likelihood from the cells of the grouping
   // factors (glm/gaussian_cells.hpp) instead of the row pass, exactly; it pays when the rows
@@ -97,11 +88,9 @@ class GlmPotential {
   void marginal_effects(const Vec& theta, Rng* rng, std::vector<Mat>& b) {
     for (GroupTerm& t : terms_) t.prepare(theta, false);
     const Vec q = theta.head(design_.size()) - stats_->b_hat();
-    if (nested_) return nested_->effects(q, theta[aux_], terms_, rng, b);
-    b.resize(1);
-    marginal_->effects(q, theta[aux_], terms_.front().tau(), terms_.front().L(), rng, b[0]);
+    marginal_->effects(q, theta[aux_], terms_, rng, b);
   }
-  bool has_marginal_term() const { return marginal_ || nested_; }
+  bool has_marginal_term() const { return marginal_ != nullptr; }
   const std::vector<GroupTerm>& group_terms() const { return terms_; }
 
   // Without the likelihood: U is the priors' alone (rstanarm's prior_PD), for prior
@@ -258,19 +247,11 @@ class GlmPotential {
     double u = stats_->eval(theta, inv_s2, sum_w_, aux_, g) + priors_.eval(theta, g);
     for (const GroupTerm& t : terms_) u += t.covariance_prior();
     const Vec q = theta.head(design_.size()) - stats_->b_hat();
-    if (nested_) {
-      std::vector<Vec> dtau;
-      std::vector<Mat> dL;
-      u += nested_->eval(q, theta[aux_], terms_, aux_, g, &dtau, &dL);
-      if (g)
-        for (size_t t = 0; t < terms_.size(); ++t) terms_[t].add_covariance_gradient(dtau[t], dL[t], *g);
-      return u;
-    }
-    GroupTerm& t = terms_.front();
-    Vec dtau;
-    Mat dL;
-    u += marginal_->eval(q, theta[aux_], t.tau(), t.L(), aux_, g, &dtau, &dL);
-    if (g) t.add_covariance_gradient(dtau, dL, *g);
+    std::vector<Vec> dtau;
+    std::vector<Mat> dL;
+    u += marginal_->eval(q, theta[aux_], terms_, aux_, g, &dtau, &dL);
+    if (g)
+      for (size_t t = 0; t < terms_.size(); ++t) terms_[t].add_covariance_gradient(dtau[t], dL[t], *g);
     return u;
   }
 
@@ -297,8 +278,7 @@ class GlmPotential {
   std::unique_ptr<GaussianStats> stats_;  // gaussian family: the dense block's statistics
   std::vector<GroupTerm> terms_;
   std::unique_ptr<GaussianCells> cells_;
-  std::unique_ptr<MarginalGaussian> marginal_;  // one term integrated out
-  std::unique_ptr<NestedMarginal> nested_;      // nested terms integrated out
+  std::unique_ptr<MarginalGaussian> marginal_;  // the terms integrated out
   bool prior_only_ = false;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, scratch)
   MinibatchRows batch_;

@@ -12,7 +12,7 @@
 // the node's rows (z_n its term's columns left of the bar), and u's data c_n and B_n. Every
 // row of node n is a row of each of its ancestors, so these are all the cross-products: the
 // joint Z'WZ of the nested terms has no block outside a node's column, and its block
-// elimination from the leaves makes no fill (glm/nested_marginal.hpp).
+// elimination from the leaves makes no fill (glm/marginal_gaussian.hpp).
 #include <algorithm>
 #include <numeric>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
 // Dense kernels on small column-major blocks (p <= 10 rows or columns, given by pointer and
-// leading dimension) for the block elimination of glm/nested_marginal.hpp. A gradient there
+// leading dimension) for the block elimination of glm/marginal_gaussian.hpp. A gradient there
 // runs a few dozen of these per level of the grouping factors, most with p = 1: as plain
 // loops they cost a few nanoseconds each, where an Eigen expression on dynamic-size maps
 // costs tens (its size dispatch), which for 1,000 levels would be most of the gradient.
