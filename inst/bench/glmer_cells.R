@@ -52,8 +52,8 @@ crossed_sim <- function(n, na, nb, seed) {
 models <- list(
   nested = function() list(formula = y ~ x + (1 | g1 / g2), data = nested_sim(1e5, 50, 20, FALSE, 1)),
   nested_thin = function() list(formula = y ~ x + (1 | g1 / g2), data = nested_sim(2000, 50, 20, FALSE, 2)),
-  nested_x = function() list(formula = y ~ x + (1 + x | g1 / g2), data = nested_sim(1e5, 50, 20, TRUE, 3)),
-  crossed = function() list(formula = y ~ x + (1 | a) + (1 | b), data = crossed_sim(1e5, 30, 40, 4))
+  crossed = function() list(formula = y ~ x + (1 | a) + (1 | b), data = crossed_sim(1e5, 30, 40, 4)),
+  nested_x = function() list(formula = y ~ x + (1 + x | g1 / g2), data = nested_sim(1e5, 50, 20, TRUE, 3))
 )
 chosen <- Sys.getenv("VHMC_BENCH_MODELS", "")
 if (nzchar(chosen)) models <- models[strsplit(chosen, ",")[[1]]]
