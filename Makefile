@@ -37,7 +37,7 @@ R_CHECK_ENV := NOT_CRAN=true \
 # hash). A user's own ~/.R/Makevars is still read.
 # Recursive variables: expanded when a recipe runs, after `deps` may have installed ccache.
 CCACHE = $(shell command -v ccache 2>/dev/null)
-CCACHE_ENV = $(if $(CCACHE),CCACHE_DIR=$(abspath $(BUILD))/ccache CCACHE_NOHASHDIR=true CCACHE_BASEDIR=/)
+CCACHE_ENV = $(if $(CCACHE),CCACHE_DIR=$(abspath $(BUILD))/ccache CCACHE_NOHASHDIR=true)
 CCACHE_MAKEVARS = $(if $(CCACHE),R_MAKEVARS_USER=$(abspath $(BUILD))/Makevars.ccache)
 CMAKE_LAUNCHER = $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE))
 

@@ -53,6 +53,24 @@ inline void report_inverse_metric(const LowRankMetric& m, Report& r) {
   r.add("metric_rank", m.rank());
 }
 
+// The split leapfrog (integrator/split_leapfrog.hpp) for the stiff rows of the potential
+// (find_stiff_rows(): a GLM's overload, else none), given the Laplace Hessian at the mode.
+template <class H, class P>
+void use_stiff_rows(H& ham, P& potential, const SplitConfig& sc, const Mat* laplace_hessian) {
+  if (!laplace_hessian || laplace_hessian->size() == 0) return;
+  if (auto rows = find_stiff_rows(potential, *laplace_hessian, sc)) ham.set_stiff_rows(std::move(*rows), sc.resolution);
+}
+// A split leapfrog's row evaluations count as per-observation terms of a chain's gradients.
+inline void count_split(const SplitLeapfrog* s, EvalCounts& c) {
+  if (s) c.obs_grad += s->row_evaluations();
+}
+// Its stiff rows and inner steps per step (at the chain's step size) in the adaptation report.
+inline void report_split(const SplitLeapfrog* s, double step_size, Report& r) {
+  if (!s) return;
+  r.add("stiff_rows", static_cast<double>(s->rows().size()));
+  r.add("inner_steps", static_cast<double>(s->inner_steps(step_size)));
+}
+
 // State and kernel of one chain of an HMC-family sampler.
 template <class Kernel>
 class HmcChain {
@@ -70,20 +88,16 @@ class HmcChain {
   TransitionInfo transition(Rng& rng) { return kernel_.transition(z_, rng); }
   const Vec& position() const { return z_.theta; }
   const PhasePoint& state() const { return z_; }
-  // Gradients; the split leapfrog's row evaluations count as per-observation terms.
   EvalCounts counts() const {
     EvalCounts c = kernel_.hamiltonian().target().counts();
-    if (const SplitLeapfrog* s = kernel_.hamiltonian().split()) c.obs_grad += s->row_evaluations();
+    count_split(kernel_.hamiltonian().split(), c);
     return c;
   }
   unsigned columns() const { return Kernel::kColumns; }
   void adaptation(Report& r) const {
     r.add("step_size", kernel_.step_size());
     report_inverse_metric(kernel_.hamiltonian().metric(), r);
-    if (const SplitLeapfrog* s = kernel_.hamiltonian().split()) {
-      r.add("stiff_rows", static_cast<double>(s->rows().size()));
-      r.add("inner_steps", static_cast<double>(s->inner_steps(kernel_.step_size())));
-    }
+    report_split(kernel_.hamiltonian().split(), kernel_.step_size(), r);
   }
 
  private:
@@ -121,9 +135,7 @@ ChainOutput run_hmc_family(P& potential, M metric, const KernelConfig& kc, const
   using T = Target<P>;
   T target(potential);
   Hamiltonian<T, M> ham(target, std::move(metric));
-  if (laplace_hessian && laplace_hessian->size() > 0) {
-    if (auto rows = find_stiff_rows(potential, *laplace_hessian, sc)) ham.set_stiff_rows(std::move(*rows), sc.resolution);
-  }
+  use_stiff_rows(ham, potential, sc, laplace_hessian);
   K<T, M> kernel(ham, kc);
   HmcChain<K<T, M>> chain(kernel, init, wc.initial_step_size());
   std::unique_ptr<Phase> warmup =

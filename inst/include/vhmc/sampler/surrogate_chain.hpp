@@ -74,12 +74,15 @@ class SurrogateChain {
     c.grad = e.grad + m.grad;
     c.potential = e.potential + m.potential;
     c.surrogate_grad = m.surrogate_grad;
+    count_split(ham_.split(), c);
     return c;
   }
   unsigned columns() const { return kHmcColumns; }
   // The step size (0 before the dynamics took over) and the exploration's adapted metric,
   // or what the dynamics report while they run.
+  // With stiff rows, NUTS's split leapfrog as well (its inner steps at NUTS's step size).
   void adaptation(Report& r) const {
+    report_split(ham_.split(), nuts_.step_size(), r);
     if (motion_.active()) return motion_.adaptation(r, ham_.metric());
     r.add("step_size", fell_back() ? nuts_.step_size() : 0.0);
     report_inverse_metric(ham_.metric(), r);

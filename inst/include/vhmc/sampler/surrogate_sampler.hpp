@@ -35,13 +35,18 @@ inline void report_training_kind(Report& r, const SurrogateConfig& sc) {
 }
 
 // One chain with dynamics D: the exploration, then D's phases. x: the fit's extras (the
-// chain's Laplace metric and the mode's Hessian, when it started from the mode).
+// chain's Laplace metric and the mode's Hessian, when it started from the mode); split: the
+// exploring NUTS's split leapfrog.
 template <class D, class P, class M>
 ChainOutput run_surrogate(P& potential, M metric, const SurrogateConfig& sc, const typename D::Config& dc,
                           const HmcWarmupConfig& wc, const ChainConfig& cfg, const Vec& init, const FitExtras& x,
-                          Callbacks& cb) {
+                          Callbacks& cb, const SplitConfig& split = {}) {
   using Chain = SurrogateChain<P, M, D>;
   Chain chain(potential, std::move(metric), sc, dc, wc, init);
+  // NUTS on the true potential (the exploration, and after a hand-over the sampling) takes
+  // the split leapfrog for stiff rows as nuts() does; its gradients, the training points, are
+  // the full potential's.
+  use_stiff_rows(chain.explore_hamiltonian(), potential, split, x.laplace ? &x.laplace->hessian : nullptr);
   const int explore = std::min(sc.explore, cfg.warmup);
   SurrogateExploration<Chain> exploration(chain, sc, wc, explore, x);
   typename D::template Phases<Chain> after(chain, exploration, sc, dc, wc, cfg);
@@ -62,16 +67,18 @@ struct SurrogateSampler {
     SurrogateConfig surrogate{};
     typename D::Config dynamics{};
     HmcWarmupConfig warmup{};
+    SplitConfig split{};
     static auto fields() {
       return std::make_tuple(field("metric", &Config::metric), field("surrogate", &Config::surrogate),
-                             field("dynamics", &Config::dynamics), field("warmup", &Config::warmup));
+                             field("dynamics", &Config::dynamics), field("warmup", &Config::warmup),
+                             field("split", &Config::split));
     }
   };
   template <class P>
   static ChainOutput run(P& potential, const Config& c, const FitExtras& x, const ChainConfig& cfg,
                          const Vec& init, Callbacks& cb) {
     return with_metric(c.metric, potential.dim(), x.inv_metric, c.warmup.max_rank, [&](auto m) {
-      return run_surrogate<D>(potential, std::move(m), c.surrogate, c.dynamics, c.warmup, cfg, init, x, cb);
+      return run_surrogate<D>(potential, std::move(m), c.surrogate, c.dynamics, c.warmup, cfg, init, x, cb, c.split);
     });
   }
 };
