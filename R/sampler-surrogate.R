@@ -371,6 +371,9 @@ surrogate_info <- function(fit) {
   info$payoff_cost_ratio <- col("payoff_cost_ratio")
   info$efficiency_ratio <- col("efficiency_ratio")
   info$fallback <- as.logical(col("fallback", logical(1)))
+  info$fallback_before_training <- as.logical(col("fallback_before_training", logical(1)))
+  info$best_efficiency_ratio <- col("best_efficiency_ratio")
+  info$predicted_train_seconds <- col("predicted_train_seconds")
   info$fallback_warmup <- col("fallback_warmup")
   if (isTRUE(fit$sampler$riemann)) {
     info$fixed_point_failures <- col("fixed_point_failures")
@@ -386,7 +389,9 @@ check_surrogate <- function(fit) {
   chains <- function(which) sprintf("chain%s %s", if (sum(which) > 1) "s" else "",
                                     paste(info$chain[which], collapse = ", "))
   fell <- !is.na(info$fallback) & info$fallback
-  if (any(fell)) message(fallback_message(info, fell, chains(fell)))
+  early <- fell & !is.na(info$fallback_before_training) & info$fallback_before_training
+  if (any(early)) message(untrained_message(info, early, chains(early)))
+  if (any(fell & !early)) message(fallback_message(info, fell & !early, chains(fell & !early)))
   info <- info[!fell, , drop = FALSE]
   if (!nrow(info)) return(invisible())
   low <- info$accept < 0.1
@@ -427,6 +432,19 @@ fallback_message <- function(info, fell, which) {
     which, f(info$efficiency_ratio), f(info$ess_ratio), f(info$payoff_cost_ratio), f(info$tuning_accept))
 }
 
+# The chains that handed over to NUTS before training, and why (training_payoff.hpp).
+untrained_message <- function(info, early, which) {
+  f <- function(x) paste(format(signif(x[early], 2), trim = TRUE), collapse = ", ")
+  sprintf(paste(
+    "surrogate_hmc: %s continued with NUTS on the true gradient without training a surrogate:",
+    "measured in the exploration, even at best (exact, every proposal accepted) it would reach",
+    "%s times NUTS's efficiency, below the %s a hand-over asks (training predicted to take %s s).",
+    "The gradient is cheap here; the draws after warmup are NUTS's.",
+    "surrogate_hmc(fallback = FALSE) trains and keeps the surrogate. See surrogate_info(fit)."),
+    which, f(info$best_efficiency_ratio), format(core_default("vhmc_surrogate_hmc", "fallback_ratio")),
+    f(info$predicted_train_seconds))
+}
+
 # Say so when an iteration of the surrogate is not clearly cheaper than one of NUTS on the
 # true gradient (both measured in this fit's warmup): then the surrogate cannot pay for its
 # exploration and training, typically because the gradient is already cheap (small N).
@@ -448,6 +466,9 @@ check_surrogate_cost <- function(info, threshold = 2) {
 # One line for print(): surrogate size, training and acceptance, summarised over chains.
 surrogate_line <- function(fit) {
   info <- surrogate_info(fit)
+  untrained <- !is.na(info$fallback_before_training) & info$fallback_before_training
+  if (all(untrained)) return("surrogate: none trained (every chain handed over to NUTS before training)")
+  info <- info[!untrained, , drop = FALSE]
   rng <- function(v, digits) {
     r <- unique(signif(range(v), digits))
     paste(format(r, trim = TRUE), collapse = "-")
@@ -457,5 +478,7 @@ surrogate_line <- function(fit) {
   sprintf("surrogate: %s%s %s bases fitted to %s %ss (held-out gradient error %s); acceptance %s%s",
           quad, rng(info$hidden, 4), info$activation[1], rng(info$n_train, 3), info$train_on[1],
           paste0(rng(100 * info$grad_rel_error, 2), "%"), rng(info$accept, 2),
-          if (isTRUE(fit$sampler$adaptive)) "; adaptive (ARNS-HMC)" else "")
+          paste0(if (isTRUE(fit$sampler$adaptive)) "; adaptive (ARNS-HMC)" else "",
+                 if (any(untrained)) sprintf("; %d chain(s) handed over to NUTS before training", sum(untrained))
+                 else ""))
 }

@@ -6,7 +6,9 @@
 // the Laplace covariance when the chain started from the mode (else by the exploration's
 // covariance), whose highest visited potential also bounds the points. With explore_auto
 // the exploration lasts only as long as the training set needs (done()). What it measured
-// of NUTS (squared jumps, seconds, trajectory lengths) serves the dynamics' tuning after it.
+// of NUTS (squared jumps, seconds, trajectory lengths) serves the dynamics' tuning after it,
+// and surrogate HMC's decision, between drawing the bases and fitting them, whether training
+// will pay at all (TrainingGate below; training_payoff.hpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -58,6 +60,17 @@ inline int tuning_iterations(const SurrogateConfig& sc, const ChainConfig& cfg, 
   const int n = cfg.warmup - explored;
   return cfg.warmup_auto ? std::min(n, sc.tune) : n;
 }
+
+// Asked by the exploration between drawing the surrogate's bases and fitting them whether to
+// fit them at all (surrogate HMC's decision before training, training_payoff.hpp); false:
+// the chain has handed over to NUTS and nothing is trained. `clock`: the chain's (null
+// outside a chain), to time what the decision needs.
+class TrainingGate {
+ public:
+  virtual ~TrainingGate() = default;
+  virtual bool train(const TrainingData& td, RandomBasisNetwork& drawn, const ChainClock* clock) = 0;
+  virtual void report(Report& r) const = 0;
+};
 
 // The exploration: NUTS with its warmup adaptation over `explore` iterations (at most, with
 // explore_auto), recording gradients after a burn-in; at its end the surrogate is trained.
@@ -120,7 +133,13 @@ class SurrogateExploration : public Phase {
     r.add("explore_seconds", seconds_);
     r.add("explore_grads", grads_);
     r.merge(train_report_);
+    if (gate_) gate_->report(r);
   }
+  // The dynamics that may decide against training register here (before the chain runs).
+  void ask_before_training(TrainingGate* gate) { gate_ = gate; }
+  // Whether the quadratic base alone was found to predict held-out gradients well enough:
+  // training then forms no Gram matrix and keeps no bases.
+  bool quadratic_enough() const { return quadratic_ok_; }
 
   double step_size() const { return step_size_; }
   int iterations() const { return done_; }
@@ -163,6 +182,7 @@ class SurrogateExploration : public Phase {
   long traj_n_ = 0, grads_ = 0;
   int done_ = 0;
   Report train_report_;
+  TrainingGate* gate_ = nullptr;
 };
 
 // The Laplace covariance (a chain started from the mode) is the exact scale of a
@@ -173,7 +193,8 @@ Standardizer SurrogateExploration<Chain>::standardizer() const {
   return Standardizer::from_covariance(moments_.mean(), moments_.regularized());
 }
 
-// The chain trains its surrogate (and keeps what it trained); the phase reports it.
+// The chain trains its surrogate (and keeps what it trained); the phase reports it. Between
+// drawing the bases and fitting them, a registered gate may decide against training.
 template <class Chain>
 void SurrogateExploration<Chain>::finish(Rng&) {
   if (jumps_.n() > 0) jump_seconds_ = seconds() - t_burn_;
@@ -183,9 +204,13 @@ void SurrogateExploration<Chain>::finish(Rng&) {
   seconds_ = seconds() - t0_;
   if (chain_.training_set().size() < 10 || moments_.n() < 2)
     throw std::runtime_error("too few exploration iterations to train a surrogate; increase `explore`");
-  const double t_train = seconds();
-  const SurrogateFit fit = chain_.train(standardizer(), U_cut(), sc_.train, laplace_base(), train_report_);
-  fit.report(train_report_, seconds() - t_train);
+  const double t_draw = seconds();
+  const TrainingData td = chain_.draw(standardizer(), U_cut(), sc_.train, train_report_);
+  const double t_drawn = seconds();
+  if (gate_ && !gate_->train(td, chain_.network(), clock())) return;
+  const double t_fit = seconds();  // training's seconds leave out the gate's
+  const SurrogateFit fit = chain_.fit(td, sc_.train, laplace_base(), train_report_);
+  fit.report(train_report_, (t_drawn - t_draw) + (seconds() - t_fit));
 }
 
 }  // namespace vhmc

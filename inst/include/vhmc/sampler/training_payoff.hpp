@@ -1,0 +1,103 @@
+#pragma once
+// Whether training surrogate HMC's network can pay off, decided before it is trained, at the
+// end of the exploration (surrogate_exploration.hpp), from what the exploration measured and
+// what the drawn network costs. The decision at the end of trajectory tuning
+// (surrogate_payoff.hpp) judges a trained surrogate; training is then spent, and on a target
+// whose gradient is cheap it is most of the surrogate's cost: on liver's bank subset
+// (N = 4,521, d = 43) training took 0.3 s per chain for 1,720 bases drawn, where nuts()'s whole
+// call took 1.1 s, and the surrogate handed over after it anyway.
+//
+// Before training, the surrogate's efficiency relative to NUTS over the n iterations left
+// (tuning and sampling) is at most
+//   E = (ESS ratio, best case) x n s_nuts / (s_train + n (s_U + m s_grad)),
+// the same efficiency as at the end of tuning (effective samples per iteration times
+// iterations per second, relative to NUTS's) with the training's seconds s_train added to
+// the surrogate's side: s_nuts the seconds of a NUTS iteration (exploration), s_U those of a
+// true log density (one per surrogate iteration), s_grad those of a gradient of the network
+// as drawn (all its bases; its weights do not change its cost), m the surrogate gradients of
+// an iteration. The best case, for the surrogate: it is exact on the Gaussian that
+// standardises it, so that it accepts every proposal and its trajectory (m steps) is the one
+// the tuning would choose there (trajectory_length.hpp), and its draws have the most
+// effective samples per iteration the AR(1) measure credits (3) or that trajectory's, if
+// fewer; training costs no more than its leading flops (surrogate/trainer.hpp) at the rate of
+// a timed Cholesky factor. NUTS's side is its exploration: its seconds per iteration and its
+// AR(1) effective samples per iteration per coordinate, the ratio's 10% quantile over
+// coordinates as at the end of tuning (Pasarica and Gelman 2010's squared jumps). When even
+// E is below the hand-over ratio (2, the one at the end of tuning), the chain continues with
+// NUTS without training. Training's choice of fewer bases (s/4, s/16 or none) is not
+// assumed: it depends on held-out errors of the fit, which is what would not be paid for.
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/Cholesky>
+
+#include "../base/report.hpp"
+#include "../base/types.hpp"
+#include "../driver/chain_clock.hpp"
+
+namespace vhmc {
+
+// What the decision uses (seconds; n the iterations after training).
+struct TrainingCosts {
+  double sec_nuts = NAN;       // a NUTS iteration
+  double sec_potential = NAN;  // a true log density
+  double sec_grad = NAN;       // a gradient of the network as drawn
+  double sec_train = NAN;      // training, predicted
+  double steps = NAN;          // surrogate gradients per iteration, best case
+  double ess_ratio = NAN;      // effective samples per iteration relative to NUTS's, best case
+  double n = 0.0;              // tuning and sampling iterations
+};
+
+struct TrainingPayoff {
+  double efficiency = NAN, cost_ratio = NAN, train_seconds = NAN;
+  bool fallback = false;
+  void report(Report& r) const {
+    r.add("best_efficiency_ratio", efficiency);
+    r.add("best_cost_ratio", cost_ratio);
+    r.add("predicted_train_seconds", train_seconds);
+    r.add("fallback_before_training", fallback);
+  }
+};
+
+// The decision (the formula above): fallback when E is finite and below `ratio`.
+inline TrainingPayoff decide_training(const TrainingCosts& c, double ratio) {
+  TrainingPayoff p;
+  p.train_seconds = c.sec_train;
+  const double surrogate = c.sec_train + c.n * (c.sec_potential + c.steps * c.sec_grad);
+  p.cost_ratio = surrogate > 0 ? c.n * c.sec_nuts / surrogate : NAN;
+  p.efficiency = c.ess_ratio * p.cost_ratio;
+  p.fallback = std::isfinite(p.efficiency) && p.efficiency < ratio;
+  return p;
+}
+
+// Mean seconds of f() by the chain's clock, called until min_seconds have passed and at
+// least min_calls times (at most max_calls): one call of a microsecond is below the clock's
+// resolution and noise, and an expensive target is timed once.
+template <class F>
+double seconds_per_call(const ChainClock& clock, F&& f, int min_calls, int max_calls, double min_seconds) {
+  const double t0 = clock.seconds();
+  int calls = 0;
+  double t = 0.0;
+  while (calls < max_calls && (calls < min_calls || t < min_seconds)) {
+    f();
+    ++calls;
+    t = clock.seconds() - t0;
+  }
+  return t / static_cast<double>(calls);
+}
+
+// Seconds per floating-point operation of a dense Cholesky factor of order m (what a ridge
+// fit's Gram matrix and solve run at), timed once on a well-conditioned matrix built before
+// the clock starts.
+inline double seconds_per_flop(const ChainClock& clock, int m) {
+  const Eigen::Index k = std::max(1, m);
+  const Mat A = Mat::Constant(k, k, 1.0) + static_cast<double>(k) * Mat::Identity(k, k);
+  Eigen::LLT<Mat> llt(k);
+  const double t0 = clock.seconds();
+  llt.compute(A);
+  const double t = clock.seconds() - t0;
+  const double kd = static_cast<double>(k);
+  return llt.info() == Eigen::Success ? t / (kd * kd * kd / 3.0) : NAN;
+}
+
+}  // namespace vhmc
