@@ -51,14 +51,14 @@ class TrainingCheck : public TrainingGate {
     const Vec theta = chain_.explore_state().theta;
     auto& potential = chain_.potential();
     volatile double sink = 0.0;  // the value is used: no compiler may drop the evaluation
-    c.sec_potential = seconds_per_call(clock, [&] { sink = potential.U(theta); }, 1, 100, 1e-3);
+    c.sec_potential = fastest_seconds_per_call(clock, [&] { sink = potential.U(theta); }, 2e-4);
     Vec x(d), g(d);
     long k = 0;
     const long n_fit = td.fit_theta.rows();
-    c.sec_grad = seconds_per_call(clock, [&] {
+    c.sec_grad = fastest_seconds_per_call(clock, [&] {
       x = td.fit_theta.row(k++ % n_fit).transpose();
       drawn.grad(x, g);
-    }, 5, 1000, 1e-3);
+    }, 2e-4);
     // The rate of a factor of order s/4 (at least 64): 1/64 of the fit's own factor.
     const double flop = seconds_per_flop(clock, std::min(s, std::max(64, s / 4)));
     c.sec_train = flop * ridge_fit_flops(static_cast<double>(n_fit), s, d, sc_.train.train_on_gradient,
