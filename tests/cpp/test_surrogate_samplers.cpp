@@ -514,6 +514,17 @@ TEST_CASE("What the decision before training measures and predicts", "[surrogate
   }, 1e-4);
   CHECK(calls == 1);
   CHECK(slow >= 1e-3);
+  // NUTS at its fastest: the least seconds per gradient over chunks of 2 iterations (the
+  // first call starts the clock): (2 - 0) / 20 and (6 - 2) / 20, the first.
+  vhmc::FastestRate rate(2);
+  CHECK(std::isnan(rate.fastest()));
+  rate.add(0.0, 7.0);
+  rate.add(1.0, 10.0);
+  CHECK(std::isnan(rate.fastest()));
+  rate.add(2.0, 10.0);
+  rate.add(5.0, 10.0);
+  rate.add(6.0, 10.0);
+  CHECK(rate.fastest() == Approx(0.1));
   const double flop = vhmc::seconds_per_flop(clock, 64);
   CHECK(std::isfinite(flop));
   CHECK(flop > 0.0);

@@ -19,6 +19,7 @@
 #include "../driver/fit_extras.hpp"
 #include "hmc_family.hpp"
 #include "surrogate_payoff.hpp"
+#include "training_payoff.hpp"
 #include "../surrogate/train_surrogate.hpp"
 
 namespace vhmc {
@@ -107,8 +108,11 @@ class SurrogateExploration : public Phase {
     adapter_->observe(t, info, rng);
     done_ = t + 1;
     if (t >= burn_) {
-      if (jumps_.n() == 0 && t == burn_) t_burn_ = seconds();
+      const double now = seconds();
+      if (jumps_.n() == 0 && t == burn_) t_burn_ = now;
       jumps_.add(chain_.explore_state().theta);
+      rate_.add(now, info.n_leapfrog);
+      leapfrogs_ += info.n_leapfrog;
     }
     if (sc_.explore_auto ? t >= burn_ : 2 * t >= explore_) {
       moments_.add(chain_.explore_state().theta);
@@ -151,6 +155,12 @@ class SurrogateExploration : public Phase {
   // NUTS after the burn-in: squared jumps per coordinate and seconds per iteration.
   const JumpMeter& jumps() const { return jumps_; }
   double seconds_per_iteration() const { return jumps_.n() > 0 ? jump_seconds_ / jumps_.n() : NAN; }
+  // The same at NUTS's fastest seconds per gradient over chunks of iterations (training_payoff.hpp):
+  // the cost of its iterations without the machine's other load.
+  double fastest_seconds_per_iteration() const {
+    return jumps_.n() > 0 ? rate_.fastest() * static_cast<double>(leapfrogs_) / static_cast<double>(jumps_.n() + 1)
+                          : NAN;
+  }
   // 4/3 of the exploration's mean NUTS integration time (second half), 0 without
   // iterations: the longest surrogate trajectory when the frequencies give none.
   double trajectory_cap() const { return traj_n_ > 0 ? 4.0 / 3.0 * traj_sum_ / traj_n_ : 0.0; }
@@ -177,6 +187,8 @@ class SurrogateExploration : public Phase {
   std::unique_ptr<Phase> adapter_;
   WelfordDense moments_;
   JumpMeter jumps_;
+  FastestRate rate_;  // NUTS's seconds per gradient after the burn-in
+  long leapfrogs_ = 0;
   double jump_seconds_ = 0.0, t_burn_ = 0.0, t0_ = 0.0;  // t_: the chain's clock (seconds())
   double U_state_max_ = -kInf, traj_sum_ = 0.0, step_size_ = 0.0, seconds_ = 0.0;
   long traj_n_ = 0, grads_ = 0;

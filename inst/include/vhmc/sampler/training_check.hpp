@@ -47,7 +47,7 @@ class TrainingCheck : public TrainingGate {
   TrainingCosts costs(const TrainingData& td, RandomBasisNetwork& drawn, const ChainClock& clock) {
     TrainingCosts c;
     const int d = chain_.dim(), s = drawn.hidden();
-    c.sec_nuts = explore_.seconds_per_iteration();
+    c.sec_nuts = explore_.fastest_seconds_per_iteration();
     const Vec theta = chain_.explore_state().theta;
     auto& potential = chain_.potential();
     volatile double sink = 0.0;  // the value is used: no compiler may drop the evaluation

@@ -20,9 +20,12 @@
 // the tuning would choose there (trajectory_length.hpp), and its draws have the most
 // effective samples per iteration the AR(1) measure credits (3) or that trajectory's, if
 // fewer; training costs no more than its leading flops (surrogate/trainer.hpp) at the rate of
-// a timed Cholesky factor. NUTS's side is its exploration: its seconds per iteration and its
-// AR(1) effective samples per iteration per coordinate, the ratio's 10% quantile over
-// coordinates as at the end of tuning (Pasarica and Gelman 2010's squared jumps). When even
+// a timed Cholesky factor. NUTS's side is its exploration: its gradients per iteration at its
+// fastest seconds per gradient (over chunks of 5 iterations), and its AR(1) effective
+// samples per iteration per coordinate, the ratio's 10% quantile over coordinates as at the
+// end of tuning (Pasarica and Gelman 2010's squared jumps). Both sides are timed at their
+// fastest (FastestRate, fastest_seconds_per_call()): on a machine others load, a mean of a
+// few milliseconds of a cheap target varied 4-fold between runs. When even
 // E is below the hand-over ratio (2, the one at the end of tuning), the chain continues with
 // NUTS without training. Training's choice of fewer bases (s/4, s/16 or none) is not
 // assumed: it depends on held-out errors of the fit, which is what would not be paid for.
@@ -39,7 +42,7 @@ namespace vhmc {
 
 // What the decision uses (seconds; n the iterations after training).
 struct TrainingCosts {
-  double sec_nuts = NAN;       // a NUTS iteration
+  double sec_nuts = NAN;       // a NUTS iteration (its fastest gradients, FastestRate)
   double sec_potential = NAN;  // a true log density
   double sec_grad = NAN;       // a gradient of the network as drawn
   double sec_train = NAN;      // training, predicted
@@ -97,6 +100,35 @@ double fastest_seconds_per_call(const ChainClock& clock, F&& f, double min_secon
   }
   return best;
 }
+
+// The fastest rate of work done over chunks of `chunk` successive calls of add() (e.g. a
+// chain's iterations and their gradients): seconds per unit of work, the least over complete
+// chunks (NaN before one is complete or without work). As fastest_seconds_per_call(): a
+// chunk the machine's other work interrupted is slower, never faster.
+class FastestRate {
+ public:
+  explicit FastestRate(int chunk = 5) : chunk_(chunk) {}
+  // now: the clock after the call; work: the call's work.
+  void add(double now, double work) {
+    if (!started_) {
+      started_ = true;
+      t0_ = now;
+      return;  // the first call only starts the clock
+    }
+    work_ += work;
+    if (++calls_ < chunk_) return;
+    if (work_ > 0) best_ = std::min(best_, (now - t0_) / work_);
+    t0_ = now;
+    work_ = 0.0;
+    calls_ = 0;
+  }
+  double fastest() const { return std::isfinite(best_) ? best_ : NAN; }
+
+ private:
+  int chunk_, calls_ = 0;
+  bool started_ = false;
+  double t0_ = 0.0, work_ = 0.0, best_ = kInf;
+};
 
 // Seconds per floating-point operation of a dense Cholesky factor of order m (what a ridge
 // fit's Gram matrix and solve run at) on a well-conditioned matrix built before the clock
