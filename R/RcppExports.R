@@ -33,6 +33,10 @@ vhmc_glm_reported_marginal <- function(model, theta, seed) {
     .Call(`_vhmc_vhmc_glm_reported_marginal`, model, theta, seed)
 }
 
+vhmc_group_cells <- function(terms) {
+    .Call(`_vhmc_vhmc_group_cells`, terms)
+}
+
 vhmc_glm_gram <- function(model) {
     .Call(`_vhmc_vhmc_glm_gram`, model)
 }

@@ -84,11 +84,17 @@ collect_chains <- function(results, target, start) {
        counts = chain_counts(results, start), timing = chain_timing(results))
 }
 
-# The final step size and inverse metric of a chain, named by the sampler's coordinates.
+# The final step size and inverse metric of a chain, named by the sampler's coordinates, and
+# for a split leapfrog its stiff rows and inner steps per step.
 chain_adaptation <- function(r, names) {
   inv <- r$adaptation$inv_metric
   if (is.matrix(inv)) dimnames(inv) <- list(names, names) else inv <- stats::setNames(as.numeric(inv), names)
-  list(step_size = r$adaptation$step_size, inv_metric = inv)
+  out <- list(step_size = r$adaptation$step_size, inv_metric = inv)
+  if (!is.null(r$adaptation$stiff_rows)) {
+    out$stiff_rows <- as.integer(r$adaptation$stiff_rows)
+    out$inner_steps <- as.integer(r$adaptation$inner_steps)
+  }
+  out
 }
 
 # Evaluations per chain; n_grad counts every gradient (start, warmup and sampling); the start's

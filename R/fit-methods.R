@@ -38,8 +38,12 @@ glmer_header <- function(x) {
             if (isTRUE(g$marginal)) "integrated out (effects drawn from their conditional)" else
               if (isTRUE(g$centred[t])) "centred" else "non-centred")
   }, "")
-  paste0("group-level terms: ", paste(terms, collapse = "; "),
-         " (parameterization = \"", g$parameterization, "\")")
+  c(paste0("group-level terms: ", paste(terms, collapse = "; "),
+           " (parameterization = \"", g$parameterization, "\")"),
+    if (identical(g$likelihood, "cells")) {
+      sprintf("gaussian likelihood from per-cell statistics: %s cells of the grouping factors, %s rows",
+              format(g$cells, big.mark = ","), format(length(g$terms[[1L]]$group), big.mark = ","))
+    })
 }
 
 # "1000", or "automatic, 200-260 iterations (at most 1000)".

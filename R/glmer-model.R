@@ -4,15 +4,22 @@
 # The joint posterior has no mode (the density is unbounded as a standard deviation goes to
 # 0 with its effects), so the chains start from the mode of the non-centred
 # parameterisation, where it exists; each term is then sampled centred or non-centred,
-# whichever its data favour (R/glmer-start.R). The gaussian family's single term is instead
-# integrated out exactly (inst/include/vhmc/model/glm/marginal_gaussian.hpp): the chains
-# sample the fixed effects, sigma and the covariance, and each draw's effects are drawn
-# afterwards from their conditional Gaussian.
+# whichever its data favour (R/glmer-start.R). The gaussian family's single term, or its
+# nested terms, are instead integrated out exactly
+# (inst/include/vhmc/model/glm/marginal_gaussian.hpp): the chains sample the fixed effects,
+# sigma and the covariances, and each draw's effects are drawn afterwards from their
+# conditional Gaussian. With sampled effects, a gaussian likelihood whose rows fall in few
+# cells of the grouping factors (crossed factors with few levels) is computed from per-cell
+# statistics instead of a pass over the rows
+# (inst/include/vhmc/model/glm/gaussian_cells.hpp), exactly.
 
-# The model's group-level part: its terms and the parameterisation asked for.
+# The model's group-level part: its terms, the parameterisation asked for, and the structure
+# of the grouping factors (`cells`, their distinct combinations of levels among the rows, and
+# whether they are `nested`; inst/include/vhmc/model/glm/group_cells.hpp, nested_tree.hpp).
 glmer_model <- function(bars, mf, parameterization) {
   terms <- glmer_terms(bars, mf)
   list(terms = terms, parameterization = parameterization, xlevels = bar_xlevels(bars, mf),
+       structure = vhmc_group_cells(terms),
        ngrps = vapply(split(vapply(terms, function(t) length(t$levels), 1L),
                             vapply(terms, `[[`, "", "group_name")), `[`, 1L, 1L))
 }
@@ -32,15 +39,18 @@ check_parameterization <- function(x) {
 }
 
 # Whether the group effects are integrated out: the gaussian family with one group-level term
-# (with parameterization = "auto" or "marginal"), fitted to the data (not prior_PD), and the
-# per-level statistics (J p (k + p) numbers) of a reasonable size.
+# or nested ones (`(1 | g1/g2)`; inst/include/vhmc/model/glm/marginal_gaussian.hpp), with
+# parameterization = "auto" or "marginal", fitted to the data (not prior_PD), and the
+# per-level statistics (about sum J p (k + P) numbers, P the terms' effects per row) of a
+# reasonable size.
 glmer_marginal <- function(model, family, prior_PD) {
   g <- model$glmer
   if (g$parameterization %in% c("centered", "noncentered")) return(FALSE)
-  term <- g$terms[[1L]]
-  size <- length(term$levels) * term$p * (ncol(model$x) + term$p)
+  P <- sum(vapply(g$terms, `[[`, 1L, "p"))
+  size <- sum(vapply(g$terms, function(t) length(t$levels) * t$p * (ncol(model$x) + P), 1))
+  nt <- length(g$terms)
   why <- if (family$family != "gaussian" || family$link != "identity") "the family is not gaussian(identity)" else
-    if (length(g$terms) > 1L) sprintf("the formula has %d group-level terms, not one", length(g$terms)) else
+    if (nt > 1L && !g$structure$nested) sprintf("the formula has %d group-level terms whose factors are not nested", nt) else
       if (isTRUE(prior_PD)) "prior_PD = TRUE leaves out the likelihood" else
         if (size > 5e7) sprintf("its per-level statistics would hold %.3g numbers", size)
   if (is.null(why)) return(TRUE)
@@ -49,6 +59,31 @@ glmer_marginal <- function(model, family, prior_PD) {
              "Use \"auto\", \"centered\" or \"noncentered\".")
   }
   FALSE
+}
+
+# How the gaussian likelihood with sampled effects is computed: from per-cell statistics
+# (`use`) when the family is gaussian(identity), the likelihood is in (not prior_PD), and the
+# cells (distinct combinations of the grouping factors' levels among the rows) are few
+# enough that a gradient from them is cheaper than the row pass (glmer_cells_pay());
+# options(vhmc.glmer_cells = FALSE) keeps the row pass, TRUE asks for the cells wherever
+# they apply (for benchmarks and tests). `count` is the number of cells.
+glmer_cells <- function(model, family, prior_PD) {
+  opt <- getOption("vhmc.glmer_cells", "auto")
+  if (!(identical(opt, "auto") || isTRUE(opt) || isFALSE(opt))) {
+    stop_arg("options(vhmc.glmer_cells)", "must be \"auto\", TRUE or FALSE", "Reset it with options(vhmc.glmer_cells = NULL).")
+  }
+  count <- model$glmer$structure$cells
+  P <- sum(vapply(model$glmer$terms, `[[`, 1L, "p"))
+  fits <- count * P * (P + ncol(model$x)) <= 5e7  # the statistics' size
+  use <- family$family == "gaussian" && family$link == "identity" && !isTRUE(prior_PD) && !isFALSE(opt) && fits &&
+    (isTRUE(opt) || glmer_cells_pay(length(model$y), count, P, ncol(model$x)))
+  list(use = use, count = count)
+}
+
+# Whether a gradient from `cells` cells (P effects and k fixed-effect columns each) is
+# cheaper than the row pass over n rows.
+glmer_cells_pay <- function(n, cells, P, k) {
+  cells * P * (P + 2 * k) < n * (P + k)
 }
 
 # The core's list of terms, each centred or not (`centred`, one flag per term).
@@ -105,12 +140,16 @@ fit_glmer_model <- function(model, family, prior_args, sampler, args, seed, init
   spec <- glm_spec(model, family, priors)
   nt <- length(model$glmer$terms)
   marginal <- glmer_marginal(model, family, isTRUE(spec$prior_only))
+  cells <- glmer_cells(model, family, isTRUE(spec$prior_only))
+  spec$cells <- cells$use
   target_nc <- glmer_target(spec, model, priors, rep(FALSE, nt))
   check_prior_pd(model, priors)
   check_identified(model, family, priors, spec, target_nc, separation = FALSE)
   seed <- resolve_seed(seed)
   model$priors <- priors
   model$glmer$marginal <- marginal
+  model$glmer$cells <- cells$count
+  model$glmer$likelihood <- if (marginal) "marginal" else if (cells$use) "cells" else "rows"
   target <- if (marginal) glmer_marginal_target(spec, model, priors, sampler, init, seed, args, progress) else
     glmer_sampled_target(spec, model, family, priors, target_nc, sampler, init, seed, args, progress)
   model$glmer$centred <- target$centred
@@ -137,12 +176,13 @@ glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler
 # covariance) has a mode, which L-BFGS finds as for the non-centred one; the effects are drawn
 # with the fit's seed.
 glmer_marginal_target <- function(spec, model, priors, sampler, init, seed, args, progress) {
-  target <- glmer_target(spec, model, priors, FALSE, marginal = TRUE, seed = seed)
+  spec$cells <- FALSE
+  target <- glmer_target(spec, model, priors, rep(FALSE, length(model$glmer$terms)), marginal = TRUE, seed = seed)
   inits <- glm_inits("random", target, spec, args$chains, seed)
   start <- catch_interrupt(glmer_mode_start(sampler, target, inits, init, seed, progress))
   target$start <- function(...) start
   target$inits <- start$inits
-  target$centred <- FALSE
+  target$centred <- rep(FALSE, length(model$glmer$terms))
   target
 }
 

@@ -79,12 +79,17 @@
 #'   priors imply. The data still set the design and the autoscaled priors.
 #' @param parameterization For formulas with group-level terms: `"auto"` (default)
 #'   integrates the effects out when the family is gaussian and there is one group-level
-#'   term (the chains sample the fixed effects, sigma and the covariance; each draw's
-#'   effects are then drawn from their conditional normal), and otherwise samples each term
-#'   centred when its data say more about a level's effects than the prior does, and
-#'   non-centred otherwise (Papaspiliopoulos, Roberts and Skold 2007); `"marginal"`,
-#'   `"centered"` or `"noncentered"` ask for one of these. The choice is in
-#'   `fit$model$glmer$marginal`, `fit$model$glmer$centred` and in `print()`.
+#'   term or nested ones (`(1 | g1/g2)`; the chains sample the fixed effects, sigma and the
+#'   covariances; each draw's effects are then drawn from their conditional normal), and
+#'   otherwise samples each term centred when its data say more about a level's effects
+#'   than the prior does, and non-centred otherwise (Papaspiliopoulos, Roberts and Skold
+#'   2007); `"marginal"`, `"centered"` or `"noncentered"` ask for one of these. The choice
+#'   is in `fit$model$glmer$marginal`, `fit$model$glmer$centred` and in `print()`. A
+#'   gaussian likelihood with sampled effects is computed, exactly, from sums over the cells
+#'   of the grouping factors (their distinct combinations of levels) instead of the rows
+#'   when the cells are far fewer than the rows (`fit$model$glmer$likelihood` is then
+#'   `"cells"`, and `print()` says so); `options(vhmc.glmer_cells = FALSE)` keeps the pass
+#'   over the rows, `TRUE` asks for the cells wherever they apply.
 #' @param ... Must be empty; here so that misspelt arguments give an error.
 #' @return A `vhmc_fit` (class `c("vhmc_glm", "vhmc_fit")`). Besides the methods of every
 #'   fit ([print.vhmc_fit()], [summary.vhmc_fit()], [as_draws_array.vhmc_fit()], ...), GLM

@@ -40,6 +40,23 @@
 #' 0.26 bulk effective draws per gradient against 0.0023 with `"diag"` and 0.0081 with Stan's
 #' warmup (inst/bench/warmup.R has the full comparison).
 #'
+#' @section Stiff rows of a logistic or probit GLM:
+#' A rare category that (nearly) separates the responses of a binomial GLM (a factor level
+#' whose few rows are all failures, a singleton dummy) puts a wall on one side of its
+#' coefficient that curves thousands of times more sharply than the rest of the posterior,
+#' and every leapfrog step would have to be small enough to cross it: on the full a9a
+#' design (32,402 rows, 118 coefficients) the step size fell to 0.016 and trees grew to
+#' 255 steps. When [vhmc_glm()] starts from the mode (the default), `nuts()` and [hmc()]
+#' therefore find the rows whose curvature can exceed 10 times the posterior's at the mode
+#' (at most 256) and integrate their likelihood by as many smaller inner steps as its
+#' stiffest wall needs within each leapfrog step (the split leapfrog of split HMC, Shahbaba
+#' et al. 2014). The composed step is symplectic and reversible, so the sampler stays
+#' exact, and the inner steps cost a few numbers per stiff row, not a pass over the data. On
+#' a9a the step size became 0.42 with trees of 7-15 steps, and 2 chains finished in under
+#' two minutes (more than 21 minutes before). `fit$adaptation[[chain]]$stiff_rows` and
+#' `$inner_steps` say when it was used. Families whose curvature has no bound (poisson,
+#' negative binomial, Gamma) and multilevel models are integrated as before.
+#'
 #' @param adapt_delta Target mean acceptance statistic for step-size adaptation, in (0, 1).
 #'   Raise it (e.g. 0.95) to remove divergences caused by a too large step size.
 #' @param max_treedepth Maximum number of trajectory doublings (at most 2^max_treedepth - 1
@@ -57,6 +74,9 @@
 #' nuts(adaptation = "stan")  # Stan's warmup
 #' @references Seyboldt, A., Carlson, E. and Carpenter, B. (2026). Preconditioning Hamiltonian
 #'   Monte Carlo by minimizing Fisher divergence. arXiv:2603.18845.
+#'
+#'   Shahbaba, B., Lan, S., Johnson, W. O. and Neal, R. M. (2014). Split Hamiltonian Monte
+#'   Carlo. Statistics and Computing, 24, 339-349.
 #' @export
 nuts <- function(adapt_delta = 0.8, max_treedepth = 10, metric = c("low_rank", "diag", "dense", "unit"),
                  adaptation = c("fisher", "stan")) {

@@ -115,6 +115,17 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// vhmc_group_cells
+Rcpp::List vhmc_group_cells(Rcpp::List terms);
+RcppExport SEXP _vhmc_vhmc_group_cells(SEXP termsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type terms(termsSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_group_cells(terms));
+    return rcpp_result_gen;
+END_RCPP
+}
 // vhmc_glm_gram
 Rcpp::NumericMatrix vhmc_glm_gram(SEXP model);
 RcppExport SEXP _vhmc_vhmc_glm_gram(SEXP modelSEXP) {
@@ -230,6 +241,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_glm_layout", (DL_FUNC) &_vhmc_vhmc_glm_layout, 1},
     {"_vhmc_vhmc_glm_reported", (DL_FUNC) &_vhmc_vhmc_glm_reported, 3},
     {"_vhmc_vhmc_glm_reported_marginal", (DL_FUNC) &_vhmc_vhmc_glm_reported_marginal, 3},
+    {"_vhmc_vhmc_group_cells", (DL_FUNC) &_vhmc_vhmc_group_cells, 1},
     {"_vhmc_vhmc_glm_gram", (DL_FUNC) &_vhmc_vhmc_glm_gram, 1},
     {"_vhmc_vhmc_column_summary", (DL_FUNC) &_vhmc_vhmc_column_summary, 2},
     {"_vhmc_vhmc_drop_row_names", (DL_FUNC) &_vhmc_vhmc_drop_row_names, 1},

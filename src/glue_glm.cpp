@@ -63,6 +63,7 @@ struct GlmModel {
              REAL(y), optional(weights), optional(offset), optional(center), optional(scale)),
         potential(make_potential(spec, with_response_scale(data, spec))) {
     if (spec.containsElementNamed("groups")) add_group_terms(spec["groups"]);
+    if (spec.containsElementNamed("cells") && Rcpp::as<bool>(spec["cells"])) use_cells();
     if (spec.containsElementNamed("prior_only")) potential.set_prior_only(Rcpp::as<bool>(spec["prior_only"]));
   }
 
@@ -99,6 +100,13 @@ struct GlmModel {
       } catch (const std::invalid_argument& e) {
         Rcpp::stop(std::string("internal: ") + e.what());
       }
+    }
+  }
+  void use_cells() {
+    try {
+      potential.use_cells();
+    } catch (const std::invalid_argument& e) {
+      Rcpp::stop(std::string("internal: ") + e.what());
     }
   }
   static const vhmc::GlmData& with_response_scale(vhmc::GlmData& data, const Rcpp::List& spec) {
@@ -237,6 +245,32 @@ Rcpp::NumericMatrix vhmc_glm_reported_marginal(SEXP model, Rcpp::NumericMatrix t
     for (Eigen::Index j = 0; j < mapped.size(); ++j) out(s, j) = mapped[j];
   }
   return out;
+}
+
+// The cells of the grouping factors of R/glmer-terms.R's terms (their distinct combinations
+// of levels among the rows; model/glm/group_cells.hpp) and whether the terms are nested
+// (model/glm/nested_tree.hpp), for R's choice of how the gaussian likelihood is computed.
+// [[Rcpp::export]]
+Rcpp::List vhmc_group_cells(Rcpp::List terms) {
+  std::vector<vhmc::GroupTermData> data(terms.size());
+  std::vector<const vhmc::GroupTermData*> ptrs;
+  std::vector<Rcpp::IntegerVector> groups;
+  for (R_xlen_t t = 0; t < terms.size(); ++t) {
+    const Rcpp::List g = terms[t];
+    groups.push_back(g["group"]);
+    data[t].levels = Rcpp::as<Rcpp::CharacterVector>(g["levels"]).size();
+    data[t].n = groups.back().size();
+    data[t].group = INTEGER(groups.back());
+    ptrs.push_back(&data[t]);
+  }
+  try {
+    const vhmc::GroupCells cells = vhmc::group_cells(ptrs);
+    vhmc::NestedTree tree;
+    const bool nested = vhmc::nested_structure(cells, ptrs, tree);
+    return Rcpp::List::create(Rcpp::_["cells"] = static_cast<double>(cells.count()), Rcpp::_["nested"] = nested);
+  } catch (const std::invalid_argument& e) {
+    Rcpp::stop(std::string("internal: ") + e.what());
+  }
 }
 
 // Weighted Gram matrix of the design in the sampler's coordinates (centred, scaled columns),

@@ -47,8 +47,9 @@ DEB_PKGS="r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-coda r-cran-posterior r
   r-cran-withr r-cran-loo r-cran-bayesplot r-cran-rstantools r-cran-pkgbuild r-cran-lme4
   r-cran-rdpack catch2 pandoc"
 DEB_BENCH_PKGS="r-cran-rstan r-cran-mcmcpack r-cran-rstanarm"
-# Tools that count as present when the command exists, however it was installed.
-declare -A TOOL_PKG=([cmake]=cmake [g++]=g++ [make]=make)
+# Tools that count as present when the command exists, however it was installed. ccache
+# is optional: with it, make check compiles the package once for R CMD build and R CMD check.
+declare -A TOOL_PKG=([cmake]=cmake [g++]=g++ [make]=make [ccache]=ccache)
 
 did_something=0
 

@@ -183,8 +183,9 @@ TEST_CASE("marginal gaussian term: the effects' conditional is the dense one", "
   pot.add_group_term(term(prob, cols, CovPriorKind::Lkj, true));
   vhmc::Rng rng(8, 8);
   const Vec theta = random_theta(pot.dim(), rng);
-  Mat mean;
-  pot.marginal_effects(theta, nullptr, mean);
+  std::vector<Mat> means;
+  pot.marginal_effects(theta, nullptr, means);
+  const Mat& mean = means.front();
   // Dense: b_j | . ~ N(M^-1 Z_j' r_j / s2, M^-1), M = Sigma^-1 + Z_j'Z_j / s2.
   const vhmc::GroupTerm& t = pot.group_terms()[0];
   const Mat T = t.tau().asDiagonal() * t.L();
@@ -198,11 +199,11 @@ TEST_CASE("marginal gaussian term: the effects' conditional is the dense one", "
   const int draws = 40000;
   Mat sum = Mat::Zero(cols, prob.J), sq = Mat::Zero(cols, prob.J);
   vhmc::Rng draw_rng(9, 9);
-  Mat b;
+  std::vector<Mat> b;
   for (int s = 0; s < draws; ++s) {
     pot.marginal_effects(theta, &draw_rng, b);
-    sum += b;
-    sq += b.cwiseProduct(b);
+    sum += b.front();
+    sq += b.front().cwiseProduct(b.front());
   }
   for (int j = 0; j < prob.J; ++j) {
     Mat M = Sinv;

@@ -281,3 +281,91 @@ test_that("nuts, hmc and rwm sample multilevel models; the others are refused be
   expect_error(vhmc_glm(y ~ x + (1 | g1), data = d, prior_covariance = normal()), "must be decov\\(\\) or lkj\\(\\)")
   expect_error(vhmc_glm(y ~ x + (1 | g1), data = d, parameterization = "centred"), "must be one of \"auto\"")
 })
+
+# Nested data: `n_outer` outer levels with `per` inner levels each (lme4's (1 | g1/g2)).
+nested_data <- function(n = 600, n_outer = 8, per = 5, seed = 1) {
+  set.seed(seed)
+  o <- sample(n_outer, n, TRUE)
+  i <- sample(per, n, TRUE)
+  d <- data.frame(x = rnorm(n), u = runif(n), g1 = factor(o), g2 = factor(i), w = sample(1:3, n, TRUE),
+                  off = rnorm(n, 0, 0.1))
+  d$y <- 1 + 0.5 * d$x + rnorm(n_outer)[o] + 0.6 * rnorm(n_outer * per)[(o - 1) * per + i] +
+    0.3 * rnorm(n_outer)[o] * d$x + rnorm(n)
+  d
+}
+
+# The potential of a fitted multilevel model with every term centred or not (`centred`),
+# with its gaussian likelihood from the cells (`cells`) or the row pass.
+fit_potential <- function(fit, centred, cells) {
+  model <- fit$model
+  spec <- vhmc:::glm_spec(model, vhmc:::resolve_family(gaussian()), model$priors)
+  spec$groups <- vhmc:::glmer_spec_groups(model, model$priors, spec$y_scale, centred)
+  spec$cells <- cells
+  ptr <- vhmc:::vhmc_glm_model(spec)
+  list(dim = vhmc:::vhmc_glm_layout(ptr)$dim, eval = function(theta) vhmc:::vhmc_glm_potential(ptr, theta))
+}
+
+test_that("the gaussian likelihood from cells equals the row pass's (nested, several terms, one term)", {
+  d <- nested_data()
+  forms <- list(y ~ x + (1 | g1 / g2), y ~ x + (x | g1 / g2), y ~ x + (1 + u | g1) + (1 | g2),
+                y ~ x + (x | g1:g2))
+  set.seed(3)
+  for (f in forms) {
+    for (extra in list(list(), list(weights = d$w, offset = d$off))) {
+      fit <- quiet(do.call(vhmc_glm, c(list(f, data = d, chains = 1, iter = 20, seed = 1, progress = FALSE,
+                                            parameterization = "noncentered"), extra)))
+      nt <- length(fit$model$glmer$terms)
+      for (centred in list(rep(FALSE, nt), rep(TRUE, nt), seq_len(nt) %% 2 == 1)) {
+        rows <- fit_potential(fit, centred, FALSE)
+        cells <- fit_potential(fit, centred, TRUE)
+        expect_identical(cells$dim, rows$dim)
+        theta <- matrix(rnorm(5 * rows$dim, sd = 0.7), 5)
+        r <- rows$eval(theta)
+        cl <- cells$eval(theta)
+        info <- paste(deparse1(f), length(extra), paste(centred, collapse = ","))
+        expect_equal(cl$value, r$value, tolerance = 1e-10, info = info)
+        expect_lt(max(abs(cl$gradient - r$gradient)) / max(1, abs(r$gradient)), 1e-10)
+      }
+    }
+  }
+})
+
+test_that("nested gaussian fits: integrated out by default, from the cells when sampled, one posterior", {
+  skip_on_cran()
+  d <- nested_data(n = 800, seed = 4)
+  fit <- function(...) quiet(vhmc_glm(y ~ x + (1 | g1 / g2), data = d, weights = w, chains = 4, iter = 2000, seed = 5,
+                                      progress = FALSE, ...))
+  marginal <- fit()
+  cells <- fit(parameterization = "centered")
+  rows <- withr::with_options(list(vhmc.glmer_cells = FALSE), fit(parameterization = "centered"))
+  expect_identical(marginal$model$glmer$likelihood, "marginal")
+  expect_identical(cells$model$glmer$likelihood, "cells")
+  expect_identical(rows$model$glmer$likelihood, "rows")
+  expect_equal(cells$model$glmer$cells, nlevels(interaction(d$g1, d$g2, drop = TRUE)))
+  # The chains sample intercept, slope, log sigma and one sd per term; every effect is reported.
+  expect_equal(length(marginal$adaptation[[1]]$inv_metric), 5L)
+  expect_identical(posterior::variables(marginal$draws), posterior::variables(cells$draws))
+  expect_output(print(cells), "gaussian likelihood from per-cell statistics: 40 cells of the grouping factors, 800 rows")
+  expect_output(print(marginal), "\\(1 \\| g1\\) 8 levels, integrated out")
+  vars <- c("(Intercept)", "x", "sigma", "Sigma[g2:g1:(Intercept),(Intercept)]", "Sigma[g1:(Intercept),(Intercept)]",
+            "b[(Intercept) g1:3]", "b[(Intercept) g2:g1:2:3]")
+  expect_same_means(cells, rows, vars)
+  expect_same_means(marginal, cells, vars)
+  expect_error(withr::with_options(list(vhmc.glmer_cells = "yes"), vhmc_glm(y ~ x + (1 | g1 / g2), data = d)),
+               "vhmc.glmer_cells")
+})
+
+test_that("crossed factors with few cells use them; with as many cells as rows, the row pass", {
+  skip_on_cran()
+  d <- grouped_data(n = 300, seed = 6)
+  few <- quiet(vhmc_glm(y ~ x + (1 | g1) + (1 | g2), data = d, chains = 2, iter = 300, seed = 1, progress = FALSE))
+  expect_identical(few$model$glmer$likelihood, "cells")
+  expect_equal(few$model$glmer$cells, nlevels(interaction(d$g1, d$g2, drop = TRUE)))
+  set.seed(7)
+  d$a <- factor(sample(60, nrow(d), TRUE))
+  d$b <- factor(sample(60, nrow(d), TRUE))
+  many <- quiet(vhmc_glm(y ~ x + (1 | a) + (1 | b), data = d, chains = 2, iter = 300, seed = 1, progress = FALSE))
+  expect_gt(many$model$glmer$cells, 250)
+  expect_identical(many$model$glmer$likelihood, "rows")
+  expect_false(vhmc:::glmer_cells_pay(73421, 73421, 2, 2))  # InstEval: every cell one row
+})

@@ -152,4 +152,14 @@ test_that("a near-separated rare category: mode start with a regularised Laplace
   s <- posterior::summarise_draws(fit$draws)
   expect_lt(max(s$rhat), 1.05)
   expect_gt(min(s$ess_bulk), 100)
+  # The category's two rows are stiff: NUTS integrates them by inner steps (split leapfrog).
+  for (a in fit$adaptation) {
+    expect_identical(a$stiff_rows, 2L)
+    expect_gt(a$inner_steps, 10L)
+    expect_gt(a$step_size, 0.3)
+  }
+  # Without the category no row is stiff and the leapfrog is the plain one.
+  plain <- suppressWarnings(vhmc_glm(y ~ x, data = d, family = binomial(), chains = 1, iter = 200,
+                                     seed = 4, progress = FALSE))
+  expect_null(plain$adaptation[[1]]$stiff_rows)
 })

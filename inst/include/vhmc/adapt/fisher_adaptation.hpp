@@ -52,7 +52,7 @@ class FisherAdaptation : public Phase {
     if (Estimator::adapts && adapt_.metric && cfg_.initial_metric) est_.set_base(m);
     w_switch_ = metric_diagonal(m);
     last_theta_ = z_.theta;
-    est_.add(z_.theta, z_.g);
+    est_.add(z_.theta, kernel_.hamiltonian().adaptation_gradient(z_));
     restart_step_size(rng, true);
   }
 
@@ -77,7 +77,7 @@ class FisherAdaptation : public Phase {
   void adapt_metric(int t, Rng& rng) {
     const bool moved = z_.theta != last_theta_;
     if (moved) {
-      est_.add(z_.theta, z_.g);
+      est_.add(z_.theta, kernel_.hamiltonian().adaptation_gradient(z_));
       last_theta_ = z_.theta;
     }
     energy_new_.add(z_.U);

@@ -35,6 +35,12 @@ class Hamiltonian {
     split_->refresh(metric_);
   }
   const SplitLeapfrog* split() const { return split_.get(); }
+  // The gradient the metric adaptation learns from: grad U, or without a split's stiff rows
+  // (the inner steps, not the metric, resolve their walls).
+  const Vec& adaptation_gradient(const PhasePoint& z) {
+    if (!split_ || !split_->bulk_gradient(z, g_bulk_)) return z.g;
+    return g_bulk_;
+  }
 
   // A fresh momentum, at the start of each transition (when the split's view of the metric,
   // which warmup may have changed, is refreshed too).
@@ -104,6 +110,7 @@ class Hamiltonian {
   M metric_;
   PhasePoint scratch_;
   std::unique_ptr<SplitLeapfrog> split_;
+  Vec g_bulk_;
 };
 
 }  // namespace vhmc

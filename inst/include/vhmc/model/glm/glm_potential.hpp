@@ -3,7 +3,8 @@
 // a parameter layout (glm/layout.hpp), the linear predictor's blocks (glm/dense_design.hpp;
 // eta = blocks + offset), a family (glm/families.hpp), prior terms over the blocks
 // (glm/prior_terms.hpp) and, for the gaussian family, the sufficient statistics
-// (glm/gaussian_stats.hpp). theta = (alpha [if intercept], beta_1..beta_K [times the
+// (glm/gaussian_stats.hpp; with group-level terms, per cell of the grouping factors,
+// glm/gaussian_cells.hpp, or the terms integrated out, glm/marginal_gaussian.hpp). theta = (alpha [if intercept], beta_1..beta_K [times the
 // predictors' scales], t [the family's auxiliary parameter on the log scale, if any]).
 // Weights multiply each observation's log likelihood (frequency weights, as rstanarm):
 // weight 2 equals a duplicated row for every family. Binomial: y is the proportion of
@@ -21,6 +22,7 @@
 #include "../priors.hpp"
 #include "dense_design.hpp"
 #include "families.hpp"
+#include "gaussian_cells.hpp"
 #include "gaussian_stats.hpp"
 #include "glm_data.hpp"
 #include "group_term.hpp"
@@ -59,44 +61,55 @@ class GlmPotential {
 
   // Appends a group-level term (glm/group_term.hpp): its blocks join the layout after the
   // others. The gaussian family then takes the row pass (its sufficient statistics serve the
-  // dense block alone), unless the term is marginal: the gaussian family's one term with its
-  // effects integrated out (glm/marginal_gaussian.hpp), no block of effects in the layout.
+  // dense block alone) unless use_cells() follows, or the terms are marginal: the gaussian
+  // family's terms with their effects integrated out (glm/marginal_gaussian.hpp), no block of
+  // effects in the layout; one term or nested ones (every term marginal; throws if they do
+  // not nest).
   void add_group_term(const GroupTermData& d) {
     const bool gaussian = family_ == GlmFamily::GaussianIdentity;
-    if (d.marginal && (!gaussian || aux_ < 0 || !terms_.empty() || marginal_))
-      throw std::invalid_argument("only the gaussian family's single group-level term can be integrated out");
-    if (!d.marginal && marginal_) throw std::invalid_argument("a marginal group-level term must be the only one");
+    const bool sampled = !terms_.empty() && !has_marginal_term();
+    if (d.marginal && (!gaussian || aux_ < 0 || sampled))
+      throw std::invalid_argument("only the gaussian family's group-level terms can be integrated out, all of them");
+    if (!d.marginal && has_marginal_term()) throw std::invalid_argument("marginal group-level terms exclude sampled ones");
     const bool rel = d.prior.relative_to_sigma && aux_ >= 0 && gaussian;
     terms_.emplace_back(d, layout_, rel ? aux_ : -1);
     if (d.n != data_->n()) throw std::invalid_argument("a group-level term needs one level per row");
+    cells_.reset();
     if (d.marginal) {
-      marginal_ = std::make_unique<MarginalGaussian>(design_, *stats_, d);
-    } else if (stats_) {
-      stats_.reset();
-      design_.use_sparse_columns();  // the gaussian family now takes the row pass
+      marginal_ = std::make_unique<MarginalGaussian>(design_, *stats_, terms_);
+    } else if (stats_ && terms_.size() == 1) {
+      design_.use_sparse_columns();  // the gaussian family's row pass, unless cells replace it
     }
   }
-  // The marginal term's effects (p x J, the response's standardised units) at theta: a draw
-  // from their conditional with rng, its mean without. Needs a marginal term.
-  void marginal_effects(const Vec& theta, Rng* rng, Mat& b) {
-    GroupTerm& t = terms_.front();
-    t.prepare(theta, false);
-    const Eigen::Index k = design_.size();
-    const Vec q = theta.head(k) - stats_->b_hat();
-    marginal_->effects(q, theta[aux_], t.tau(), t.L(), rng, b);
+  // After the last group-level term: the gaussian likelihood from the cells of the grouping
+  // factors (glm/gaussian_cells.hpp) instead of the row pass, exactly; it pays when the rows
+  // fall in far fewer cells than there are rows (R decides). Returns the number of cells.
+  Eigen::Index use_cells() {
+    if (family_ != GlmFamily::GaussianIdentity || terms_.empty() || has_marginal_term())
+      throw std::invalid_argument("cell statistics need the gaussian family and sampled group-level terms");
+    cells_ = std::make_unique<GaussianCells>(design_, *stats_, terms_);
+    return cells_->cells();
+  }
+  bool uses_cells() const { return cells_ != nullptr; }
+  // The marginal terms' effects (each p x J, the response's standardised units) at theta: a
+  // draw from their conditional with rng, its mean without. Needs marginal terms.
+  void marginal_effects(const Vec& theta, Rng* rng, std::vector<Mat>& b) {
+    for (GroupTerm& t : terms_) t.prepare(theta, false);
+    const Vec q = theta.head(design_.size()) - stats_->b_hat();
+    marginal_->effects(q, theta[aux_], terms_, rng, b);
   }
   bool has_marginal_term() const { return marginal_ != nullptr; }
   // The row pass's index of mostly-constant columns (glm/dense_design.hpp), at another
   // threshold; 0 turns it off (a dense product, as the gaussian sufficient statistics use).
   void use_sparse_columns(double max_fraction) {
-    if (!stats_) design_.use_sparse_columns(max_fraction);
+    if (!stats_ || (!terms_.empty() && !has_marginal_term())) design_.use_sparse_columns(max_fraction);
   }
   const std::vector<GroupTerm>& group_terms() const { return terms_; }
 
   // Without the likelihood: U is the priors' alone (rstanarm's prior_PD), for prior
   // predictive checks and the tests of the priors' marginals.
   void set_prior_only(bool prior_only) {
-    if (prior_only && marginal_) throw std::invalid_argument("a prior-only model has no effects to integrate out");
+    if (prior_only && has_marginal_term()) throw std::invalid_argument("a prior-only model has no effects to integrate out");
     prior_only_ = prior_only;
   }
   bool prior_only() const { return prior_only_; }
@@ -182,8 +195,9 @@ class GlmPotential {
   double eval(const Vec& theta, Vec* g) {
     if (prior_only_) return eval_prior(theta, g);
     design_.set_beta(theta);
-    if (marginal_) return eval_marginal(theta, g);
-    if (stats_) return eval_gaussian(theta, g);
+    if (has_marginal_term()) return eval_marginal(theta, g);
+    if (cells_) return eval_cells(theta, g);
+    if (terms_.empty() && stats_) return eval_gaussian(theta, g);
     for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
     return with_family(family_, [&](auto f) { return eval_family<decltype(f)>(theta, g); });
   }
@@ -224,19 +238,34 @@ class GlmPotential {
     return u + priors_.eval(theta, g);
   }
 
-  // The gaussian family with its one term integrated out: the sufficient statistics' part,
-  // the priors, the integrated part and the term's covariance prior.
-  double eval_marginal(const Vec& theta, Vec* g) {
-    GroupTerm& t = terms_.front();
-    t.prepare(theta, g != nullptr);
+  // The gaussian family with sampled terms from the cells: the dense block's sufficient
+  // statistics, the cells' part (which sets each term's dloglik/db), the priors and the
+  // terms' own.
+  double eval_cells(const Vec& theta, Vec* g) {
+    for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
     if (g) g->setZero();
     const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
-    double u = stats_->eval(theta, inv_s2, sum_w_, aux_, g) + priors_.eval(theta, g) + t.covariance_prior();
+    double u = stats_->eval(theta, inv_s2, sum_w_, aux_, g);
+    u += cells_->eval(theta.head(design_.size()) - stats_->b_hat(), inv_s2, aux_, terms_, g);
+    u += priors_.eval(theta, g);
+    for (GroupTerm& t : terms_) u += t.finish(theta, nullptr, g);
+    return u;
+  }
+
+  // The gaussian family with its terms integrated out: the sufficient statistics' part, the
+  // priors, the terms' covariance priors and the integrated part.
+  double eval_marginal(const Vec& theta, Vec* g) {
+    for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
+    if (g) g->setZero();
+    const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
+    double u = stats_->eval(theta, inv_s2, sum_w_, aux_, g) + priors_.eval(theta, g);
+    for (const GroupTerm& t : terms_) u += t.covariance_prior();
     const Vec q = theta.head(design_.size()) - stats_->b_hat();
-    Vec dtau;
-    Mat dL;
-    u += marginal_->eval(q, theta[aux_], t.tau(), t.L(), aux_, g, &dtau, &dL);
-    if (g) t.add_covariance_gradient(dtau, dL, *g);
+    std::vector<Vec> dtau;
+    std::vector<Mat> dL;
+    u += marginal_->eval(q, theta[aux_], terms_, aux_, g, &dtau, &dL);
+    if (g)
+      for (size_t t = 0; t < terms_.size(); ++t) terms_[t].add_covariance_gradient(dtau[t], dL[t], *g);
     return u;
   }
 
@@ -260,9 +289,10 @@ class GlmPotential {
   PriorTerms priors_;
   Eigen::Index aux_ = -1;  // offset of the auxiliary parameter, -1 without one
   double sum_w_ = 0.0;
-  std::unique_ptr<GaussianStats> stats_;
+  std::unique_ptr<GaussianStats> stats_;  // gaussian family: the dense block's statistics
   std::vector<GroupTerm> terms_;
-  std::unique_ptr<MarginalGaussian> marginal_;
+  std::unique_ptr<GaussianCells> cells_;
+  std::unique_ptr<MarginalGaussian> marginal_;  // the terms integrated out
   bool prior_only_ = false;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, scratch)
   MinibatchRows batch_;

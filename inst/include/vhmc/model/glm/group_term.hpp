@@ -106,8 +106,15 @@ class GroupTerm {
     }
   }
 
-  // U of the term's priors; with g, adds the gradient of U and of -loglik (from r) in the
-  // term's parameters to g. Needs prepare() (with grad when g).
+  // The effects b (p x J) at the last prepare().
+  const Mat& effects() const { return b_; }
+  // d loglik / db (p x J), for a likelihood that computes it without the rows' r
+  // (glm/gaussian_cells.hpp) before finish(theta, nullptr, g).
+  Mat& effects_gradient() { return G_; }
+
+  // U of the term's priors; with g, adds the gradient of U and of -loglik in the term's
+  // parameters to g, the latter from r = d loglik / d eta or, with r null, from
+  // effects_gradient(). Needs prepare() (with grad when g).
   double finish(const Vec& theta, const Vec* r, Vec* g);
 
   // For a term whose effects are integrated out: -lp of the covariance parameters, and
@@ -210,7 +217,7 @@ inline double GroupTerm::finish(const Vec& theta, const Vec* r, Vec* g) {
   const Eigen::Map<const Mat> e(theta.data() + eff_, p, J);
   if (!g) return -lp_ + (d_.centred ? centred_prior(nullptr, nullptr, nullptr) : 0.5 * e.squaredNorm());
   if (!grad_) throw std::logic_error("GroupTerm::finish: prepare() without derivatives");
-  scatter(*r);
+  if (r) scatter(*r);
   Eigen::Map<Mat> ge(g->data() + eff_, p, J);
   Vec dtau;
   Mat dL, db;

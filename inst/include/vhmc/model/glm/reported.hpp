@@ -44,19 +44,28 @@ inline void to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
   for (const GroupTerm& t : pot.group_terms()) group_term_to_reported(t, theta, d.y_scale, out);
 }
 
-// Reported values of a model whose term is marginal: the effects b (from marginal_effects(),
-// on the reported scale) inserted where a sampled term's effects block would be, before the
-// term's Sigma, so that the parameters are those of the model with the effects sampled.
+// Reported values of a model whose terms are marginal: each term's effects b (from
+// marginal_effects(), on the reported scale) inserted where a sampled term's effects block
+// would be, before the term's Sigma, so that the parameters are those of the model with the
+// effects sampled.
 inline void to_reported_marginal(GlmPotential& pot, const Vec& theta, Rng* rng, Vec& out) {
   Vec mapped;
   to_reported(pot, theta, mapped);
-  Mat b;
+  std::vector<Mat> b;
   pot.marginal_effects(theta, rng, b);
-  const Eigen::Index at = pot.group_terms().front().sd_offset(), nb = b.size();
-  out.resize(mapped.size() + nb);
-  out.head(at) = mapped.head(at);
-  out.segment(at, nb) = Eigen::Map<const Vec>(b.data(), nb) * pot.data().y_scale;
-  out.tail(mapped.size() - at) = mapped.tail(mapped.size() - at);
+  Eigen::Index total = mapped.size();
+  for (const Mat& bt : b) total += bt.size();
+  out.resize(total);
+  Eigen::Index from = 0, to = 0;
+  for (size_t t = 0; t < b.size(); ++t) {
+    const Eigen::Index at = pot.group_terms()[t].sd_offset(), nb = b[t].size();
+    out.segment(to, at - from) = mapped.segment(from, at - from);
+    to += at - from;
+    from = at;
+    out.segment(to, nb) = Eigen::Map<const Vec>(b[t].data(), nb) * pot.data().y_scale;
+    to += nb;
+  }
+  out.tail(mapped.size() - from) = mapped.tail(mapped.size() - from);
 }
 
 inline void from_reported(const GlmPotential& pot, const Vec& reported, Vec& theta) {
