@@ -67,9 +67,10 @@
 #' warmup ends after the exploration and `min(150, warmup / 3)` tuning iterations; with
 #' `warmup = N` given it has exactly `N` iterations, and tuning takes what the exploration
 #' leaves. When the gradient is cheap (few observations) an iteration of the surrogate is
-#' not much cheaper than one of NUTS; the chains then hand over to NUTS (below), or with
-#' `fallback = FALSE` the fit says in a message that the surrogate will not pay off, with
-#' the measured cost ratio (`surrogate_info()`).
+#' not much cheaper than one of NUTS; the chains then hand over to NUTS (below), usually
+#' before training (so that they do not pay for it), or with `fallback = FALSE` the fit says
+#' in a message that the surrogate will not pay off, with the measured cost ratio
+#' (`surrogate_info()`).
 #'
 #' `adaptive = TRUE` is ARNS-HMC: during sampling, every new state's log density (already
 #' computed by the Metropolis step) updates the output weights by exact recursive ridge
@@ -156,6 +157,27 @@
 #' `jump_ratio` and `payoff_cost_ratio` per chain. The cost is measured in seconds, so a fit near the threshold
 #' can decide differently on a machine under another load; `fallback = FALSE` fixes the
 #' decision (and RNS-RMHMC never hands over).
+#'
+#' Training itself can cost more than a cheap gradient ever saves, so each chain first
+#' decides, between drawing the bases and fitting them, whether training can pay at all. It
+#' times a true log density, a gradient of the network as drawn (all its bases; the weights
+#' do not change its cost) and a dense Cholesky factor, and predicts training's seconds from
+#' its leading operations (features, Gram matrix, factor) at that factor's rate; NUTS's
+#' seconds per iteration come from the exploration. Both sides are timed at their fastest
+#' (of a few batches, and of chunks of 5 NUTS iterations): other work on the machine only
+#' makes a batch slower, so the fastest is the cost without it. The surrogate's best case
+#' is an exact one: every proposal accepted, the trajectory the tuning would choose on the
+#' Gaussian that standardises the bases, and at most 3 effective samples per iteration (the
+#' AR(1) measure above). Its efficiency relative to NUTS over the tuning and sampling
+#' iterations, with training's predicted seconds added to the surrogate's side, is then at
+#' most the ESS ratio of that best case times NUTS's seconds over the surrogate's. Below 2
+#' the chain continues with NUTS without training a surrogate (NUTS's warmup adaptation runs
+#' again, as after a hand-over, and the tuning takes no iterations); a message says so, and
+#' `surrogate_info()` has `fallback_before_training`, `best_efficiency_ratio` and
+#' `predicted_train_seconds`. The bases training would drop (it may keep `s/4`, `s/16` or
+#' none) are not assumed gone, since what decides that is the fit not paid for; the decision
+#' is not taken when the exploration found the quadratic base alone good enough (training
+#' then forms no Gram matrix), nor with `fallback = FALSE`.
 #' @return An object of class `c("vhmc_surrogate_hmc", "vhmc_sampler")`.
 #' @references Zhang, C., Shahbaba, B. and Zhao, H. (2017). Hamiltonian Monte Carlo
 #'   acceleration using surrogate functions with random bases. *Statistics and Computing*
@@ -321,7 +343,11 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 #' one, both after their burn-in) and `efficiency_ratio`, the product of the last two;
 #' `fallback_warmup` counts the iterations of NUTS warmup adaptation that ran after the
 #' hand-over (0 without one). After a hand-over, `step_size` is NUTS's and `accept` NUTS's
-#' mean acceptance statistic.
+#' mean acceptance statistic. `fallback_before_training` says whether the chain handed over
+#' before training (then `hidden` and the tuning's columns are `NA` or 0), from
+#' `best_efficiency_ratio` (the most an exact surrogate could reach relative to NUTS,
+#' training's seconds included) and `predicted_train_seconds`; both are `NA` when the
+#' decision was not taken (`fallback = FALSE`, or the quadratic base alone sufficed).
 #'
 #' With `riemann = TRUE` two more columns count the implicit steps left unsolved (see
 #' [rmhmc()]): `fixed_point_failures` (warmup included) and `fixed_point_failures_sampling`.

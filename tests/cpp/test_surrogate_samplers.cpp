@@ -500,7 +500,8 @@ TEST_CASE("What the decision before training measures and predicts", "[surrogate
   CHECK(vhmc::ridge_fit_flops(100, 10, 2, true, vhmc::Activation::Rbf) == Approx(4000 + 20000 + 1000.0 / 3));
   CHECK(vhmc::ridge_fit_flops(100, 10, 2, false, vhmc::Activation::Rbf) == Approx(4000 + 10000 + 1000.0 / 3));
   // Timing: batches of at most max_calls (here 7), up to 5 of them while the total is short;
-  // a call longer than 5 min_seconds is timed once; and a positive rate of a factor.
+  // a call longer than 5 min_seconds is timed in 3 batches of one call (a single batch may
+  // have lost a time slice to the machine's other work); and a positive rate of a factor.
   vhmc::ChainClock clock;
   int calls = 0;
   CHECK(vhmc::fastest_seconds_per_call(clock, [&] { ++calls; }, 1e9, 7) >= 0.0);
@@ -512,7 +513,7 @@ TEST_CASE("What the decision before training measures and predicts", "[surrogate
     while (clock.seconds() - t0 < 1e-3) {
     }
   }, 1e-4);
-  CHECK(calls == 1);
+  CHECK(calls == 3);
   CHECK(slow >= 1e-3);
   // NUTS at its fastest: the least seconds per gradient over chunks of 2 iterations (the
   // first call starts the clock): (2 - 0) / 20 and (6 - 2) / 20, the first.
