@@ -67,9 +67,10 @@
 #' warmup ends after the exploration and `min(150, warmup / 3)` tuning iterations; with
 #' `warmup = N` given it has exactly `N` iterations, and tuning takes what the exploration
 #' leaves. When the gradient is cheap (few observations) an iteration of the surrogate is
-#' not much cheaper than one of NUTS; the chains then hand over to NUTS (below), or with
-#' `fallback = FALSE` the fit says in a message that the surrogate will not pay off, with
-#' the measured cost ratio (`surrogate_info()`).
+#' not much cheaper than one of NUTS; the chains then hand over to NUTS (below), usually
+#' before training (so that they do not pay for it), or with `fallback = FALSE` the fit says
+#' in a message that the surrogate will not pay off, with the measured cost ratio
+#' (`surrogate_info()`).
 #'
 #' `adaptive = TRUE` is ARNS-HMC: during sampling, every new state's log density (already
 #' computed by the Metropolis step) updates the output weights by exact recursive ridge
@@ -156,6 +157,27 @@
 #' `jump_ratio` and `payoff_cost_ratio` per chain. The cost is measured in seconds, so a fit near the threshold
 #' can decide differently on a machine under another load; `fallback = FALSE` fixes the
 #' decision (and RNS-RMHMC never hands over).
+#'
+#' Training itself can cost more than a cheap gradient ever saves, so each chain first
+#' decides, between drawing the bases and fitting them, whether training can pay at all. It
+#' times a true log density, a gradient of the network as drawn (all its bases; the weights
+#' do not change its cost) and a dense Cholesky factor, and predicts training's seconds from
+#' its leading operations (features, Gram matrix, factor) at that factor's rate; NUTS's
+#' seconds per iteration come from the exploration. Both sides are timed at their fastest
+#' (of a few batches, and of chunks of 5 NUTS iterations): other work on the machine only
+#' makes a batch slower, so the fastest is the cost without it. The surrogate's best case
+#' is an exact one: every proposal accepted, the trajectory the tuning would choose on the
+#' Gaussian that standardises the bases, and at most 3 effective samples per iteration (the
+#' AR(1) measure above). Its efficiency relative to NUTS over the tuning and sampling
+#' iterations, with training's predicted seconds added to the surrogate's side, is then at
+#' most the ESS ratio of that best case times NUTS's seconds over the surrogate's. Below 2
+#' the chain continues with NUTS without training a surrogate (NUTS's warmup adaptation runs
+#' again, as after a hand-over, and the tuning takes no iterations); a message says so, and
+#' `surrogate_info()` has `fallback_before_training`, `best_efficiency_ratio` and
+#' `predicted_train_seconds`. The bases training would drop (it may keep `s/4`, `s/16` or
+#' none) are not assumed gone, since what decides that is the fit not paid for; the decision
+#' is not taken when the exploration found the quadratic base alone good enough (training
+#' then forms no Gram matrix), nor with `fallback = FALSE`.
 #' @return An object of class `c("vhmc_surrogate_hmc", "vhmc_sampler")`.
 #' @references Zhang, C., Shahbaba, B. and Zhao, H. (2017). Hamiltonian Monte Carlo
 #'   acceleration using surrogate functions with random bases. *Statistics and Computing*
@@ -321,7 +343,11 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 #' one, both after their burn-in) and `efficiency_ratio`, the product of the last two;
 #' `fallback_warmup` counts the iterations of NUTS warmup adaptation that ran after the
 #' hand-over (0 without one). After a hand-over, `step_size` is NUTS's and `accept` NUTS's
-#' mean acceptance statistic.
+#' mean acceptance statistic. `fallback_before_training` says whether the chain handed over
+#' before training (then `hidden` and the tuning's columns are `NA` or 0), from
+#' `best_efficiency_ratio` (the most an exact surrogate could reach relative to NUTS,
+#' training's seconds included) and `predicted_train_seconds`; both are `NA` when the
+#' decision was not taken (`fallback = FALSE`, or the quadratic base alone sufficed).
 #'
 #' With `riemann = TRUE` two more columns count the implicit steps left unsolved (see
 #' [rmhmc()]): `fixed_point_failures` (warmup included) and `fixed_point_failures_sampling`.
@@ -371,6 +397,9 @@ surrogate_info <- function(fit) {
   info$payoff_cost_ratio <- col("payoff_cost_ratio")
   info$efficiency_ratio <- col("efficiency_ratio")
   info$fallback <- as.logical(col("fallback", logical(1)))
+  info$fallback_before_training <- as.logical(col("fallback_before_training", logical(1)))
+  info$best_efficiency_ratio <- col("best_efficiency_ratio")
+  info$predicted_train_seconds <- col("predicted_train_seconds")
   info$fallback_warmup <- col("fallback_warmup")
   if (isTRUE(fit$sampler$riemann)) {
     info$fixed_point_failures <- col("fixed_point_failures")
@@ -386,7 +415,9 @@ check_surrogate <- function(fit) {
   chains <- function(which) sprintf("chain%s %s", if (sum(which) > 1) "s" else "",
                                     paste(info$chain[which], collapse = ", "))
   fell <- !is.na(info$fallback) & info$fallback
-  if (any(fell)) message(fallback_message(info, fell, chains(fell)))
+  early <- fell & !is.na(info$fallback_before_training) & info$fallback_before_training
+  if (any(early)) message(untrained_message(info, early, chains(early)))
+  if (any(fell & !early)) message(fallback_message(info, fell & !early, chains(fell & !early)))
   info <- info[!fell, , drop = FALSE]
   if (!nrow(info)) return(invisible())
   low <- info$accept < 0.1
@@ -427,6 +458,19 @@ fallback_message <- function(info, fell, which) {
     which, f(info$efficiency_ratio), f(info$ess_ratio), f(info$payoff_cost_ratio), f(info$tuning_accept))
 }
 
+# The chains that handed over to NUTS before training, and why (training_payoff.hpp).
+untrained_message <- function(info, early, which) {
+  f <- function(x) paste(format(signif(x[early], 2), trim = TRUE), collapse = ", ")
+  sprintf(paste(
+    "surrogate_hmc: %s continued with NUTS on the true gradient without training a surrogate:",
+    "measured in the exploration, even at best (exact, every proposal accepted) it would reach",
+    "%s times NUTS's efficiency, below the %s a hand-over asks (training predicted to take %s s).",
+    "The gradient is cheap here; the draws after warmup are NUTS's.",
+    "surrogate_hmc(fallback = FALSE) trains and keeps the surrogate. See surrogate_info(fit)."),
+    which, f(info$best_efficiency_ratio), format(core_default("vhmc_surrogate_hmc", "fallback_ratio")),
+    f(info$predicted_train_seconds))
+}
+
 # Say so when an iteration of the surrogate is not clearly cheaper than one of NUTS on the
 # true gradient (both measured in this fit's warmup): then the surrogate cannot pay for its
 # exploration and training, typically because the gradient is already cheap (small N).
@@ -448,6 +492,9 @@ check_surrogate_cost <- function(info, threshold = 2) {
 # One line for print(): surrogate size, training and acceptance, summarised over chains.
 surrogate_line <- function(fit) {
   info <- surrogate_info(fit)
+  untrained <- !is.na(info$fallback_before_training) & info$fallback_before_training
+  if (all(untrained)) return("surrogate: none trained (every chain handed over to NUTS before training)")
+  info <- info[!untrained, , drop = FALSE]
   rng <- function(v, digits) {
     r <- unique(signif(range(v), digits))
     paste(format(r, trim = TRUE), collapse = "-")
@@ -457,5 +504,7 @@ surrogate_line <- function(fit) {
   sprintf("surrogate: %s%s %s bases fitted to %s %ss (held-out gradient error %s); acceptance %s%s",
           quad, rng(info$hidden, 4), info$activation[1], rng(info$n_train, 3), info$train_on[1],
           paste0(rng(100 * info$grad_rel_error, 2), "%"), rng(info$accept, 2),
-          if (isTRUE(fit$sampler$adaptive)) "; adaptive (ARNS-HMC)" else "")
+          paste0(if (isTRUE(fit$sampler$adaptive)) "; adaptive (ARNS-HMC)" else "",
+                 if (any(untrained)) sprintf("; %d chain(s) handed over to NUTS before training", sum(untrained))
+                 else ""))
 }

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "test_util.hpp"
@@ -391,6 +392,7 @@ TEST_CASE("Surrogate HMC hands over to NUTS from its state and samples the targe
   vhmc::SurrogateHmcDynamics::Config dc;
   dc.fallback = true;
   dc.fallback_ratio = std::numeric_limits<double>::infinity();
+  dc.decide_before_training = false;  // the decision at the end of tuning is the one tested
   vhmc::Callbacks cb;
   const int n_save = 3000;
   const ChainOutput out = run_hmc(pot, sc, dc, vt::chain_config(500, n_save, 69), vt::uniform_init(2, 69), cb);
@@ -417,6 +419,7 @@ TEST_CASE("After a hand-over NUTS's warmup adaptation runs again within the warm
   vhmc::SurrogateHmcDynamics::Config dc;
   dc.fallback = true;
   dc.fallback_ratio = std::numeric_limits<double>::infinity();
+  dc.decide_before_training = false;
   vhmc::Callbacks cb;
   vhmc::ChainConfig cfg = vt::chain_config(1000, 2000, 71);
   cfg.warmup_auto = true;
@@ -446,4 +449,135 @@ TEST_CASE("Without a hand-over the NUTS warmup after tuning takes no iterations"
   CHECK_FALSE(rep<bool>(out, "fallback"));
   CHECK(rep<long>(out, "fallback_warmup") == 0);
   CHECK(out.warmup_iterations == 500);
+}
+
+TEST_CASE("The decision before training: best-case efficiency with training's seconds", "[surrogate][payoff]") {
+  // E = ess_ratio x n s_nuts / (s_train + n (s_U + m s_grad)).
+  vhmc::TrainingCosts c;
+  c.sec_nuts = 1e-3;
+  c.sec_potential = 1e-4;
+  c.sec_grad = 1e-4;  // a surrogate gradient as dear as a tenth of a NUTS iteration
+  c.steps = 10;
+  c.sec_train = 0.1;
+  c.n = 1000;
+  c.ess_ratio = 1.5;
+  // Surrogate 0.1 + 1000 (1e-4 + 10 x 1e-4) = 1.2 s against NUTS's 1 s: E = 1.5 / 1.2 < 2.
+  vhmc::TrainingPayoff p = vhmc::decide_training(c, 2.0);
+  CHECK(p.cost_ratio == Approx(1.0 / 1.2));
+  CHECK(p.efficiency == Approx(1.25));
+  CHECK(p.fallback);
+  // Ten times cheaper surrogate gradients: 0.1 + 1000 x 2e-4 = 0.3 s, E = 5: train.
+  c.sec_grad = 1e-5;
+  p = vhmc::decide_training(c, 2.0);
+  CHECK(p.efficiency == Approx(5.0));
+  CHECK_FALSE(p.fallback);
+  // ... unless training itself costs what NUTS's iterations would: 1 + 0.2 s, E = 1.25.
+  c.sec_train = 1.0;
+  p = vhmc::decide_training(c, 2.0);
+  CHECK(p.efficiency == Approx(1.25));
+  CHECK(p.fallback);
+  // A forced hand-over (ratio inf) and nothing measured (no decision).
+  CHECK(vhmc::decide_training(c, std::numeric_limits<double>::infinity()).fallback);
+  c.ess_ratio = NAN;
+  CHECK_FALSE(vhmc::decide_training(c, std::numeric_limits<double>::infinity()).fallback);
+}
+
+TEST_CASE("What the decision before training measures and predicts", "[surrogate][payoff]") {
+  // The best case's effective-sample ratio: NUTS at rho 0.5 in both coordinates (1/3 per
+  // iteration), an exact surrogate credited 3: ratio 9.
+  vhmc::JumpMeter nuts(2);
+  Vec a = Vec::Zero(2);
+  for (int i = 0; i < 11; ++i) {
+    nuts.add(a);
+    a += (Vec(2) << 1.0, 2.0).finished();
+  }
+  const Vec var = (Vec(2) << 1.0, 4.0).finished();
+  CHECK(vhmc::kAr1EssMax == Approx(3.0));
+  CHECK(vhmc::ess_ratio_to(vhmc::kAr1EssMax, nuts, var) == Approx(9.0));
+  CHECK(std::isnan(vhmc::ess_ratio_to(3.0, vhmc::JumpMeter(2), var)));
+  // Training's flops: features 2 n s d, Gram n s^2 (n d s^2 on the generic path), factor s^3/3.
+  CHECK(vhmc::ridge_fit_flops(100, 10, 2, true, vhmc::Activation::Softplus) == Approx(4000 + 10000 + 1000.0 / 3));
+  CHECK(vhmc::ridge_fit_flops(100, 10, 2, true, vhmc::Activation::Rbf) == Approx(4000 + 20000 + 1000.0 / 3));
+  CHECK(vhmc::ridge_fit_flops(100, 10, 2, false, vhmc::Activation::Rbf) == Approx(4000 + 10000 + 1000.0 / 3));
+  // Timing: batches of at most max_calls (here 7), up to 5 of them while the total is short;
+  // a call longer than 5 min_seconds is timed in 3 batches of one call (a single batch may
+  // have lost a time slice to the machine's other work); and a positive rate of a factor.
+  vhmc::ChainClock clock;
+  int calls = 0;
+  CHECK(vhmc::fastest_seconds_per_call(clock, [&] { ++calls; }, 1e9, 7) >= 0.0);
+  CHECK(calls == 35);
+  calls = 0;
+  const double slow = vhmc::fastest_seconds_per_call(clock, [&] {
+    ++calls;
+    const double t0 = clock.seconds();
+    while (clock.seconds() - t0 < 1e-3) {
+    }
+  }, 1e-4);
+  CHECK(calls == 3);
+  CHECK(slow >= 1e-3);
+  // NUTS at its fastest: the least seconds per gradient over chunks of 2 iterations (the
+  // first call starts the clock): (2 - 0) / 20 and (6 - 2) / 20, the first.
+  vhmc::FastestRate rate(2);
+  CHECK(std::isnan(rate.fastest()));
+  rate.add(0.0, 7.0);
+  rate.add(1.0, 10.0);
+  CHECK(std::isnan(rate.fastest()));
+  rate.add(2.0, 10.0);
+  rate.add(5.0, 10.0);
+  rate.add(6.0, 10.0);
+  CHECK(rate.fastest() == Approx(0.1));
+  const double flop = vhmc::seconds_per_flop(clock, 64);
+  CHECK(std::isfinite(flop));
+  CHECK(flop > 0.0);
+  // The frequencies of a metric on a Gaussian: eigenvalues of A S^-1 (S = L L').
+  const Mat S = target_cov();
+  const Mat L = S.llt().matrixL();
+  const Vec w = vhmc::gaussian_frequencies(Mat::Identity(2, 2), L);
+  const Vec expect = Eigen::SelfAdjointEigenSolver<Mat>(Mat(S.inverse())).eigenvalues();
+  REQUIRE(w.size() == 2);
+  CHECK(w[0] == Approx(expect[0]));
+  CHECK(w[1] == Approx(expect[1]));
+  CHECK(vhmc::gaussian_frequencies(S, L).isApprox(Vec::Ones(2)));
+  // The surrogate's step size keeps eps w_max and halves it.
+  CHECK(vhmc::surrogate_step_size(0.4, 4.0, 1.0) == Approx(0.4));
+  CHECK(vhmc::surrogate_step_size(0.4, 0.0, 1.0) == Approx(0.2));
+}
+
+TEST_CASE("A hand-over before training: NUTS continues without a surrogate", "[surrogate][payoff]") {
+  // fallback_ratio = inf: every best case is below it, so the chain hands over before
+  // training whatever the clock says; the automatic warmup then adapts NUTS again.
+  vhmc::GaussianPotential pot(target_mean(), target_cov());
+  AutoSurrogate run(target_mean(), target_cov(), 2000, 73);
+  run.dc.fallback = true;
+  run.dc.fallback_ratio = std::numeric_limits<double>::infinity();
+  run.sc.train.select_hidden = false;  // the quadratic alone suffices here, and then nothing is decided
+  const ChainOutput out = run.run(pot, target_cov(), target_mean());
+  INFO(out.error);
+  REQUIRE(out.error.empty());
+  CHECK(rep<bool>(out, "fallback_before_training"));
+  CHECK(rep<bool>(out, "fallback"));
+  CHECK(std::isfinite(rep<double>(out, "best_efficiency_ratio")));
+  CHECK(rep<double>(out, "predicted_train_seconds") >= 0.0);
+  CHECK(rep<double>(out, "best_steps") >= 1.0);
+  // Nothing trained or tuned: no surrogate gradient at all, NUTS's warmup after the exploration.
+  CHECK_THROWS_AS(out.report.at("hidden"), std::out_of_range);
+  CHECK(rep<long>(out, "tuning") == 0);
+  CHECK(out.counts_total.surrogate_grad == 0);
+  const long explored = rep<long>(out, "explore"), again = rep<long>(out, "fallback_warmup");
+  CHECK(again > 0);
+  CHECK(explored + again == out.warmup_iterations);
+  CHECK(out.treedepth.maxCoeff() >= 1);
+  CHECK(vt::final_step_size(out) > 0);
+  const double accept = out.accept_stat.mean();
+  CHECK(accept > 0.6);
+  CHECK(accept < 0.97);
+  check_gaussian_moments(out.draws, target_mean(), target_cov());
+  // With the decision left to the end of tuning, the same chain trains and tunes first.
+  run.dc.decide_before_training = false;
+  const ChainOutput late = run.run(pot, target_cov(), target_mean());
+  REQUIRE(late.error.empty());
+  CHECK(rep<bool>(late, "fallback"));
+  CHECK_FALSE(rep<bool>(late, "fallback_before_training"));
+  CHECK(rep<long>(late, "tuning") > 0);
+  CHECK(std::isnan(rep<double>(late, "best_efficiency_ratio")));
 }

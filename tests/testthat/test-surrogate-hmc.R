@@ -166,6 +166,46 @@ test_that("a surrogate that will not pay off hands over to NUTS at the end of wa
   expect_equal(kept$counts$n_grad_sampling, c(0, 0))
 })
 
+test_that("a target whose gradient is cheap hands over to NUTS before training", {
+  skip_on_cran()
+  # 150 rows and 15 coefficients: the 600 bases drawn (40 d) make a surrogate gradient about
+  # four times a true one, so even an exact surrogate cannot beat NUTS (measured best-case
+  # efficiency ~0.1-0.3 against the 2 a hand-over asks): the decision does not depend on the
+  # machine's load, and the chains hand over without training.
+  set.seed(31)
+  n <- 150
+  d <- 15
+  X <- matrix(rnorm(n * d), n)
+  dat <- data.frame(y = rbinom(n, 1, plogis(X %*% rep(c(0.5, -0.5, 0), 5))), X)
+  run <- function(sampler, seed = 32) {
+    vhmc_glm(y ~ ., data = dat, family = binomial(), sampler = sampler, chains = 2, iter = 1500,
+             seed = seed, progress = FALSE)
+  }
+  expect_message(fit <- suppressWarnings(run(surrogate_hmc())),
+                 "chains 1, 2 continued with NUTS on the true gradient without training a surrogate")
+  info <- surrogate_info(fit)
+  expect_equal(info$fallback_before_training, c(TRUE, TRUE))
+  expect_equal(info$fallback, c(TRUE, TRUE))
+  expect_true(all(info$best_efficiency_ratio < 1))
+  # Nothing trained or tuned: NUTS's warmup again after the exploration, then NUTS.
+  expect_true(all(is.na(info$hidden)))
+  expect_equal(info$tuning, c(0, 0))
+  expect_equal(info$n_surrogate_grad, c(0, 0))
+  expect_equal(info$explore + info$fallback_warmup, fit$timing$warmup_iterations)
+  expect_true(all(fit$counts$n_grad_sampling > 500))
+  expect_match(paste(capture.output(print(fit)), collapse = "\n"), "none trained")
+  expect_same_posterior(fit, suppressWarnings(run(nuts(), seed = 33)))
+  # Reproducible: the same seed, the same decision and draws.
+  again <- suppressWarnings(suppressMessages(run(surrogate_hmc())))
+  expect_identical(as.array(again), as.array(fit))
+  # fallback = FALSE trains (and measures nothing before training).
+  kept <- suppressWarnings(suppressMessages(run(surrogate_hmc(fallback = FALSE))))
+  kinfo <- surrogate_info(kept)
+  expect_equal(kinfo$fallback_before_training, c(FALSE, FALSE))
+  expect_true(all(is.na(kinfo$best_efficiency_ratio)))
+  expect_true(all(kinfo$hidden >= 0) && all(kinfo$tuning > 0))
+})
+
 test_that("the hand-over is on for the automatic sampler only, unless asked", {
   f <- vhmc:::surrogate_fallback
   expect_true(f(surrogate_hmc()))

@@ -82,6 +82,8 @@
 #include "sampler/surrogate_hmc_sampler.hpp"
 #include "sampler/trajectory_length.hpp"
 #include "sampler/trajectory_tuning.hpp"
+#include "sampler/training_check.hpp"
+#include "sampler/training_payoff.hpp"
 #include "sampler/transition.hpp"
 #include "sampler/variational_field.hpp"
 #include "sampler/variational_sampler.hpp"

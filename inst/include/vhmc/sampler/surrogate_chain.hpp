@@ -4,14 +4,17 @@
 // the surrogate is trained; the network it trains (and, for ARNS-HMC, the ridge state that
 // refines it while sampling); and the motion of the dynamics D, which takes over from NUTS
 // at its state once the surrogate exists (surrogate_hmc_dynamics.hpp, surrogate_rmhmc.hpp)
-// and may hand back to it (surrogate HMC's fallback, surrogate_payoff.hpp). A dynamics D is
+// and may hand back to it (surrogate HMC's fallback, surrogate_payoff.hpp), or never take
+// over when training is not worth it (training_payoff.hpp). A dynamics D is
 //   struct D {
 //     struct Config;                          // its settings, named by fields()
 //     static bool online(const Config&);      // whether sampling refines the surrogate
 //     template <class P> using Motion = ...;  // its kernel and state (below)
 //     template <class Chain> using Phases = ...;  // its phases after the exploration:
-//       Phases(Chain&, const SurrogateExploration<Chain>&, const SurrogateConfig&,
+//       Phases(Chain&, SurrogateExploration<Chain>&, const SurrogateConfig&,
 //              const Config&, const HmcWarmupConfig&, const ChainConfig&);
+//         (a dynamics that may decide against training registers its TrainingGate with
+//          the exploration here: explore.ask_before_training())
 //       void schedule(Schedule&, const ChainConfig&);  // adds them to the chain's schedule
 //   };
 // and its Motion<P>
@@ -88,11 +91,15 @@ class SurrogateChain {
     report_inverse_metric(ham_.metric(), r);
   }
 
-  // Trains the network on the training set; with online training (ARNS-HMC) the chain keeps
-  // the ridge state sampling refines the output weights from.
-  SurrogateFit train(const Standardizer& st, double U_cut, const SurrogateTrainConfig& tc, const LaplaceBase& lb,
-                     Report& rep) {
-    SurrogateFit fit = train_surrogate(net_, set_, st, U_cut, tc, srng_, rep, lb);
+  // Training, in two steps (surrogate/train_surrogate.hpp): the training points and the
+  // network's bases drawn, then (unless the dynamics decide that it will not pay) the fit;
+  // with online training (ARNS-HMC) the chain keeps the ridge state sampling refines the
+  // output weights from.
+  TrainingData draw(const Standardizer& st, double U_cut, const SurrogateTrainConfig& tc, Report& rep) {
+    return draw_surrogate(net_, set_, st, U_cut, tc, srng_, rep);
+  }
+  SurrogateFit fit(const TrainingData& td, const SurrogateTrainConfig& tc, const LaplaceBase& lb, Report& rep) {
+    SurrogateFit fit = fit_surrogate(net_, td, tc, rep, lb);
     if (online_training_) {
       if (!fit.trainer) throw std::runtime_error("online refinement needs random bases (training kept none)");
       online_ = std::make_unique<OnlineRidge>(net_, fit.trainer->gram(), fit.trainer->rhs(), fit.lambda,
@@ -103,9 +110,7 @@ class SurrogateChain {
   // The trained surrogate's dynamics take over from NUTS at its state (args: theirs).
   template <class... A>
   auto& enter(A&&... args) {
-    auto& kernel = motion_.enter(z_, std::forward<A>(args)...);
-    entered_ = true;
-    return kernel;
+    return motion_.enter(z_, std::forward<A>(args)...);
   }
   // Back to NUTS on the true gradient, from the dynamics' state, with the exploration's
   // adapted metric and step size (surrogate_payoff.hpp decides).
@@ -114,13 +119,18 @@ class SurrogateChain {
     if (!ham_.init_point(z_))
       throw std::runtime_error("the log density or its gradient is not finite at the chain's position");
     motion_.leave();
+    handed_over_ = true;
   }
-  bool fell_back() const { return entered_ && !motion_.active(); }
+  // The hand-over before training (training_payoff.hpp): NUTS simply continues from its own
+  // state; the dynamics never take over.
+  void hand_over_untrained() { handed_over_ = true; }
+  bool fell_back() const { return handed_over_; }
 
   Nuts<Explore, M>& nuts() { return nuts_; }
   const PhasePoint& explore_state() const { return z_; }
   Hamiltonian<Explore, M>& explore_hamiltonian() { return ham_; }
   RecordingPotential<P>& recorder() { return recorder_; }
+  P& potential() { return recorder_.inner(); }  // the true potential, uncounted and unrecorded
   TrainingSet& training_set() { return set_; }
   RandomBasisNetwork& network() { return net_; }
   OnlineRidge* online() { return online_.get(); }  // null unless trained for online refinement
@@ -130,7 +140,7 @@ class SurrogateChain {
  private:
   Vec init_;
   double step_size_;
-  bool online_training_, entered_ = false;
+  bool online_training_, handed_over_ = false;
   TrainingSet set_;
   RecordingPotential<P> recorder_;
   Explore explore_;

@@ -2,6 +2,7 @@
 // The metric, step size and frequencies of the dynamics that a trained surrogate drives
 // (used to tune surrogate HMC's trajectories; see trajectory_length.hpp).
 #include <Eigen/Eigenvalues>
+#include <cmath>
 
 #include "../base/types.hpp"
 #include "../metric/metrics.hpp"
@@ -30,6 +31,17 @@ Vec surrogate_frequencies(RandomBasisNetwork& net, const Vec& theta, const M& me
   return es.eigenvalues().real();
 }
 
+// The step size of the surrogate dynamics (trajectory_tuning.hpp) from the exploration's:
+// the stability margin eps w_max of the fastest direction kept when the metric changes the
+// largest squared frequency from r_old to r_new (when both are known), halved: surrogate steps cost a small
+// fraction of the one true evaluation an iteration makes, and a smaller discretisation
+// error raises acceptance.
+inline double surrogate_step_size(double eps_explore, double r_old, double r_new) {
+  double eps = eps_explore;
+  if (r_old > 0 && r_new > 0) eps *= std::sqrt(r_old / r_new);
+  return eps * 0.5;
+}
+
 // The inverse metric as a matrix (columns sharp(e_j)), for any metric type.
 template <class M>
 Mat inverse_metric_matrix(const M& metric, int d) {
@@ -42,6 +54,18 @@ Mat inverse_metric_matrix(const M& metric, int d) {
     e[j] = 0.0;
   }
   return 0.5 * (A + A.transpose());
+}
+
+// Squared frequencies of the dynamics with inverse metric A on the Gaussian of covariance
+// L L' (its Hessian (L L')^-1; L lower triangular, e.g. a standardizer's): the eigenvalues
+// of A H, those of the symmetric L^-1 A L^-T. Empty if the eigensolver fails.
+inline Vec gaussian_frequencies(const Mat& A, const Mat& L) {
+  const auto Lt = L.triangularView<Eigen::Lower>();
+  const Mat X = Lt.solve(A);                   // L^-1 A
+  const Mat M = Lt.solve(Mat(X.transpose()));  // L^-1 A L^-T
+  Eigen::SelfAdjointEigenSolver<Mat> es(0.5 * (M + M.transpose()), Eigen::EigenvaluesOnly);
+  if (es.info() != Eigen::Success || !es.eigenvalues().allFinite()) return Vec();
+  return es.eigenvalues();
 }
 
 // Inverse of the quadratic base's theta-space Hessian, L Q^{-1} L' (Q in u-space). False when

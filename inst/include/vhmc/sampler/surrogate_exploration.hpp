@@ -6,7 +6,9 @@
 // the Laplace covariance when the chain started from the mode (else by the exploration's
 // covariance), whose highest visited potential also bounds the points. With explore_auto
 // the exploration lasts only as long as the training set needs (done()). What it measured
-// of NUTS (squared jumps, seconds, trajectory lengths) serves the dynamics' tuning after it.
+// of NUTS (squared jumps, seconds, trajectory lengths) serves the dynamics' tuning after it,
+// and surrogate HMC's decision, between drawing the bases and fitting them, whether training
+// will pay at all (TrainingGate below; training_payoff.hpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -17,6 +19,7 @@
 #include "../driver/fit_extras.hpp"
 #include "hmc_family.hpp"
 #include "surrogate_payoff.hpp"
+#include "training_payoff.hpp"
 #include "../surrogate/train_surrogate.hpp"
 
 namespace vhmc {
@@ -59,6 +62,17 @@ inline int tuning_iterations(const SurrogateConfig& sc, const ChainConfig& cfg, 
   return cfg.warmup_auto ? std::min(n, sc.tune) : n;
 }
 
+// Asked by the exploration between drawing the surrogate's bases and fitting them whether to
+// fit them at all (surrogate HMC's decision before training, training_payoff.hpp); false:
+// the chain has handed over to NUTS and nothing is trained. `clock`: the chain's (null
+// outside a chain), to time what the decision needs.
+class TrainingGate {
+ public:
+  virtual ~TrainingGate() = default;
+  virtual bool train(const TrainingData& td, RandomBasisNetwork& drawn, const ChainClock* clock) = 0;
+  virtual void report(Report& r) const = 0;
+};
+
 // The exploration: NUTS with its warmup adaptation over `explore` iterations (at most, with
 // explore_auto), recording gradients after a burn-in; at its end the surrogate is trained.
 // Fixed length: the burn-in is the first 20%, and the standardisation and the potential cut
@@ -94,8 +108,11 @@ class SurrogateExploration : public Phase {
     adapter_->observe(t, info, rng);
     done_ = t + 1;
     if (t >= burn_) {
-      if (jumps_.n() == 0 && t == burn_) t_burn_ = seconds();
+      const double now = seconds();
+      if (jumps_.n() == 0 && t == burn_) t_burn_ = now;
       jumps_.add(chain_.explore_state().theta);
+      rate_.add(now, info.n_leapfrog);
+      leapfrogs_ += info.n_leapfrog;
     }
     if (sc_.explore_auto ? t >= burn_ : 2 * t >= explore_) {
       moments_.add(chain_.explore_state().theta);
@@ -120,7 +137,13 @@ class SurrogateExploration : public Phase {
     r.add("explore_seconds", seconds_);
     r.add("explore_grads", grads_);
     r.merge(train_report_);
+    if (gate_) gate_->report(r);
   }
+  // The dynamics that may decide against training register here (before the chain runs).
+  void ask_before_training(TrainingGate* gate) { gate_ = gate; }
+  // Whether the quadratic base alone was found to predict held-out gradients well enough:
+  // training then forms no Gram matrix and keeps no bases.
+  bool quadratic_enough() const { return quadratic_ok_; }
 
   double step_size() const { return step_size_; }
   int iterations() const { return done_; }
@@ -132,6 +155,12 @@ class SurrogateExploration : public Phase {
   // NUTS after the burn-in: squared jumps per coordinate and seconds per iteration.
   const JumpMeter& jumps() const { return jumps_; }
   double seconds_per_iteration() const { return jumps_.n() > 0 ? jump_seconds_ / jumps_.n() : NAN; }
+  // The same at NUTS's fastest seconds per gradient over chunks of iterations (training_payoff.hpp):
+  // the cost of its iterations without the machine's other load.
+  double fastest_seconds_per_iteration() const {
+    return jumps_.n() > 0 ? rate_.fastest() * static_cast<double>(leapfrogs_) / static_cast<double>(jumps_.n() + 1)
+                          : NAN;
+  }
   // 4/3 of the exploration's mean NUTS integration time (second half), 0 without
   // iterations: the longest surrogate trajectory when the frequencies give none.
   double trajectory_cap() const { return traj_n_ > 0 ? 4.0 / 3.0 * traj_sum_ / traj_n_ : 0.0; }
@@ -158,11 +187,14 @@ class SurrogateExploration : public Phase {
   std::unique_ptr<Phase> adapter_;
   WelfordDense moments_;
   JumpMeter jumps_;
+  FastestRate rate_;  // NUTS's seconds per gradient after the burn-in
+  long leapfrogs_ = 0;
   double jump_seconds_ = 0.0, t_burn_ = 0.0, t0_ = 0.0;  // t_: the chain's clock (seconds())
   double U_state_max_ = -kInf, traj_sum_ = 0.0, step_size_ = 0.0, seconds_ = 0.0;
   long traj_n_ = 0, grads_ = 0;
   int done_ = 0;
   Report train_report_;
+  TrainingGate* gate_ = nullptr;
 };
 
 // The Laplace covariance (a chain started from the mode) is the exact scale of a
@@ -173,7 +205,8 @@ Standardizer SurrogateExploration<Chain>::standardizer() const {
   return Standardizer::from_covariance(moments_.mean(), moments_.regularized());
 }
 
-// The chain trains its surrogate (and keeps what it trained); the phase reports it.
+// The chain trains its surrogate (and keeps what it trained); the phase reports it. Between
+// drawing the bases and fitting them, a registered gate may decide against training.
 template <class Chain>
 void SurrogateExploration<Chain>::finish(Rng&) {
   if (jumps_.n() > 0) jump_seconds_ = seconds() - t_burn_;
@@ -183,9 +216,13 @@ void SurrogateExploration<Chain>::finish(Rng&) {
   seconds_ = seconds() - t0_;
   if (chain_.training_set().size() < 10 || moments_.n() < 2)
     throw std::runtime_error("too few exploration iterations to train a surrogate; increase `explore`");
-  const double t_train = seconds();
-  const SurrogateFit fit = chain_.train(standardizer(), U_cut(), sc_.train, laplace_base(), train_report_);
-  fit.report(train_report_, seconds() - t_train);
+  const double t_draw = seconds();
+  const TrainingData td = chain_.draw(standardizer(), U_cut(), sc_.train, train_report_);
+  const double t_drawn = seconds();
+  if (gate_ && !gate_->train(td, chain_.network(), clock())) return;
+  const double t_fit = seconds();  // training's seconds leave out the gate's
+  const SurrogateFit fit = chain_.fit(td, sc_.train, laplace_base(), train_report_);
+  fit.report(train_report_, (t_drawn - t_draw) + (seconds() - t_fit));
 }
 
 }  // namespace vhmc

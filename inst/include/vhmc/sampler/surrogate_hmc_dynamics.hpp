@@ -2,7 +2,8 @@
 // The dynamics of RNS-HMC and ARNS-HMC (Zhang, Shahbaba & Zhao 2017, Algorithms 1-3) for
 // the surrogate sampler template (surrogate_sampler.hpp): after training, the leapfrog runs
 // on the surrogate's gradient and the Metropolis step uses the true potential
-// (surrogate_hmc.hpp). Their phases: trajectory tuning (trajectory_tuning.hpp), which ends
+// (surrogate_hmc.hpp). Before training, whether training can pay at all
+// (training_check.hpp). Their phases: trajectory tuning (trajectory_tuning.hpp), which ends
 // with the decision whether the surrogate pays off; after a hand-over to NUTS, NUTS's warmup
 // once more (FallbackWarmup); and while sampling, with `adaptive` (ARNS-HMC), every new
 // state's potential updates the output weights by exact ridge recursion, the surrogate being
@@ -19,6 +20,7 @@
 #include "surrogate_exploration.hpp"
 #include "surrogate_hmc.hpp"
 #include "trajectory_tuning.hpp"
+#include "training_check.hpp"
 
 namespace vhmc {
 
@@ -35,10 +37,14 @@ struct SurrogateHmcDynamics {
     // the core (the papers' sampler); R's surrogate_hmc() turns it on for its automatic sampler.
     bool fallback = false;
     double fallback_ratio = 2.0;  // ... when its efficiency relative to NUTS is below this
+    // ... also before training, when even the surrogate's best case is below it
+    // (training_payoff.hpp); false leaves the decision to the end of tuning.
+    bool decide_before_training = true;
     bool adaptive = false;        // ARNS-HMC
     static auto fields() {
       return std::make_tuple(field("steps", &Config::steps), field("max_steps", &Config::max_steps),
                              field("fallback", &Config::fallback), field("fallback_ratio", &Config::fallback_ratio),
+                             field("decide_before_training", &Config::decide_before_training),
                              field("adaptive", &Config::adaptive));
     }
   };
@@ -176,14 +182,17 @@ class OnlineSurrogate : public Phase {
 };
 
 // The phases after the exploration: trajectory tuning and, after a hand-over, NUTS's warmup
-// (both within the warmup), and the sampling phase.
+// (both within the warmup), and the sampling phase; and the decision before training,
+// which the exploration asks (training_check.hpp).
 template <class Chain>
 class SurrogateHmcPhases {
  public:
-  SurrogateHmcPhases(Chain& chain, const SurrogateExploration<Chain>& explore, const SurrogateConfig& sc,
+  SurrogateHmcPhases(Chain& chain, SurrogateExploration<Chain>& explore, const SurrogateConfig& sc,
                      const SurrogateHmcDynamics::Config& dc, const HmcWarmupConfig& wc, const ChainConfig& cfg)
       : tuning_(chain, explore, sc, dc, wc.adapt.step_size, cfg), rewarm_(chain, explore, tuning_, wc, cfg),
-        online_(chain) {}
+        online_(chain), check_(chain, explore, sc, dc, wc.adapt.step_size, cfg) {
+    explore.ask_before_training(&check_);
+  }
   void schedule(Schedule& s, const ChainConfig& cfg) {
     s.warmup.push_back({&tuning_, cfg.warmup});
     s.warmup.push_back({&rewarm_, cfg.warmup});
@@ -194,6 +203,7 @@ class SurrogateHmcPhases {
   TrajectoryTuning<Chain> tuning_;
   FallbackWarmup<Chain> rewarm_;
   OnlineSurrogate<Chain> online_;
+  TrainingCheck<Chain> check_;
 };
 
 }  // namespace vhmc

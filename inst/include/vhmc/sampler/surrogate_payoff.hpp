@@ -49,6 +49,14 @@ class JumpMeter {
   long n_ = 0;
 };
 
+// The q-quantile of r (the element of rank floor(q (n - 1)); r is reordered; NaN when empty).
+inline double lower_quantile(std::vector<double>& r, double q) {
+  if (r.empty()) return NAN;
+  const size_t k = static_cast<size_t>(std::floor(q * static_cast<double>(r.size() - 1)));
+  std::nth_element(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(k), r.end());
+  return r[k];
+}
+
 // The q-quantile over coordinates of the ratio of mean squared jumps a / b (NaN when either
 // meter is empty); coordinates where b never moved count as ratio 1.
 inline double jump_ratio(const JumpMeter& a, const JumpMeter& b, double q = 0.1) {
@@ -58,19 +66,20 @@ inline double jump_ratio(const JumpMeter& a, const JumpMeter& b, double q = 0.1)
     const double ja = a.sum()[j] / static_cast<double>(a.n()), jb = b.sum()[j] / static_cast<double>(b.n());
     r[static_cast<size_t>(j)] = jb > 0 ? ja / jb : 1.0;
   }
-  const size_t k = static_cast<size_t>(std::floor(q * static_cast<double>(r.size() - 1)));
-  std::nth_element(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(k), r.end());
-  return r[k];
+  return lower_quantile(r, q);
 }
 
 // Effective samples per iteration of an AR(1) chain whose mean squared jump is esjd and
 // variance var; rho is kept in [-0.5, 0.999] (NUTS's antithetic draws rarely exceed 3
 // effective samples per iteration; a chain that never moved is not infinitely slow).
+constexpr double kAr1RhoMin = -0.5;
 inline double ar1_ess(double esjd, double var) {
   if (!(var > 0)) return NAN;
-  const double rho = std::clamp(1.0 - esjd / (2.0 * var), -0.5, 0.999);
+  const double rho = std::clamp(1.0 - esjd / (2.0 * var), kAr1RhoMin, 0.999);
   return (1.0 - rho) / (1.0 + rho);
 }
+// The most effective samples per iteration ar1_ess() credits (3).
+constexpr double kAr1EssMax = (1.0 - kAr1RhoMin) / (1.0 + kAr1RhoMin);
 
 // The q-quantile over coordinates of the AR(1) effective samples per iteration of a over
 // those of b (NaN when a meter is empty or no coordinate has a positive variance).
@@ -82,10 +91,20 @@ inline double ess_ratio(const JumpMeter& a, const JumpMeter& b, const Vec& var, 
     const double eb = ar1_ess(b.sum()[j] / static_cast<double>(b.n()), var[j]);
     if (std::isfinite(ea) && std::isfinite(eb)) r.push_back(ea / eb);
   }
-  if (r.empty()) return NAN;
-  const size_t k = static_cast<size_t>(std::floor(q * static_cast<double>(r.size() - 1)));
-  std::nth_element(r.begin(), r.begin() + static_cast<std::ptrdiff_t>(k), r.end());
-  return r[k];
+  return lower_quantile(r, q);
+}
+
+// The q-quantile over coordinates of ess / (NUTS's AR(1) effective samples per iteration),
+// for a chain whose effective samples per iteration would be `ess` in every coordinate
+// (the surrogate's best case before training, training_payoff.hpp).
+inline double ess_ratio_to(double ess, const JumpMeter& b, const Vec& var, double q = 0.1) {
+  if (b.n() == 0 || var.size() != b.sum().size()) return NAN;
+  std::vector<double> r;
+  for (Eigen::Index j = 0; j < var.size(); ++j) {
+    const double eb = ar1_ess(b.sum()[j] / static_cast<double>(b.n()), var[j]);
+    if (std::isfinite(eb)) r.push_back(ess / eb);
+  }
+  return lower_quantile(r, q);
 }
 
 struct SurrogatePayoff {

@@ -49,6 +49,10 @@ class TrajectoryTuning : public Phase {
   void start(Rng&) override {
     t0_ = seconds();
     grads0_ = chain_.counts().surrogate_grad;
+    if (chain_.fell_back()) {  // handed over before training (training_check.hpp): nothing to tune
+      payoff_.fallback = true;
+      return;
+    }
     n_tune_ = tuning_iterations(sc_, cfg_, explore_.iterations());
     tune_ = !dc_.steps && n_tune_ > 0;
     const Mat A = sampling_metric();
@@ -73,6 +77,7 @@ class TrajectoryTuning : public Phase {
     }
   }
   void finish(Rng&) override {
+    if (!kernel_) return;  // never entered
     if (tune_ && time_.averaged() > 0) {
       T_ = time_.averaged_value();
       if (eps_shrunk_) eps_ = log_eps_.value();
@@ -94,8 +99,9 @@ class TrajectoryTuning : public Phase {
     r.add("tuning_seconds", seconds_);
     r.add("seconds_per_gradient", explore_.seconds_per_gradient());
     r.add("seconds_per_surrogate_gradient", surrogate_grads_ > 0 ? seconds_ / surrogate_grads_ : NAN);
-    r.add("steps", steps_for(T_));
-    r.add("integration_time", steps_for(T_) * eps_);
+    const int steps = kernel_ ? steps_for(T_) : 0;
+    r.add("steps", steps);
+    r.add("integration_time", steps * eps_);
     r.add("max_integration_time", T_max_);
     r.add("predicted_ess_mean", ess_mean_);
     r.add("predicted_ess_square", ess_square_);
@@ -124,8 +130,7 @@ class TrajectoryTuning : public Phase {
         const Vec w_old = surrogate_frequencies(net, explore_.mean(), DenseMetric(A_explore));
         const double r_old = w_old.size() ? w_old.maxCoeff() : 0.0;
         const double r_new = omega2_.size() ? omega2_.maxCoeff() : 0.0;
-        if (r_old > 0 && r_new > 0) eps_ *= std::sqrt(r_old / r_new);
-        eps_ *= 0.5;
+        eps_ = surrogate_step_size(eps_, r_old, r_new);
       }
     }
     return A;

@@ -276,24 +276,39 @@ inline SurrogateFit fit_output_weights(RandomBasisNetwork& net, const TrainingDa
   return fit;
 }
 
-// Draws the bases (from srng) in coordinates standardised by st, fits them to the points of
-// `set` below U_cut and reports what it chose; the caller keeps what it needs of the fit.
-inline SurrogateFit train_surrogate(RandomBasisNetwork& net, const TrainingSet& set, const Standardizer& st,
-                                    double U_cut, const SurrogateTrainConfig& tc, Rng& srng, Report& rep,
-                                    const LaplaceBase& lb = {}) {
-  const int d = st.dim();
-  const TrainingData td = split_training_points(set, U_cut);
+// The training points of `set` below U_cut, split into fit and hold-out sets, and the bases
+// drawn for them (from srng) in coordinates standardised by st (weights zero). Training is
+// this and fit_surrogate(); between the two a sampler may decide that training will not pay
+// (sampler/training_payoff.hpp): the drawn network already costs what the trained one does.
+inline TrainingData draw_surrogate(RandomBasisNetwork& net, const TrainingSet& set, const Standardizer& st,
+                                   double U_cut, const SurrogateTrainConfig& tc, Rng& srng, Report& rep) {
+  TrainingData td = split_training_points(set, U_cut);
   rep.add("n_train", static_cast<long>(td.fit_theta.rows()));
   rep.add("n_holdout", static_cast<long>(td.hold_theta.rows()));
   rep.add("n_seen", set.seen());
-  const int s = surrogate_hidden(tc, d, td.fit_theta.rows());
-  net.draw(s, tc.activation, st, srng);
+  net.draw(surrogate_hidden(tc, st.dim(), td.fit_theta.rows()), tc.activation, st, srng);
+  return td;
+}
+
+// Fits the drawn network to td and reports what it chose; the caller keeps what it needs of
+// the fit.
+inline SurrogateFit fit_surrogate(RandomBasisNetwork& net, const TrainingData& td, const SurrogateTrainConfig& tc,
+                                  Report& rep, const LaplaceBase& lb = {}) {
+  const int s = net.hidden();
   SurrogateFit fit = fit_output_weights(net, td, tc, lb, rep);
   rep.add("lambda", fit.lambda);
   rep.add("hidden", net.hidden());
   rep.add("hidden_drawn", s);
   holdout_gradient_error(net, td, fit.grad_rmse, fit.grad_rel_error);
   return fit;
+}
+
+// Both steps at once.
+inline SurrogateFit train_surrogate(RandomBasisNetwork& net, const TrainingSet& set, const Standardizer& st,
+                                    double U_cut, const SurrogateTrainConfig& tc, Rng& srng, Report& rep,
+                                    const LaplaceBase& lb = {}) {
+  const TrainingData td = draw_surrogate(net, set, st, U_cut, tc, srng, rep);
+  return fit_surrogate(net, td, tc, rep, lb);
 }
 
 }  // namespace vhmc

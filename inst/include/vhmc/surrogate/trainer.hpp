@@ -115,6 +115,18 @@ inline void fit_quadratic_gradients(const Standardizer& st, const Mat& thetas, c
   b = C.row(d).transpose();
 }
 
+// Floating-point operations of a batch fit of s bases to n points in d dimensions, as the
+// trainer below does it: the features (the pre-activations, 2 n s d), the Gram matrix's
+// rank updates (n s^2: value rows, and gradient rows of additive nodes by the Hadamard
+// form; n d s^2 for the generic stacked path of gradient rows) and one Cholesky factor
+// (s^3 / 3). What training costs beyond it (held-out errors, the candidates' smaller
+// factors) is of lower order. Used to predict training's seconds before it runs
+// (sampler/training_payoff.hpp).
+inline double ridge_fit_flops(double n, double s, double d, bool gradient_rows, Activation act) {
+  const double rows = gradient_rows && !is_additive(act) ? n * d : n;
+  return 2.0 * n * s * d + rows * s * s + s * s * s / 3.0;
+}
+
 // A trainer is bound to the network's bases at construction (redraw => new trainer). Rows
 // may be added in any number of calls; gram()/rhs()/solve() can be called between additions
 // (variational HMC's `refresh_every`: accumulate, re-solve every k points).
