@@ -165,15 +165,16 @@
 #' its leading operations (features, Gram matrix, factor) at that factor's rate; NUTS's
 #' seconds per iteration come from the exploration. Both sides are timed at their fastest
 #' (of a few batches, and of chunks of 5 NUTS iterations): other work on the machine only
-#' makes a batch slower, so the fastest is the cost without it. The surrogate's best case
-#' is an exact one: every proposal accepted, the trajectory the tuning would choose on the
-#' Gaussian that standardises the bases, and at most 3 effective samples per iteration (the
-#' AR(1) measure above). Its efficiency relative to NUTS over the tuning and sampling
-#' iterations, with training's predicted seconds added to the surrogate's side, is then at
-#' most the ESS ratio of that best case times NUTS's seconds over the surrogate's. Below 2
+#' makes a batch slower, so the fastest is the cost without it. The surrogate is predicted
+#' generously: the trajectory the tuning would choose on the Gaussian that standardises the
+#' bases, whose accepted proposals give at most 3 effective samples per iteration (the AR(1)
+#' measure above), at the acceptance rate the tuning aims at (0.65, `adapt_delta` if lower;
+#' a rejection is a jump of 0, so 3 becomes 0.95). Its efficiency relative to NUTS over the
+#' tuning and sampling iterations, with training's predicted seconds added to the
+#' surrogate's side, is that ESS ratio times NUTS's seconds over the surrogate's. Below 2
 #' the chain continues with NUTS without training a surrogate (NUTS's warmup adaptation runs
 #' again, as after a hand-over, and the tuning takes no iterations); a message says so, and
-#' `surrogate_info()` has `fallback_before_training`, `best_efficiency_ratio` and
+#' `surrogate_info()` has `fallback_before_training`, `predicted_efficiency_ratio` and
 #' `predicted_train_seconds`. The bases training would drop (it may keep `s/4`, `s/16` or
 #' none) are not assumed gone, since what decides that is the fit not paid for; the decision
 #' is not taken when the exploration found the quadratic base alone good enough (training
@@ -345,9 +346,18 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 #' hand-over (0 without one). After a hand-over, `step_size` is NUTS's and `accept` NUTS's
 #' mean acceptance statistic. `fallback_before_training` says whether the chain handed over
 #' before training (then `hidden` and the tuning's columns are `NA` or 0), from
-#' `best_efficiency_ratio` (the most an exact surrogate could reach relative to NUTS,
-#' training's seconds included) and `predicted_train_seconds`; both are `NA` when the
-#' decision was not taken (`fallback = FALSE`, or the quadratic base alone sufficed).
+#' `predicted_efficiency_ratio` (what a surrogate exact on its Gaussian would reach relative
+#' to NUTS at the tuning's acceptance target, training's seconds included) and
+#' `predicted_train_seconds`; both are `NA` when the decision was not taken (`fallback =
+#' FALSE`, or the quadratic base alone sufficed).
+#'
+#' `accept_target` is the acceptance rate the chain's sampling kernel was tuned toward: the
+#' tuning's (0.65, `adapt_delta` if lower), or `adapt_delta` after a hand-over to NUTS; `NA`
+#' when nothing was tuned toward one (`steps` given, or RNS-RMHMC's `step_size`). `accept_in_band` says whether `accept`
+#' is in the band the tuning promises: for the surrogate, within 0.15 of its target, or
+#' above it when the integration time reached 90% of its maximum (a surrogate better than
+#' the target needs runs the longest trajectory worth running, and accepts more); for NUTS,
+#' from 0.1 below `adapt_delta` to 0.15 above it (at most 1).
 #'
 #' With `riemann = TRUE` two more columns count the implicit steps left unsolved (see
 #' [rmhmc()]): `fixed_point_failures` (warmup included) and `fixed_point_failures_sampling`.
@@ -398,13 +408,29 @@ surrogate_info <- function(fit) {
   info$efficiency_ratio <- col("efficiency_ratio")
   info$fallback <- as.logical(col("fallback", logical(1)))
   info$fallback_before_training <- as.logical(col("fallback_before_training", logical(1)))
-  info$best_efficiency_ratio <- col("best_efficiency_ratio")
+  info$predicted_efficiency_ratio <- col("predicted_efficiency_ratio")
   info$predicted_train_seconds <- col("predicted_train_seconds")
   info$fallback_warmup <- col("fallback_warmup")
+  info <- accept_band(info, fit$sampler)
   if (isTRUE(fit$sampler$riemann)) {
     info$fixed_point_failures <- col("fixed_point_failures")
     info$fixed_point_failures_sampling <- col("fixed_point_failures_sampling")
   }
+  info
+}
+
+# The acceptance target of each chain's sampling kernel and whether its acceptance is in the
+# band the tuning promises (surrogate_info()'s documentation; trajectory_tuning.hpp).
+accept_band <- function(info, sampler) {
+  delta <- sampler$adapt_delta
+  nuts <- !is.na(info$fallback) & info$fallback
+  # RNS-RMHMC tunes its step size, surrogate HMC its integration time, unless the user fixed them.
+  tuned <- if (isTRUE(sampler$riemann)) is.null(sampler$step_size) else is.null(sampler$steps)
+  info$accept_target <- ifelse(nuts, delta, if (tuned) min(delta, 0.65) else NA_real_)
+  at_cap <- !is.na(info$integration_time) & info$integration_time >= 0.9 * info$max_integration_time
+  lo <- info$accept_target - ifelse(nuts, 0.1, 0.15)
+  hi <- ifelse(nuts, pmin(1, info$accept_target + 0.15), ifelse(at_cap, 1, info$accept_target + 0.15))
+  info$accept_in_band <- info$accept >= lo & info$accept <= hi
   info
 }
 
@@ -463,11 +489,12 @@ untrained_message <- function(info, early, which) {
   f <- function(x) paste(format(signif(x[early], 2), trim = TRUE), collapse = ", ")
   sprintf(paste(
     "surrogate_hmc: %s continued with NUTS on the true gradient without training a surrogate:",
-    "measured in the exploration, even at best (exact, every proposal accepted) it would reach",
+    "measured in the exploration, even exact on its Gaussian and at the tuning's acceptance target",
+    "it would reach",
     "%s times NUTS's efficiency, below the %s a hand-over asks (training predicted to take %s s).",
     "The gradient is cheap here; the draws after warmup are NUTS's.",
     "surrogate_hmc(fallback = FALSE) trains and keeps the surrogate. See surrogate_info(fit)."),
-    which, f(info$best_efficiency_ratio), format(core_default("vhmc_surrogate_hmc", "fallback_ratio")),
+    which, f(info$predicted_efficiency_ratio), format(core_default("vhmc_surrogate_hmc", "fallback_ratio")),
     f(info$predicted_train_seconds))
 }
 

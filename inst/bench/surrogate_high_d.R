@@ -13,8 +13,9 @@
 #   sim_lr      the paper's simulated logistic regression, N = 1e5, d = 50
 # Columns: problem, d, sampler, whole-call seconds, min bulk ESS, max R-hat, min bulk ESS per
 # second, true gradients, acceptance per chain, held-out gradient error per chain, whether
-# the surrogate handed over to NUTS per chain, and the largest |mean difference| to NUTS in
-# units of the combined MCSE.
+# the surrogate handed over to NUTS per chain (and whether before training), whether each
+# chain's sampling acceptance is in the band surrogate_info() states, the slowest chain's
+# sampling seconds, and the largest |mean difference| to NUTS in units of the combined MCSE.
 # Environment: VHMC_BENCH_PROBLEMS (comma separated; default all), VHMC_BENCH_SAMPLING (1000
 # draws per chain), VHMC_BENCH_WARMUP (1000: the most an automatic warmup may take),
 # VHMC_BENCH_CORES (2). Seconds depend on the machine and its load: run alone.
@@ -87,6 +88,10 @@ run_one <- function(prob, name, label, sampler) {
                     grad_rel_error = if (is.null(info)) NA else
                       paste(sprintf("%.3f", info$grad_rel_error), collapse = "/"),
                     fallback = if (is.null(info)) NA else paste(info$fallback, collapse = "/"),
+                    before_training = if (is.null(info)) NA else
+                      paste(info$fallback_before_training, collapse = "/"),
+                    in_band = if (is.null(info)) NA else paste(info$accept_in_band, collapse = "/"),
+                    sampling_seconds = max(fit$timing$sampling_seconds),
                     start = fit$start$method, metric = fit$config$metric %||% NA)
   message(sprintf("  %-9s %-16s %7.1f s, min bulk ESS %6.0f, max R-hat %.3f, accept %s%s", name, label,
                   wall, row$min_ess_bulk, row$max_rhat, row$accept,

@@ -451,7 +451,7 @@ TEST_CASE("Without a hand-over the NUTS warmup after tuning takes no iterations"
   CHECK(out.warmup_iterations == 500);
 }
 
-TEST_CASE("The decision before training: best-case efficiency with training's seconds", "[surrogate][payoff]") {
+TEST_CASE("The decision before training: predicted efficiency with training's seconds", "[surrogate][payoff]") {
   // E = ess_ratio x n s_nuts / (s_train + n (s_U + m s_grad)).
   vhmc::TrainingCosts c;
   c.sec_nuts = 1e-3;
@@ -483,7 +483,7 @@ TEST_CASE("The decision before training: best-case efficiency with training's se
 }
 
 TEST_CASE("What the decision before training measures and predicts", "[surrogate][payoff]") {
-  // The best case's effective-sample ratio: NUTS at rho 0.5 in both coordinates (1/3 per
+  // The prediction's effective-sample ratio at full acceptance: NUTS at rho 0.5 in both coordinates (1/3 per
   // iteration), an exact surrogate credited 3: ratio 9.
   vhmc::JumpMeter nuts(2);
   Vec a = Vec::Zero(2);
@@ -494,6 +494,11 @@ TEST_CASE("What the decision before training measures and predicts", "[surrogate
   const Vec var = (Vec(2) << 1.0, 4.0).finished();
   CHECK(vhmc::kAr1EssMax == Approx(3.0));
   CHECK(vhmc::ess_ratio_to(vhmc::kAr1EssMax, nuts, var) == Approx(9.0));
+  // At an acceptance rate a rejection is a jump of 0: rho = a rho_1 + 1 - a. Full acceptance
+  // keeps the ESS; 3 (rho_1 = -0.5) at 0.65 is 0.975 / 1.025; 1 (rho_1 = 0) at 0.5 is 1/3.
+  CHECK(vhmc::ess_at_acceptance(3.0, 1.0) == Approx(3.0));
+  CHECK(vhmc::ess_at_acceptance(3.0, 0.65) == Approx(0.975 / 1.025));
+  CHECK(vhmc::ess_at_acceptance(1.0, 0.5) == Approx(1.0 / 3.0));
   CHECK(std::isnan(vhmc::ess_ratio_to(3.0, vhmc::JumpMeter(2), var)));
   // Training's flops: features 2 n s d, Gram n s^2 (n d s^2 on the generic path), factor s^3/3.
   CHECK(vhmc::ridge_fit_flops(100, 10, 2, true, vhmc::Activation::Softplus) == Approx(4000 + 10000 + 1000.0 / 3));
@@ -544,7 +549,7 @@ TEST_CASE("What the decision before training measures and predicts", "[surrogate
 }
 
 TEST_CASE("A hand-over before training: NUTS continues without a surrogate", "[surrogate][payoff]") {
-  // fallback_ratio = inf: every best case is below it, so the chain hands over before
+  // fallback_ratio = inf: every prediction is below it, so the chain hands over before
   // training whatever the clock says; the automatic warmup then adapts NUTS again.
   vhmc::GaussianPotential pot(target_mean(), target_cov());
   AutoSurrogate run(target_mean(), target_cov(), 2000, 73);
@@ -556,9 +561,9 @@ TEST_CASE("A hand-over before training: NUTS continues without a surrogate", "[s
   REQUIRE(out.error.empty());
   CHECK(rep<bool>(out, "fallback_before_training"));
   CHECK(rep<bool>(out, "fallback"));
-  CHECK(std::isfinite(rep<double>(out, "best_efficiency_ratio")));
+  CHECK(std::isfinite(rep<double>(out, "predicted_efficiency_ratio")));
   CHECK(rep<double>(out, "predicted_train_seconds") >= 0.0);
-  CHECK(rep<double>(out, "best_steps") >= 1.0);
+  CHECK(rep<double>(out, "predicted_steps") >= 1.0);
   // Nothing trained or tuned: no surrogate gradient at all, NUTS's warmup after the exploration.
   CHECK_THROWS_AS(out.report.at("hidden"), std::out_of_range);
   CHECK(rep<long>(out, "tuning") == 0);
@@ -579,5 +584,5 @@ TEST_CASE("A hand-over before training: NUTS continues without a surrogate", "[s
   CHECK(rep<bool>(late, "fallback"));
   CHECK_FALSE(rep<bool>(late, "fallback_before_training"));
   CHECK(rep<long>(late, "tuning") > 0);
-  CHECK(std::isnan(rep<double>(late, "best_efficiency_ratio")));
+  CHECK(std::isnan(rep<double>(late, "predicted_efficiency_ratio")));
 }

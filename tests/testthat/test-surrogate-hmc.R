@@ -107,6 +107,8 @@ test_that("surrogate HMC on a logistic regression agrees with NUTS; adaptive too
   expect_same_posterior(ada, ref)
   expect_true(all(surrogate_info(ada)$n_refresh > 10))
   expect_true(all(surrogate_info(fit)$accept > 0.6))
+  # Every chain's sampling acceptance is in the band the tuning promises (surrogate_info()).
+  expect_true(all(surrogate_info(fit)$accept_in_band), info = paste(surrogate_info(fit)$accept, collapse = " "))
   expect_match(paste(capture.output(print(fit)), collapse = "\n"), "surrogate: .* softplus bases")
 })
 
@@ -154,6 +156,8 @@ test_that("a surrogate that will not pay off hands over to NUTS at the end of wa
   expect_true(all(info$fallback_warmup > 0))
   expect_equal(info$explore + info$tuning + info$fallback_warmup, fit$timing$warmup_iterations)
   expect_true(all(info$accept > 0.6 & info$accept < 0.97))
+  expect_equal(info$accept_target, c(0.8, 0.8))
+  expect_true(all(info$accept_in_band), info = paste(info$accept, collapse = " "))
   # NUTS's draws: true gradients while sampling (the surrogate needs none), the moments.
   expect_true(all(fit$counts$n_grad_sampling > 500))
   expect_moments(fit, rep(0, d), sds)
@@ -186,7 +190,7 @@ test_that("a target whose gradient is cheap hands over to NUTS before training",
   info <- surrogate_info(fit)
   expect_equal(info$fallback_before_training, c(TRUE, TRUE))
   expect_equal(info$fallback, c(TRUE, TRUE))
-  expect_true(all(info$best_efficiency_ratio < 1))
+  expect_true(all(info$predicted_efficiency_ratio < 1))
   # Nothing trained or tuned: NUTS's warmup again after the exploration, then NUTS.
   expect_true(all(is.na(info$hidden)))
   expect_equal(info$tuning, c(0, 0))
@@ -202,7 +206,7 @@ test_that("a target whose gradient is cheap hands over to NUTS before training",
   kept <- suppressWarnings(suppressMessages(run(surrogate_hmc(fallback = FALSE))))
   kinfo <- surrogate_info(kept)
   expect_equal(kinfo$fallback_before_training, c(FALSE, FALSE))
-  expect_true(all(is.na(kinfo$best_efficiency_ratio)))
+  expect_true(all(is.na(kinfo$predicted_efficiency_ratio)))
   expect_true(all(kinfo$hidden >= 0) && all(kinfo$tuning > 0))
 })
 

@@ -37,7 +37,7 @@ struct SurrogateHmcDynamics {
     // the core (the papers' sampler); R's surrogate_hmc() turns it on for its automatic sampler.
     bool fallback = false;
     double fallback_ratio = 2.0;  // ... when its efficiency relative to NUTS is below this
-    // ... also before training, when even the surrogate's best case is below it
+    // ... also before training, when even the surrogate's predicted efficiency is below it
     // (training_payoff.hpp); false leaves the decision to the end of tuning.
     bool decide_before_training = true;
     bool adaptive = false;        // ARNS-HMC

@@ -3,7 +3,7 @@
 // TrainingGate (surrogate_exploration.hpp): between drawing the bases and fitting them it
 // measures what the decision needs -- seconds of a true log density and of a gradient of the
 // drawn network, a Cholesky factor's seconds per flop for training's prediction, the best
-// trajectory the tuning could choose -- and, when even the best case does not pay, hands
+// trajectory the tuning could choose -- and, when even that prediction does not pay, hands
 // the chain over to NUTS (SurrogateChain::hand_over_untrained(); FallbackWarmup then adapts
 // NUTS again, as after a hand-over at the end of tuning). Only with `fallback` and
 // `decide_before_training`, and not when the exploration found the quadratic base alone
@@ -65,7 +65,10 @@ class TrainingCheck : public TrainingGate {
                                          drawn.activation());
     const BestTrajectory best = best_trajectory(drawn);
     c.steps = best.steps;
-    c.ess_ratio = ess_ratio_to(best.ess, explore_.jumps(), explore_.variance());
+    // The tuning's acceptance target; with the user's steps nothing is tuned toward it, and
+    // the prediction stays at full acceptance.
+    const double accept = dc_.steps ? 1.0 : sc_.trajectory_accept;
+    c.ess_ratio = ess_ratio_to(ess_at_acceptance(best.ess, accept), explore_.jumps(), explore_.variance());
     c.n = tuning_iterations(sc_, cfg_, explore_.iterations()) + std::max(0, cfg_.iter - cfg_.warmup);
     return c;
   }

@@ -9,18 +9,24 @@
 //
 // Before training, the surrogate's efficiency relative to NUTS over the n iterations left
 // (tuning and sampling) is at most
-//   E = (ESS ratio, best case) x n s_nuts / (s_train + n (s_U + m s_grad)),
+//   E = (ESS ratio, predicted) x n s_nuts / (s_train + n (s_U + m s_grad)),
 // the same efficiency as at the end of tuning (effective samples per iteration times
 // iterations per second, relative to NUTS's) with the training's seconds s_train added to
 // the surrogate's side: s_nuts the seconds of a NUTS iteration (exploration), s_U those of a
 // true log density (one per surrogate iteration), s_grad those of a gradient of the network
 // as drawn (all its bases; its weights do not change its cost), m the surrogate gradients of
-// an iteration. The best case, for the surrogate: it is exact on the Gaussian that
-// standardises it, so that it accepts every proposal and its trajectory (m steps) is the one
-// the tuning would choose there (trajectory_length.hpp), and its draws have the most
-// effective samples per iteration the AR(1) measure credits (3) or that trajectory's, if
-// fewer; training costs no more than its leading flops (surrogate/trainer.hpp) at the rate of
-// a timed Cholesky factor. NUTS's side is its exploration: its gradients per iteration at its
+// an iteration. The prediction, generous to the surrogate: its trajectory (m steps) is the
+// one the tuning would choose on the Gaussian that standardises it (trajectory_length.hpp),
+// whose accepted proposals have the most effective samples per iteration the AR(1) measure
+// credits (3) or that trajectory's, if fewer, and it accepts the fraction the tuning aims at
+// (trajectory_accept: the tuning shortens trajectories until it does; a better surrogate
+// only runs the full length), which ess_at_acceptance() turns into effective samples per
+// iteration (3 at full acceptance, 0.95 at 0.65); training costs no more than its leading
+// flops (surrogate/trainer.hpp) at the rate of a timed Cholesky factor. With every proposal
+// accepted (the bound an earlier version used) liver's bank subset predicted 2.1-2.4, just
+// above the hand-over ratio, and trained, where the realised effective-sample ratio was 0.31
+// against the 1.5 predicted, and the chains handed over after training anyway (whole call
+// 1.46x nuts()'s). NUTS's side is its exploration: its gradients per iteration at its
 // fastest seconds per gradient (over chunks of 5 iterations), and its AR(1) effective
 // samples per iteration per coordinate, the ratio's 10% quantile over coordinates as at the
 // end of tuning (Pasarica and Gelman 2010's squared jumps). Both sides are timed at their
@@ -46,8 +52,8 @@ struct TrainingCosts {
   double sec_potential = NAN;  // a true log density
   double sec_grad = NAN;       // a gradient of the network as drawn
   double sec_train = NAN;      // training, predicted
-  double steps = NAN;          // surrogate gradients per iteration, best case
-  double ess_ratio = NAN;      // effective samples per iteration relative to NUTS's, best case
+  double steps = NAN;          // surrogate gradients per iteration, predicted
+  double ess_ratio = NAN;      // effective samples per iteration relative to NUTS's, predicted
   double n = 0.0;              // tuning and sampling iterations
 };
 
@@ -56,10 +62,10 @@ struct TrainingPayoff {
   double efficiency = NAN, cost_ratio = NAN;
   bool fallback = false;
   void report(Report& r) const {
-    r.add("best_efficiency_ratio", efficiency);
-    r.add("best_cost_ratio", cost_ratio);
-    r.add("best_ess_ratio", costs.ess_ratio);
-    r.add("best_steps", costs.steps);
+    r.add("predicted_efficiency_ratio", efficiency);
+    r.add("predicted_cost_ratio", cost_ratio);
+    r.add("predicted_ess_ratio", costs.ess_ratio);
+    r.add("predicted_steps", costs.steps);
     r.add("predicted_train_seconds", costs.sec_train);
     r.add("drawn_seconds_per_surrogate_gradient", costs.sec_grad);
     r.add("seconds_per_potential", costs.sec_potential);
@@ -81,11 +87,12 @@ inline TrainingPayoff decide_training(const TrainingCosts& c, double ratio) {
 // Seconds per call of f() by the chain's clock, the fastest of 3 to 5 batches, each of
 // calls until min_seconds have passed (at most max_calls): a batch that the machine's other
 // work interrupted is slower, never faster, so the fastest is the cost without that load
-// (and the surrogate's best case). One call of a microsecond is below the clock's noise.
+// (and the surrogate's most favourable cost). One call of a microsecond is below the
+// clock's noise.
 // At least 3 batches: when a first batch of 0.2 ms that lost a time slice of several ms
 // already passed 5 min_seconds, it was all there was (measured at load 3.4 on 2 cores, a
 // 150-row logistic regression: in 7 of 60 chains a log density or a network gradient timed
-// 40 to 600 times its cost, the best-case efficiency up to 350 times too low); an f whose
+// 40 to 600 times its cost, the predicted efficiency up to 350 times too low); an f whose
 // call takes 5 min_seconds is timed 3 times.
 template <class F>
 double fastest_seconds_per_call(const ChainClock& clock, F&& f, double min_seconds, int max_calls = 1000) {
