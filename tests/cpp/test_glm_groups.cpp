@@ -11,6 +11,8 @@
 
 #include <vhmc/vhmc.hpp>
 
+#include "test_util.hpp"
+
 namespace {
 
 using vhmc::CovPrior;
@@ -70,23 +72,6 @@ GroupTermData term(const GroupProblem& p, int cols, bool centred, CovPriorKind k
   return d;
 }
 
-void check_gradient(GlmPotential& pot, const Vec& theta, const std::string& what) {
-  INFO(what);
-  Vec g;
-  const double u = pot.U_grad(theta, g);
-  REQUIRE(std::isfinite(u));
-  CHECK(u == Approx(pot.U(theta)).epsilon(1e-12));
-  for (int j = 0; j < pot.dim(); ++j) {
-    const double h = 1e-5 * std::max(1.0, std::fabs(theta[j]));
-    Vec tp = theta, tm = theta;
-    tp[j] += h;
-    tm[j] -= h;
-    const double fd = (pot.U(tp) - pot.U(tm)) / (2 * h);
-    INFO("coordinate " << j << ": grad " << g[j] << " fd " << fd);
-    CHECK(std::fabs(g[j] - fd) <= 1e-6 * std::max(1.0, std::fabs(fd)));
-  }
-}
-
 }  // namespace
 
 TEST_CASE("group-level terms: gradients match differences (priors, forms, p, families)", "[glm][groups]") {
@@ -106,7 +91,7 @@ TEST_CASE("group-level terms: gradients match differences (priors, forms, p, fam
           pot.add_group_term(second);
           Vec theta(pot.dim());
           for (int j = 0; j < pot.dim(); ++j) theta[j] = 0.6 * rng.normal();
-          check_gradient(pot, theta, std::to_string(static_cast<int>(f)) + " p=" + std::to_string(cols) +
+          vt::check_gradient(pot, theta, std::to_string(static_cast<int>(f)) + " p=" + std::to_string(cols) +
                                          (centred ? " centred " : " noncentred ") +
                                          (kind == CovPriorKind::Decov ? "decov" : "lkj"));
           ++combos;

@@ -5,9 +5,12 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include <vhmc/vhmc.hpp>
+
+#include "test_util.hpp"
 
 namespace {
 
@@ -106,18 +109,7 @@ TEST_CASE("marginal gaussian term: gradients match differences", "[glm][groups][
       REQUIRE(pot.dim() == 1 + prob.k + 1 + cols * (cols + 1) / 2);
       for (int rep = 0; rep < 3; ++rep) {
         const Vec theta = random_theta(pot.dim(), rng);
-        Vec g;
-        const double u = pot.U_grad(theta, g);
-        CHECK(u == Approx(pot.U(theta)).epsilon(1e-12));
-        for (int j = 0; j < pot.dim(); ++j) {
-          const double h = 1e-5;
-          Vec tp = theta, tm = theta;
-          tp[j] += h;
-          tm[j] -= h;
-          const double fd = (pot.U(tp) - pot.U(tm)) / (2 * h);
-          INFO("p=" << cols << " coordinate " << j << ": grad " << g[j] << " fd " << fd);
-          CHECK(std::fabs(g[j] - fd) <= 1e-6 * std::max(1.0, std::fabs(fd)));
-        }
+        vt::check_gradient(pot, theta, "p=" + std::to_string(cols));
       }
     }
   }

@@ -11,6 +11,8 @@
 
 #include <vhmc/vhmc.hpp>
 
+#include "test_util.hpp"
+
 namespace {
 
 using vhmc::CovPriorKind;
@@ -145,18 +147,7 @@ TEST_CASE("nested marginal: gradients match differences", "[glm][groups][nested]
       add_terms(pot, prob, terms, kind);
       for (int rep = 0; rep < 2; ++rep) {
         const Vec theta = random_theta(pot.dim(), rng);
-        Vec g;
-        const double u = pot.U_grad(theta, g);
-        CHECK(u == Approx(pot.U(theta)).epsilon(1e-12));
-        for (int j = 0; j < pot.dim(); ++j) {
-          const double h = 1e-5;
-          Vec tp = theta, tm = theta;
-          tp[j] += h;
-          tm[j] -= h;
-          const double fd = (pot.U(tp) - pot.U(tm)) / (2 * h);
-          INFO("terms " << terms.size() << " coordinate " << j << ": grad " << g[j] << " fd " << fd);
-          CHECK(std::fabs(g[j] - fd) <= 1e-6 * std::max(1.0, std::fabs(fd)));
-        }
+        vt::check_gradient(pot, theta, "terms " + std::to_string(terms.size()));
       }
     }
   }

@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include <catch2/catch.hpp>
 #include <vhmc/vhmc.hpp>
 
 namespace vt {
@@ -273,5 +274,26 @@ struct InterruptAfter {
   int logged = 0, polls = 0;
   vhmc::Callbacks cb;
 };
+
+// U_grad() against U() (the same value) and its gradient against central differences of
+// U() (step 1e-5 max(1, |theta_j|)), each coordinate within 1e-6 max(1, |fd|); `what` names
+// the case in a failure.
+template <class P>
+void check_gradient(P& pot, const Vec& theta, const std::string& what) {
+  INFO(what);
+  Vec g;
+  const double u = pot.U_grad(theta, g);
+  REQUIRE(std::isfinite(u));
+  CHECK(u == Approx(pot.U(theta)).epsilon(1e-12));
+  for (int j = 0; j < pot.dim(); ++j) {
+    const double h = 1e-5 * std::max(1.0, std::fabs(theta[j]));
+    Vec tp = theta, tm = theta;
+    tp[j] += h;
+    tm[j] -= h;
+    const double fd = (pot.U(tp) - pot.U(tm)) / (2 * h);
+    INFO("coordinate " << j << ": grad " << g[j] << " fd " << fd);
+    CHECK(std::fabs(g[j] - fd) <= 1e-6 * std::max(1.0, std::fabs(fd)));
+  }
+}
 
 }  // namespace vt
