@@ -24,12 +24,14 @@ TARBALL  := $(PKG)_$(VERSION).tar.gz
 RCHECK   := $(BUILD)/$(PKG).Rcheck
 
 # Environment of R CMD build / check: run skip_on_cran() tests, no network checks,
-# compile with JOBS parallel jobs.
+# compile with JOBS parallel jobs and run the test files in JOBS processes
+# (Config/testthat/parallel in DESCRIPTION).
 R_CHECK_ENV := NOT_CRAN=true \
                _R_CHECK_CRAN_INCOMING_=false \
                _R_CHECK_CRAN_INCOMING_REMOTE_=false \
                _R_CHECK_FORCE_SUGGESTS_=false \
-               MAKEFLAGS=-j$(JOBS)
+               MAKEFLAGS=-j$(JOBS) \
+               TESTTHAT_CPUS=$(JOBS)
 
 # With ccache (optional; tools/install-deps.sh installs it), R CMD check's install reuses
 # the objects R CMD build compiled minutes earlier in another directory (its cache lives in
