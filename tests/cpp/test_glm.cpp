@@ -12,6 +12,8 @@
 #include <vhmc/model/glm.hpp>
 #include <vhmc/model/mode.hpp>
 
+#include "test_util.hpp"
+
 namespace {
 
 using vhmc::GlmData;
@@ -115,25 +117,10 @@ Vec random_theta(int d, vhmc::Rng& rng, double sd = 0.5) {
   return th;
 }
 
-// U_grad's gradient vs central differences of U(); U == U_grad's value.
+// U_grad's gradient vs central differences of U(); U == U_grad's value to 1e-13.
 template <class P>
 void check_gradient(P& pot, const Vec& theta, const std::string& what) {
-  INFO(what);
-  Vec g;
-  const double u = pot.U_grad(theta, g);
-  REQUIRE(g.size() == pot.dim());
-  const double u2 = pot.U(theta);
-  REQUIRE(std::isfinite(u));
-  CHECK(u == Approx(u2).epsilon(1e-13).margin(1e-13));
-  for (int j = 0; j < pot.dim(); ++j) {
-    const double h = 1e-5 * std::max(1.0, std::fabs(theta[j]));
-    Vec tp = theta, tm = theta;
-    tp[j] += h;
-    tm[j] -= h;
-    const double fd = (pot.U(tp) - pot.U(tm)) / (2 * h);
-    INFO("coordinate " << j << ": grad " << g[j] << " fd " << fd);
-    CHECK(std::fabs(g[j] - fd) <= 1e-6 * std::max(1.0, std::fabs(fd)));
-  }
+  vt::check_gradient(pot, theta, what, 1e-13);
 }
 
 // Two potentials that must agree in value and gradient at random points.

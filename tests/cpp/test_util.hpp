@@ -275,16 +275,17 @@ struct InterruptAfter {
   vhmc::Callbacks cb;
 };
 
-// U_grad() against U() (the same value) and its gradient against central differences of
-// U() (step 1e-5 max(1, |theta_j|)), each coordinate within 1e-6 max(1, |fd|); `what` names
-// the case in a failure.
+// U_grad() against U() (the same value, to `value_eps`) and its gradient against central
+// differences of U() (step 1e-5 max(1, |theta_j|)), each coordinate within 1e-6 max(1,
+// |fd|); `what` names the case in a failure.
 template <class P>
-void check_gradient(P& pot, const Vec& theta, const std::string& what) {
+void check_gradient(P& pot, const Vec& theta, const std::string& what, double value_eps = 1e-12) {
   INFO(what);
   Vec g;
   const double u = pot.U_grad(theta, g);
+  REQUIRE(g.size() == pot.dim());
   REQUIRE(std::isfinite(u));
-  CHECK(u == Approx(pot.U(theta)).epsilon(1e-12));
+  CHECK(u == Approx(pot.U(theta)).epsilon(value_eps).margin(value_eps));
   for (int j = 0; j < pot.dim(); ++j) {
     const double h = 1e-5 * std::max(1.0, std::fabs(theta[j]));
     Vec tp = theta, tm = theta;
