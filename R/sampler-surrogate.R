@@ -31,7 +31,17 @@
 #'    weights are fitted to the gradients (score matching, the default) or the values of
 #'    the potential. One tenth of the points is held out. The quadratic base is the one
 #'    from the Hessian at the mode or the least-squares one, whichever predicts the
-#'    held-out gradients better. With `hidden = NULL` the number of bases is then chosen
+#'    held-out gradients better. For a binomial GLM started from the mode, the surrogate
+#'    first keeps some rows of the likelihood exact: the rows whose curvature can exceed
+#'    the posterior's (a rare category that separates or nearly separates the responses
+#'    makes a wall or a skewed tail that no quadratic and few random bases fit). The
+#'    candidates are the rows stiffer than 10, 1 and 0.1, then 0.03, times the posterior's
+#'    curvature (at most 2,048 rows), or none. Each is scored by the held-out error of the
+#'    quadratic fitted to what the rows leave, and the smallest set within 25% of the best
+#'    wins. On the full a9a design (d = 118) the 1,981 rows above 0.03 bring that error from 57%
+#'    to 2.9%. A surrogate step then costs O(rows x d) more, and the stiffest rows' walls
+#'    are crossed by the split leapfrog, as in [nuts()]. `surrogate_info()` reports the
+#'    number (`exact_rows`). With `hidden = NULL` the number of bases is then chosen
 #'    among `s`, `s/4`, `s/16` and none by held-out gradient error: the smallest within
 #'    25% of the best (or below 1% relative error) wins, since every basis costs time in
 #'    every surrogate step. On a GLM with many observations the quadratic base alone often
@@ -323,7 +333,8 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 #' What the surrogate of each chain did
 #'
 #' For fits with [surrogate_hmc()]: per chain, the surrogate's size and activation, where its
-#' quadratic base came from (`"mode Hessian"` or `"least squares"`), the exploration and
+#' quadratic base came from (`"mode Hessian"` or `"least squares"`), how many likelihood rows
+#' it computes exactly (`exact_rows`; see "Training" in [surrogate_hmc()]), the exploration and
 #' tuning lengths (iterations), the training-set size, the held-out gradient error, the step
 #' size, the tuned number of steps and integration time (with its planned maximum), the
 #' sampling acceptance rate, the counts of true gradients, true log-density evaluations and
@@ -387,6 +398,7 @@ surrogate_info <- function(fit) {
   info <- data.frame(
     chain = seq_along(s), hidden = col("hidden"), activation = col("activation", character(1)),
     train_on = col("train_on", character(1)), quadratic = col("quadratic", character(1)),
+    exact_rows = col("exact_rows"),
     explore = col("explore"), tuning = col("tuning"), n_train = col("n_train"), grad_rmse = col("grad_rmse"),
     grad_rel_error = col("grad_rel_error"),
     step_size = vapply(fit$adaptation, `[[`, numeric(1), "step_size"), steps = col("steps"),

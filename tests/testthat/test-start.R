@@ -166,6 +166,12 @@ test_that("a near-separated rare category: mode start with a regularised Laplace
     vhmc_glm(y ~ x + rare, data = d, family = binomial(), prior = normal(0, 10, autoscale = FALSE),
              sampler = surrogate_hmc(), chains = 2, iter = 1000, seed = 4, progress = FALSE)))
   for (a in sur$adaptation) expect_identical(a$stiff_rows, 2L)
+  # Its surrogate computes the category's rows exactly (surrogate/exact_rows.hpp): the
+  # quadratic alone cannot fit their wall, so the row choice keeps them.
+  info <- surrogate_info(sur)
+  trained <- !info$fallback_before_training %in% TRUE
+  expect_true(all(info$exact_rows[trained] >= 2))
+  expect_true(all(info$grad_rel_error[trained] < 0.05))
   s_sur <- posterior::summarise_draws(sur$draws, "mean", "rhat", "mcse_mean")
   expect_lt(max(s_sur$rhat), 1.1)
   s_nuts <- posterior::summarise_draws(fit$draws, "mean", "mcse_mean")

@@ -53,6 +53,7 @@ struct StiffRows {
   Vec offset;               // n
   Vec curvature_bound;      // n: the most d2 loss / d eta_i^2 can be (weights included)
   std::function<double(const Vec& eta, Vec& r)> loss;  // U1 and r = d U1 / d eta
+  Vec stiffness;            // n: each row's stiffness (how it was chosen; may be empty)
   Eigen::Index size() const { return Z.rows(); }
 };
 
@@ -89,6 +90,7 @@ class SplitLeapfrog {
     return static_cast<int>(std::min(1e6, std::max(1.0, m)));
   }
   double kappa() const { return kappa_; }
+  double resolution() const { return resolution_; }
   const StiffRows& rows() const { return rows_; }
   long row_evaluations() const { return row_evaluations_; }
 

@@ -96,8 +96,10 @@ class SurrogateChain {
   // with online training (ARNS-HMC) the chain keeps the ridge state sampling refines the
   // output weights from.
   TrainingData draw(const Standardizer& st, double U_cut, const SurrogateTrainConfig& tc, Report& rep) {
-    return draw_surrogate(net_, set_, st, U_cut, tc, srng_, rep);
+    return draw_surrogate(net_, set_, st, U_cut, tc, srng_, rep, exact_rows_);
   }
+  // Where training may find likelihood rows to keep exact (choose_exact_rows.hpp); none by default.
+  void offer_exact_rows(ExactRowSource source) { exact_rows_ = std::move(source); }
   SurrogateFit fit(const TrainingData& td, const SurrogateTrainConfig& tc, const LaplaceBase& lb, Report& rep) {
     SurrogateFit fit = fit_surrogate(net_, td, tc, rep, lb);
     if (online_training_) {
@@ -138,6 +140,7 @@ class SurrogateChain {
   Motion& motion() { return motion_; }
 
  private:
+  ExactRowSource exact_rows_;
   Vec init_;
   double step_size_;
   bool online_training_, handed_over_ = false;

@@ -68,9 +68,25 @@ inline Vec gaussian_frequencies(const Mat& A, const Mat& L) {
   return es.eigenvalues();
 }
 
-// Inverse of the quadratic base's theta-space Hessian, L Q^{-1} L' (Q in u-space). False when
-// Q is not positive definite (the base is not a Gaussian approximation there).
-inline bool inverse_of_base(const RandomBasisNetwork& net, Mat& A) {
+// The inverse of the quadratic's theta-space Hessian plus the exact rows' at theta.
+inline bool inverse_with_rows(RandomBasisNetwork& net, const Vec& theta, Mat& A) {
+  const auto Lt = net.standardizer().L.triangularView<Eigen::Lower>().transpose();
+  const Mat X = Lt.solve(net.quadratic_Q());
+  Mat H = Lt.solve(Mat(X.transpose()));  // L^-T Q L^-1
+  net.exact_rows().add_hessian(theta, H);
+  H = 0.5 * (H + H.transpose());
+  const Vec ev = Eigen::SelfAdjointEigenSolver<Mat>(H, Eigen::EigenvaluesOnly).eigenvalues();
+  if (!(ev.minCoeff() > 1e-8 * ev.maxCoeff())) return false;
+  A = Eigen::LLT<Mat>(H).solve(Mat::Identity(H.rows(), H.cols()));
+  A = 0.5 * (A + A.transpose());
+  return A.allFinite();
+}
+
+// Inverse of the base's theta-space Hessian at theta: L Q^{-1} L' (Q in u-space), or with
+// exact rows (exact_rows.hpp) the inverse of L^-T Q L^-1 plus their Hessian there. False when
+// that Hessian is not positive definite (the base is not a Gaussian approximation there).
+inline bool inverse_of_base(RandomBasisNetwork& net, const Vec& theta, Mat& A) {
+  if (net.has_exact_rows()) return inverse_with_rows(net, theta, A);
   const Mat& Q = net.quadratic_Q();
   Eigen::LLT<Mat> llt(Q);
   if (llt.info() != Eigen::Success) return false;

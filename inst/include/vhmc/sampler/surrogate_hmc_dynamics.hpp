@@ -49,6 +49,8 @@ struct SurrogateHmcDynamics {
     }
   };
   static bool online(const Config& c) { return c.adaptive; }
+  // Its surrogate may keep likelihood rows exact (surrogate/exact_rows.hpp).
+  static constexpr bool kExactRows = true;
   template <class P>
   using Motion = SurrogateHmcMotion<P>;
   template <class Chain>
@@ -67,9 +69,12 @@ class SurrogateHmcMotion {
                      const SurrogateHmcDynamics::Config&)
       : truth_(potential), field_(net), max_delta_H_(sc.nuts.max_delta_H) {}
 
-  // Takes over at z (whose U is true) with inverse metric A.
-  Kernel& enter(const PhasePoint& z, const Mat& A) {
+  // Takes over at z (whose U is true) with inverse metric A. When the surrogate keeps
+  // likelihood rows exact, its walls are as stiff as the true potential's: the exploring
+  // NUTS's stiff rows (split: its split leapfrog, or null) then split its steps as well.
+  Kernel& enter(const PhasePoint& z, const Mat& A, const SplitLeapfrog* split) {
     ham_ = std::make_unique<Hamiltonian<Field, DenseMetric>>(field_, DenseMetric(A));
+    if (split && field_.network().has_exact_rows()) ham_->set_stiff_rows(split->rows(), split->resolution());
     SurrogateHmcConfig hc;
     hc.max_delta_H = max_delta_H_;
     kernel_ = std::make_unique<Kernel>(truth_, *ham_, hc);

@@ -38,6 +38,8 @@ struct SurrogateRmhmcDynamics {
     }
   };
   static bool online(const Config&) { return false; }
+  // Its metric is the quadratic base's (riemann/surrogate_geometry.hpp): no exact rows.
+  static constexpr bool kExactRows = false;
   template <class P>
   using Motion = SurrogateRmhmcMotion<P>;
   template <class Chain>

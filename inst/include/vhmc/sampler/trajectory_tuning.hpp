@@ -56,7 +56,7 @@ class TrajectoryTuning : public Phase {
     n_tune_ = tuning_iterations(sc_, cfg_, explore_.iterations());
     tune_ = !dc_.steps && n_tune_ > 0;
     const Mat A = sampling_metric();
-    kernel_ = &chain_.enter(A);
+    kernel_ = &chain_.enter(A, chain_.explore_hamiltonian().split());
     const TrajectoryChoice choice = dc_.steps ? TrajectoryChoice{} : choose_trajectory(omega2_, eps_, dc_.max_steps);
     T_max_ = choice.steps > 0 ? choice.steps * eps_ : std::max(kPi, explore_.trajectory_cap());
     ess_mean_ = choice.ess_mean;
@@ -118,7 +118,7 @@ class TrajectoryTuning : public Phase {
     Mat A = A_explore;
     if (auto_traj && auto_eps_ && net.has_quadratic()) {
       Mat A_q;
-      if (inverse_of_base(net, A_q)) {
+      if (inverse_of_base(net, explore_.mean(), A_q)) {
         A = A_q;
         metric_from_base_ = true;
       }

@@ -14,6 +14,7 @@
 #include "../base/rng.hpp"
 #include "../base/types.hpp"
 #include "activation.hpp"
+#include "exact_rows.hpp"
 
 namespace vhmc {
 
@@ -202,19 +203,29 @@ class RandomBasisNetwork {
   bool has_quadratic() const { return Q_.rows() > 0; }
   const Mat& quadratic_Q() const { return Q_; }
   // q(u(theta)) and grad_theta q (zero without a quadratic base).
+  // The base is the quadratic plus the exact rows (when set).
   double base_value(const Vec& theta) {
-    if (!has_quadratic()) return 0.0;
+    const double rows = rows_value(theta, nullptr);
+    if (!has_quadratic()) return rows;
     st_.to_u(theta, u_);
-    return quad_u(nullptr);
+    return quad_u(nullptr) + rows;
   }
   void base_grad(const Vec& theta, Vec& g) {
     g.setZero(dim());
-    if (!has_quadratic()) return;
-    st_.to_u(theta, u_);
-    gu_.setZero();
-    quad_u(&gu_);
-    st_.grad_to_theta(gu_, g);
+    if (has_quadratic()) {
+      st_.to_u(theta, u_);
+      gu_.setZero();
+      quad_u(&gu_);
+      st_.grad_to_theta(gu_, g);
+    }
+    rows_value(theta, &g);
   }
+
+  // Rows of the likelihood the surrogate computes exactly (exact_rows.hpp), added to the
+  // quadratic base and the bases; none by default.
+  void set_exact_rows(ExactRows rows) { rows_ = std::move(rows); }
+  bool has_exact_rows() const { return rows_.size() > 0; }
+  ExactRows& exact_rows() { return rows_; }
 
   // u-space bases: w_hat (s x d) and d_hat (s); for RBF the centres and squared widths.
   const Mat& w_hat() const { return W_; }
@@ -237,7 +248,7 @@ class RandomBasisNetwork {
   // z = h(u)'v + b. No heap allocation.
   double value(const Vec& theta) {
     st_.to_u(theta, u_);
-    return value_u(nullptr);
+    return value_u(nullptr) + rows_value(theta, nullptr);
   }
 
   // Returns z; g = grad_theta z = L^{-T} A_u(u) v (resized to d if needed). No heap
@@ -247,7 +258,7 @@ class RandomBasisNetwork {
     const double z = value_u(&gu_);
     if (g.size() != gu_.size()) g.resize(gu_.size());
     st_.grad_to_theta(gu_, g);
-    return z;
+    return z + rows_value(theta, &g);
   }
 
   // g = grad_theta z only (the value is not formed): what surrogate trajectories need. For
@@ -268,6 +279,7 @@ class RandomBasisNetwork {
     }
     if (g.size() != gu_.size()) g.resize(gu_.size());
     st_.grad_to_theta(gu_, g);
+    rows_value(theta, &g);
   }
 
   // theta-space Hessian L^{-T} H_u L^{-1}, H_u = W_hat' diag(v o sigma''(a)) W_hat (additive)
@@ -297,6 +309,7 @@ class RandomBasisNetwork {
     const auto Lt = st_.L.triangularView<Eigen::Lower>().transpose();
     Mat X = Lt.solve(Hu);                             // L^{-T} H_u
     Mat H = Lt.solve(Mat(X.transpose()));             // L^{-T} H_u L^{-1}
+    if (has_exact_rows()) rows_.add_hessian(theta, H);
     return 0.5 * (H + H.transpose());
   }
 
@@ -374,6 +387,11 @@ class RandomBasisNetwork {
       }
   }
 
+  // The exact rows' value (0 without rows), their gradient added to *g when g != nullptr.
+  double rows_value(const Vec& theta, Vec* g) {
+    return has_exact_rows() ? rows_.add_value_grad(theta, g) : 0.0;
+  }
+
   // a_ = phi(u_) for RBF nodes.
   void rbf_phi() {
     a_.noalias() = W_ * u_;
@@ -434,6 +452,7 @@ class RandomBasisNetwork {
   double b_ = 0.0;
   Mat Q_;          // quadratic base (empty: none)
   Vec qb_;
+  ExactRows rows_; // exact likelihood rows (size 0: none)
   // evaluation buffers (one chain per network)
   Vec u_, gu_, a_, r_, qg_;
 };

@@ -21,6 +21,7 @@
 #include "../base/report.hpp"
 #include "../base/rng.hpp"
 #include "basis_count.hpp"
+#include "choose_exact_rows.hpp"
 #include "network.hpp"
 #include "trainer.hpp"
 #include "training_set.hpp"
@@ -36,6 +37,7 @@ struct SurrogateTrainConfig {
   std::optional<double> lambda;  // ridge penalty; nullopt: 1e-3 (gradients) or 1e-6 tr(G)/s (values)
   bool select_hidden = false;    // choose the number of bases by held-out error (gradient training)
   double select_tolerance = 0.01;  // a held-out relative gradient error this small is good enough
+  ExactRowChoice exact_rows{};     // likelihood rows computed exactly (gradient training, a source given)
   static auto fields() {
     return std::make_tuple(field("hidden", &SurrogateTrainConfig::hidden),
                            field("activation", &SurrogateTrainConfig::activation),
@@ -43,7 +45,8 @@ struct SurrogateTrainConfig {
                            field("lambda", &SurrogateTrainConfig::lambda),
                            field("select_hidden", &SurrogateTrainConfig::select_hidden),
                            field("bases", &SurrogateTrainConfig::bases),
-                           field("refactor_every", &SurrogateTrainConfig::refactor_every));
+                           field("refactor_every", &SurrogateTrainConfig::refactor_every),
+                           field("exact_rows", &SurrogateTrainConfig::exact_rows));
   }
 };
 
@@ -141,6 +144,19 @@ inline double holdout_rel_error(RandomBasisNetwork& net, const TrainingData& td)
   return rel;
 }
 
+// The gradients (rows of grads at the rows of thetas) less the network's exact rows' part.
+inline Mat without_exact_rows(RandomBasisNetwork& net, const Mat& thetas, const Mat& grads) {
+  if (!net.has_exact_rows()) return grads;
+  Mat out = grads;
+  Vec g(net.dim());
+  for (Eigen::Index k = 0; k < thetas.rows(); ++k) {
+    g.setZero();
+    net.exact_rows().add_value_grad(thetas.row(k).transpose(), &g);
+    out.row(k) -= g.transpose();
+  }
+  return out;
+}
+
 // The quadratic base (network weights still zero): the least-squares fit to the training
 // gradients, or the Laplace Hessian's if that predicts the held-out gradients better.
 // Returns its source and writes its held-out error.
@@ -148,11 +164,19 @@ inline const char* fit_quadratic_base(RandomBasisNetwork& net, const TrainingDat
                                       double& error) {
   Mat Q, Qh;
   Vec b, bh;
-  fit_quadratic_gradients(net.standardizer(), td.fit_theta, td.fit_grad, Q, b);
+  fit_quadratic_gradients(net.standardizer(), td.fit_theta, without_exact_rows(net, td.fit_theta, td.fit_grad), Q, b);
   net.set_quadratic(Q, b);
   error = holdout_rel_error(net, td);
   if (!lb.available()) return "least squares";
   quadratic_from_hessian(net.standardizer(), lb, Qh, bh);
+  if (net.has_exact_rows()) {  // the rows' own curvature at the mode is theirs, not the quadratic's
+    Mat Hr = Mat::Zero(net.dim(), net.dim());
+    net.exact_rows().add_hessian(*lb.mode, Hr);
+    const Mat& L = net.standardizer().L;
+    const Mat HrL = Hr * L;
+    Qh -= L.transpose() * HrL;
+    bh -= HrL.transpose() * (net.standardizer().m - *lb.mode);
+  }
   net.set_quadratic(Qh, bh);
   const double error_h = holdout_rel_error(net, td);
   if (error_h <= error || !std::isfinite(error)) {
@@ -276,16 +300,22 @@ inline SurrogateFit fit_output_weights(RandomBasisNetwork& net, const TrainingDa
   return fit;
 }
 
-// The training points of `set` below U_cut, split into fit and hold-out sets, and the bases
+// The training points of `set` below U_cut, split into fit and hold-out sets, the likelihood
+// rows kept exact (choose_exact_rows.hpp; with gradient training and a row source), and the bases
 // drawn for them (from srng) in coordinates standardised by st (weights zero). Training is
 // this and fit_surrogate(); between the two a sampler may decide that training will not pay
 // (sampler/training_payoff.hpp): the drawn network already costs what the trained one does.
 inline TrainingData draw_surrogate(RandomBasisNetwork& net, const TrainingSet& set, const Standardizer& st,
-                                   double U_cut, const SurrogateTrainConfig& tc, Rng& srng, Report& rep) {
+                                   double U_cut, const SurrogateTrainConfig& tc, Rng& srng, Report& rep,
+                                   const ExactRowSource& rows = {}) {
   TrainingData td = split_training_points(set, U_cut);
   rep.add("n_train", static_cast<long>(td.fit_theta.rows()));
   rep.add("n_holdout", static_cast<long>(td.hold_theta.rows()));
   rep.add("n_seen", set.seen());
+  if (tc.train_on_gradient)
+    choose_exact_rows(net, st, td.fit_theta, td.fit_grad, td.hold_theta, td.hold_grad, tc.exact_rows,
+                      tc.select_tolerance, rows, rep);
+  rep.add("exact_rows", static_cast<long>(net.has_exact_rows() ? net.exact_rows().size() : 0));
   net.draw(surrogate_hidden(tc, st.dim(), td.fit_theta.rows()), tc.activation, st, srng);
   return td;
 }

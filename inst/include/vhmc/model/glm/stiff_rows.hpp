@@ -80,7 +80,10 @@ inline std::optional<StiffRows> find_stiff_rows(GlmPotential& pot, const Mat& he
   std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) { return c[a] > c[b]; });
   if (static_cast<int>(idx.size()) > cfg.max_rows) idx.resize(cfg.max_rows);
   std::sort(idx.begin(), idx.end());
-  return glm_stiff_rows(pot, idx);
+  StiffRows rows = glm_stiff_rows(pot, idx);
+  rows.stiffness.resize(rows.size());
+  for (Eigen::Index i = 0; i < rows.size(); ++i) rows.stiffness[i] = c[idx[static_cast<std::size_t>(i)]];
+  return rows;
 }
 
 }  // namespace vhmc

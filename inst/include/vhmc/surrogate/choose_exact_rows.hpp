@@ -1,0 +1,107 @@
+#pragma once
+// Which likelihood rows a surrogate keeps exact (exact_rows.hpp), chosen by held-out error
+// before the bases are drawn (so that the decision whether training pays, made between
+// drawing and fitting, times the surrogate it would train). The candidates are the rows
+// stiffer than 10, 1, 0.1, ... down to a floor (at most a maximum number, the stiffest
+// first), and none; each is scored by the least-squares quadratic fitted to what the rows
+// leave of the training gradients, on the held-out gradients. The smallest set within
+// max(1.25 x best, tolerance) wins (each row costs O(d) per surrogate step), as the number
+// of bases is chosen (choose_hidden(), train_surrogate.hpp).
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "../base/fields.hpp"
+#include "../base/report.hpp"
+#include "exact_rows.hpp"
+#include "network.hpp"
+#include "trainer.hpp"
+
+namespace vhmc {
+
+// The potential's rows stiffer than a threshold (at most max_rows, the stiffest), or none:
+// for a GLM find_stiff_rows() with the Laplace Hessian (surrogate_sampler.hpp binds it).
+using ExactRowSource = std::function<std::optional<StiffRows>(double threshold, int max_rows)>;
+
+// 10, 1, 0.1, ... while above the floor, then the floor.
+inline std::vector<double> stiffness_thresholds(double floor) {
+  std::vector<double> t;
+  for (double x = 10.0; x > floor * (1.0 + 1e-12); x /= 10.0) t.push_back(x);
+  t.push_back(floor);
+  return t;
+}
+
+// Held-out relative gradient error (u-space) of the least-squares quadratic fitted to the
+// fit gradients minus the rows' part (rows_fit, rows_hold: the rows' gradients, n x d).
+inline double quadratic_error_without(const Standardizer& st, const Mat& fit_theta, const Mat& fit_grad,
+                                      const Mat& rows_fit, const Mat& hold_theta, const Mat& hold_grad,
+                                      const Mat& rows_hold) {
+  Mat Q, Ut, Gu, Ru;
+  Vec b;
+  fit_quadratic_gradients(st, fit_theta, fit_grad - rows_fit, Q, b);
+  st.rows_to_u_cols(hold_theta, Ut);
+  st.grad_rows_to_u_cols(hold_grad - rows_hold, Gu);
+  st.grad_rows_to_u_cols(hold_grad, Ru);
+  Gu -= Q * Ut;
+  Gu.colwise() -= b;
+  return std::sqrt(Gu.squaredNorm() / Ru.squaredNorm());
+}
+
+// Per-row slopes r (points x rows) of the rows at the points (rows of thetas).
+inline Mat row_slopes_at(ExactRows& rows, const Mat& thetas) {
+  Mat R(thetas.rows(), rows.size());
+  Vec r(rows.size());
+  for (Eigen::Index k = 0; k < thetas.rows(); ++k) {
+    rows.row_slopes(thetas.row(k).transpose(), r);
+    R.row(k) = r.transpose();
+  }
+  return R;
+}
+
+struct ExactRowChoice {
+  int max_rows = 2048;          // at most this many rows (a surrogate step costs O(rows d) more)
+  double min_stiffness = 0.03;  // the lowest threshold tried (0 rows: max_rows = 0)
+  static auto fields() {
+    return std::make_tuple(field("max_exact_rows", &ExactRowChoice::max_rows),
+                           field("min_stiffness", &ExactRowChoice::min_stiffness));
+  }
+};
+
+// Installs the chosen rows in net (none: net unchanged) and reports the candidates.
+inline void choose_exact_rows(RandomBasisNetwork& net, const Standardizer& st, const Mat& fit_theta,
+                              const Mat& fit_grad, const Mat& hold_theta, const Mat& hold_grad,
+                              const ExactRowChoice& ch, double tolerance, const ExactRowSource& source,
+                              Report& rep) {
+  if (!source || hold_theta.rows() == 0 || ch.max_rows < 1) return;
+  std::optional<StiffRows> all = source(ch.min_stiffness, ch.max_rows);
+  if (!all || all->size() == 0 || all->stiffness.size() != all->size()) return;
+  const Mat Z = all->Z;
+  const Vec c = all->stiffness;
+  ExactRows rows(std::move(*all));
+  const Mat Rf = row_slopes_at(rows, fit_theta), Rh = row_slopes_at(rows, hold_theta);
+  std::vector<double> thr{kInf}, at, err, count;
+  for (double t : stiffness_thresholds(ch.min_stiffness)) thr.push_back(t);
+  for (double t : thr) {
+    const Vec mask = (c.array() > t).cast<double>().matrix();
+    const double k = mask.sum();
+    if (!count.empty() && k == count.back()) continue;
+    const Mat Zm = mask.asDiagonal() * Z;
+    err.push_back(quadratic_error_without(st, fit_theta, fit_grad, Rf * Zm, hold_theta, hold_grad, Rh * Zm));
+    count.push_back(k);
+    at.push_back(t);
+  }
+  double best = kInf;
+  for (double e : err) best = std::fmin(best, e);
+  const double ok = std::fmax(1.25 * best, tolerance);
+  std::size_t pick = 0;
+  while (pick + 1 < err.size() && !(err[pick] <= ok)) ++pick;  // counts rise: the first within is the smallest
+  const auto as_vec = [](const std::vector<double>& v) {
+    return Vec(Eigen::Map<const Vec>(v.data(), static_cast<Eigen::Index>(v.size())));
+  };
+  rep.add("candidate_exact_rows", as_vec(count));
+  rep.add("candidate_exact_rows_error", as_vec(err));
+  if (count[pick] == 0) return;
+  if (std::optional<StiffRows> picked = source(at[pick], ch.max_rows)) net.set_exact_rows(ExactRows(std::move(*picked)));
+}
+
+}  // namespace vhmc
