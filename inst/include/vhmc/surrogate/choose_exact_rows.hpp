@@ -7,6 +7,7 @@
 // leave of the training gradients, on the held-out gradients. The smallest set within
 // max(1.25 x best, tolerance) wins (each row costs O(d) per surrogate step), as the number
 // of bases is chosen (choose_hidden(), train_surrogate.hpp).
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -92,6 +93,7 @@ inline void choose_exact_rows(RandomBasisNetwork& net, const Standardizer& st, c
   }
   double best = kInf;
   for (double e : err) best = std::fmin(best, e);
+  if (!std::isfinite(best)) return;  // no candidate measurable (held-out gradients all zero)
   const double ok = std::fmax(1.25 * best, tolerance);
   std::size_t pick = 0;
   while (pick + 1 < err.size() && !(err[pick] <= ok)) ++pick;  // counts rise: the first within is the smallest
