@@ -109,9 +109,12 @@ TEST_CASE("exact rows: chosen by held-out error, added to every evaluation", "[s
   points(pot, mode, 300, 3, fit_th, fit_g);
   points(pot, mode, 60, 4, hold_th, hold_g);
   const vhmc::Standardizer st = vhmc::Standardizer::from_covariance(mode.mode, mode.hessian.inverse());
-  const vhmc::ExactRowSource source = [&](double threshold, int max_rows) {
+  vhmc::ExactRowSource source;
+  source.n_rows = vhmc::likelihood_rows(pot);
+  source.find = [&](double threshold, int max_rows) {
     return vhmc::find_stiff_rows(pot, mode.hessian, vhmc::SplitConfig{true, threshold, max_rows, 1.0});
   };
+  REQUIRE(source.n_rows == s.n);
   vhmc::RandomBasisNetwork net;
   vhmc::Report rep;
   vhmc::choose_exact_rows(net, st, fit_th, fit_g, hold_th, hold_g, vhmc::ExactRowChoice{}, 0.01, source, rep);
@@ -121,11 +124,18 @@ TEST_CASE("exact rows: chosen by held-out error, added to every evaluation", "[s
   REQUIRE(count.size() >= 2);
   CHECK(count[0] == 0);
   CHECK(err[1] < 0.5 * err[0]);  // the quadratic fits what the rows leave far better
-  // None offered, or none wanted: the network is unchanged.
+  // None offered, or too few allowed (at most max_share of the likelihood's rows, here
+  // 0.125 x 16 = 2 of the 4): the network is unchanged, or takes the stiffest 2.
   vhmc::RandomBasisNetwork plain;
   vhmc::Report r2;
   vhmc::choose_exact_rows(plain, st, fit_th, fit_g, hold_th, hold_g, vhmc::ExactRowChoice{}, 0.01, {}, r2);
   CHECK_FALSE(plain.has_exact_rows());
+  vhmc::ExactRowSource few = source;
+  few.n_rows = 16;
+  vhmc::RandomBasisNetwork capped;
+  vhmc::choose_exact_rows(capped, st, fit_th, fit_g, hold_th, hold_g, vhmc::ExactRowChoice{}, 0.01, few, r2);
+  CHECK((!capped.has_exact_rows() || capped.exact_rows().size() <= 2));
+  CHECK(std::get<Vec>(r2.at("candidate_exact_rows")).maxCoeff() <= 2);
   // The network with rows: its quadratic base plus the rows, value, gradient and Hessian.
   net.set_bases(vhmc::Activation::Softplus, st, Mat::Zero(1, pot.dim()), Vec::Ones(1));
   net.truncate(0);

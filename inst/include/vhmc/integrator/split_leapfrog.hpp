@@ -188,5 +188,10 @@ template <class P>
 std::optional<StiffRows> find_stiff_rows(P&, const Mat&, const SplitConfig&) {
   return std::nullopt;
 }
+// How many likelihood rows the potential has (0: none it can name; the GLM's overload counts them).
+template <class P>
+long likelihood_rows(const P&) {
+  return 0;
+}
 
 }  // namespace vhmc

@@ -49,9 +49,12 @@ ChainOutput run_surrogate(P& potential, M metric, const SurrogateConfig& sc, con
   use_stiff_rows(chain.explore_hamiltonian(), potential, split, x.laplace ? &x.laplace->hessian : nullptr);
   // The likelihood rows the surrogate may keep exact: the stiffest, by the same measure.
   if (D::kExactRows && split.enabled && x.laplace && x.laplace->hessian.rows() == potential.dim()) {
-    chain.offer_exact_rows([&potential, H = &x.laplace->hessian](double threshold, int max_rows) {
+    ExactRowSource source;
+    source.n_rows = likelihood_rows(potential);
+    source.find = [&potential, H = &x.laplace->hessian](double threshold, int max_rows) {
       return find_stiff_rows(potential, *H, SplitConfig{true, threshold, max_rows, 1.0});
-    });
+    };
+    chain.offer_exact_rows(std::move(source));
   }
   const int explore = std::min(sc.explore, cfg.warmup);
   SurrogateExploration<Chain> exploration(chain, sc, wc, explore, x);

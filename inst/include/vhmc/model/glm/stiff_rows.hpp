@@ -68,6 +68,9 @@ inline StiffRows glm_stiff_rows(const GlmPotential& pot, const std::vector<int>&
   return rows;
 }
 
+// The GLM's overload of likelihood_rows().
+inline long likelihood_rows(const GlmPotential& pot) { return static_cast<long>(pot.data().n()); }
+
 // The GLM's overload of find_stiff_rows() (found by argument-dependent lookup).
 inline std::optional<StiffRows> find_stiff_rows(GlmPotential& pot, const Mat& hessian, const SplitConfig& cfg) {
   if (!cfg.enabled || !pot.group_terms().empty() || pot.prior_only() || hessian.rows() != pot.dim())
