@@ -14,30 +14,16 @@
 namespace {
 
 using vhmc::GlmData;
-using vhmc::GlmFamily;
 using vhmc::GlmPotential;
 using vhmc::Mat;
-using vhmc::Prior;
 using vhmc::Vec;
 
-// n rows: a standard normal predictor and a standardised dummy of a category with 4 rows, all
-// of them failures; responses otherwise logistic.
-struct Separated {
-  int n = 400, k = 2;
-  Mat X;
-  Vec y;
-  Separated() : X(n, 2), y(n) {
-    vhmc::Rng rng(21, 0);
-    for (int i = 0; i < n; ++i) {
-      X(i, 0) = rng.normal();
-      X(i, 1) = i < 4 ? 1.0 : 0.0;
-      const double p = 1.0 / (1.0 + std::exp(-(-0.5 + X(i, 0))));
-      y[i] = i < 4 ? 0.0 : (rng.uniform() < p ? 1.0 : 0.0);
-    }
-    const double m = X.col(1).mean(), s = std::sqrt((X.col(1).array() - m).square().sum() / (n - 1));
-    X.col(1) = (X.col(1).array() - m) / s;
-  }
-  GlmData data() const { return GlmData(X.data(), n, k, y.data()); }
+// The separated logistic regression (test_util.hpp) with its potential and mode.
+struct SeparatedMode {
+  vt::Separated s;
+  GlmData data = s.data();
+  GlmPotential pot = vt::separated_potential(data);
+  vhmc::ModeResult mode = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
 };
 
 // The rows as a potential (check_gradient's interface).
@@ -72,10 +58,9 @@ void points(GlmPotential& pot, const vhmc::ModeResult& mode, int n, std::uint64_
 }  // namespace
 
 TEST_CASE("exact rows: the GLM's rows, with their gradient and Hessian", "[surrogate][exact_rows]") {
-  Separated s;
-  const GlmData data = s.data();
-  GlmPotential pot(data, GlmFamily::BinomialLogit, true, Prior::normal(0, 10), Prior::normal(0, 10));
-  const vhmc::ModeResult mode = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
+  SeparatedMode f;
+  GlmPotential& pot = f.pot;
+  const vhmc::ModeResult& mode = f.mode;
   REQUIRE(mode.converged);
   auto found = vhmc::find_stiff_rows(pot, mode.hessian, vhmc::SplitConfig{});
   REQUIRE(found);
@@ -100,10 +85,9 @@ TEST_CASE("exact rows: the GLM's rows, with their gradient and Hessian", "[surro
 }
 
 TEST_CASE("exact rows: chosen by held-out error, added to every evaluation", "[surrogate][exact_rows]") {
-  Separated s;
-  const GlmData data = s.data();
-  GlmPotential pot(data, GlmFamily::BinomialLogit, true, Prior::normal(0, 10), Prior::normal(0, 10));
-  const vhmc::ModeResult mode = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
+  SeparatedMode f;
+  GlmPotential& pot = f.pot;
+  const vhmc::ModeResult& mode = f.mode;
   REQUIRE(mode.converged);
   Mat fit_th, fit_g, hold_th, hold_g;
   points(pot, mode, 300, 3, fit_th, fit_g);
@@ -114,7 +98,7 @@ TEST_CASE("exact rows: chosen by held-out error, added to every evaluation", "[s
   source.find = [&](double threshold, int max_rows) {
     return vhmc::find_stiff_rows(pot, mode.hessian, vhmc::SplitConfig{true, threshold, max_rows, 1.0});
   };
-  REQUIRE(source.n_rows == s.n);
+  REQUIRE(source.n_rows == f.s.n);
   vhmc::RandomBasisNetwork net;
   vhmc::Report rep;
   vhmc::choose_exact_rows(net, st, fit_th, fit_g, hold_th, hold_g, vhmc::ExactRowChoice{}, 0.01, source, rep);

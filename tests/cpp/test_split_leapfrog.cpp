@@ -21,29 +21,9 @@ using vhmc::Mat;
 using vhmc::Prior;
 using vhmc::Vec;
 
-// n rows: a standard normal predictor and a standardised dummy of a category with 4 rows,
-// all of them failures (the category separates); responses otherwise logistic.
-struct Separated {
-  int n = 400, k = 2;
-  Mat X;
-  Vec y;
-  Separated() : X(n, 2), y(n) {
-    vhmc::Rng rng(21, 0);
-    for (int i = 0; i < n; ++i) {
-      X(i, 0) = rng.normal();
-      X(i, 1) = i < 4 ? 1.0 : 0.0;
-      const double p = 1.0 / (1.0 + std::exp(-(-0.5 + X(i, 0))));
-      y[i] = i < 4 ? 0.0 : (rng.uniform() < p ? 1.0 : 0.0);
-    }
-    const double m = X.col(1).mean(), s = std::sqrt((X.col(1).array() - m).square().sum() / (n - 1));
-    X.col(1) = (X.col(1).array() - m) / s;  // as the papers standardise every column
-  }
-  GlmData data() const { return GlmData(X.data(), n, k, y.data()); }
-};
+using vt::Separated;
 
-GlmPotential potential(const GlmData& data) {
-  return GlmPotential(data, GlmFamily::BinomialLogit, true, Prior::normal(0, 10), Prior::normal(0, 10));
-}
+GlmPotential potential(const GlmData& data) { return vt::separated_potential(data); }
 
 }  // namespace
 

@@ -297,4 +297,32 @@ void check_gradient(P& pot, const Vec& theta, const std::string& what, double va
   }
 }
 
+// ---------------------------------------------------------------------------------------
+// A logistic regression where a rare category separates the responses (the split
+// leapfrog's and the exact rows' tests): n rows, a standard normal predictor and a
+// standardised dummy of a category with 4 rows, all failures; responses otherwise logistic.
+
+struct Separated {
+  int n = 400, k = 2;
+  Mat X;
+  Vec y;
+  Separated() : X(n, 2), y(n) {
+    vhmc::Rng rng(21, 0);
+    for (int i = 0; i < n; ++i) {
+      X(i, 0) = rng.normal();
+      X(i, 1) = i < 4 ? 1.0 : 0.0;
+      const double p = 1.0 / (1.0 + std::exp(-(-0.5 + X(i, 0))));
+      y[i] = i < 4 ? 0.0 : (rng.uniform() < p ? 1.0 : 0.0);
+    }
+    const double m = X.col(1).mean(), s = std::sqrt((X.col(1).array() - m).square().sum() / (n - 1));
+    X.col(1) = (X.col(1).array() - m) / s;  // as the papers standardise every column
+  }
+  vhmc::GlmData data() const { return vhmc::GlmData(X.data(), n, k, y.data()); }
+};
+
+inline vhmc::GlmPotential separated_potential(const vhmc::GlmData& data) {
+  return vhmc::GlmPotential(data, vhmc::GlmFamily::BinomialLogit, true, vhmc::Prior::normal(0, 10),
+                            vhmc::Prior::normal(0, 10));
+}
+
 }  // namespace vt
