@@ -154,11 +154,12 @@
 #' At the end of warmup each chain compares, over the second half of trajectory tuning and the
 #' exploration after its burn-in, the mean squared jump of every coordinate between successive
 #' states (the expected squared jumping distance of Pasarica and Gelman 2010) and the seconds
-#' per iteration of surrogate HMC and of NUTS on the true gradient. Each jump and the
-#' exploration's variance give a lag-1 autocorrelation and the effective samples per
-#' iteration of an AR(1) chain with it; the surrogate's efficiency relative to NUTS is the
-#' ratio of these (the 10% quantile over coordinates, for the worst-mixing ones) times the
-#' ratio of their costs. Below 2, or when
+#' per iteration of surrogate HMC and of NUTS on the true gradient. The jumps in units of
+#' the exploration's variances, averaged over coordinates, give a lag-1 autocorrelation and
+#' the effective samples per iteration of an AR(1) chain with it; the surrogate's efficiency
+#' relative to NUTS is the ratio of these times the ratio of their costs. (The average
+#' pools the coordinates because NUTS's side rests on the few dozen iterations of the
+#' exploration; per coordinate such estimates are mostly noise.) Below 2, or when
 #' the tuning's acceptance rate stayed below half its target, the chain continues with NUTS
 #' from the surrogate's last state: NUTS's warmup adaptation runs once more, starting from
 #' the exploration's metric, until it converges (with `warmup = NULL`) or the warmup's
@@ -348,10 +349,10 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 #'
 #' `fallback` says whether the chain handed over to NUTS at the end of warmup (see "Handing
 #' over to NUTS" in [surrogate_hmc()]), from `tuning_accept` (the acceptance rate over the
-#' tuning's second half), `jump_ratio` (the 10% quantile over coordinates of the surrogate's
-#' mean squared jump per iteration over NUTS's), `ess_ratio` (the same quantile of the
-#' ratio of AR(1) effective samples per iteration those jumps imply with the exploration's
-#' variances), `payoff_cost_ratio` (seconds of a NUTS iteration over those of a surrogate
+#' tuning's second half), `jump_ratio` (the surrogate's mean squared jump per iteration over
+#' NUTS's, each in units of the exploration's variances and averaged over coordinates),
+#' `ess_ratio` (the ratio of the AR(1) effective samples per iteration those averaged jumps
+#' imply), `payoff_cost_ratio` (seconds of a NUTS iteration over those of a surrogate
 #' one, both after their burn-in) and `efficiency_ratio`, the product of the last two;
 #' `fallback_warmup` counts the iterations of NUTS warmup adaptation that ran after the
 #' hand-over (0 without one). After a hand-over, `step_size` is NUTS's and `accept` NUTS's

@@ -346,8 +346,9 @@ TEST_CASE("The payoff decision: AR(1) effective samples, cost ratio and acceptan
   CHECK(vhmc::ar1_ess(0.0, 1.0) == Approx(0.001 / 1.999));
   CHECK(std::isnan(vhmc::ar1_ess(1.0, 0.0)));
   // Two coordinates with variances 1 and 4; NUTS jumps 1 and 2 per iteration (squared 1
-  // and 4: rho 0.5 and 0.5), the surrogate sqrt(0.5) and 2 (rho 0.75 and 0.5): ESS ratios
-  // (1/7) / (1/3) = 3/7 and 1, the 10% quantile over two coordinates the smaller.
+  // and 4: 1 and 1 in units of the variances, mean 1, rho 0.5, 1/3 effective samples per
+  // iteration), the surrogate sqrt(0.5) and 2 (0.5 and 1, mean 0.75, rho 0.625, 3/13): ESS
+  // ratio 9/13, jump ratio 0.75.
   vhmc::JumpMeter nuts(2), sur(2);
   Vec a = Vec::Zero(2);
   for (int i = 0; i < 11; ++i) {
@@ -362,19 +363,23 @@ TEST_CASE("The payoff decision: AR(1) effective samples, cost ratio and acceptan
   const Vec var = (Vec(2) << 1.0, 4.0).finished();
   CHECK(nuts.n() == 10);
   CHECK(sur.n() == 20);
-  CHECK(vhmc::jump_ratio(sur, nuts) == Approx(0.5));
-  CHECK(vhmc::ess_ratio(sur, nuts, var) == Approx(3.0 / 7.0));
-  // A NUTS iteration 10x the seconds of a surrogate one: efficiency 3/7 x 10 = 4.3 >= 2.
+  CHECK(vhmc::standardized_jump(nuts, var) == Approx(1.0));
+  CHECK(vhmc::pooled_ess(sur, var) == Approx(3.0 / 13.0));
+  CHECK(vhmc::jump_ratio(sur, nuts, var) == Approx(0.75));
+  CHECK(vhmc::ess_ratio(sur, nuts, var) == Approx(9.0 / 13.0));
+  // A coordinate without variance is left out.
+  CHECK(vhmc::standardized_jump(sur, (Vec(2) << 0.0, 4.0).finished()) == Approx(1.0));
+  // A NUTS iteration 10x the seconds of a surrogate one: efficiency 9/13 x 10 = 6.9 >= 2.
   vhmc::SurrogatePayoff p = vhmc::decide_payoff(sur, 0.01, nuts, 0.1, var, 0.6, 0.65, 2.0, true);
   CHECK(p.cost_ratio == Approx(10.0));
-  CHECK(p.efficiency == Approx(30.0 / 7.0));
+  CHECK(p.efficiency == Approx(90.0 / 13.0));
   CHECK_FALSE(p.fallback);
-  // 3x only: efficiency 1.3 < 2, NUTS continues; unless the user keeps the surrogate.
-  CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.03, var, 0.6, 0.65, 2.0, true).fallback);
-  CHECK_FALSE(vhmc::decide_payoff(sur, 0.01, nuts, 0.03, var, 0.6, 0.65, 2.0, false).fallback);
-  // The jump ratio alone (0.5 x 4.5 = 2.25) would have kept the surrogate here; the AR(1)
-  // effective samples (3/7 x 4.5 = 1.9) do not.
-  CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.045, var, 0.6, 0.65, 2.0, true).fallback);
+  // 2.5x only: efficiency 1.7 < 2, NUTS continues; unless the user keeps the surrogate.
+  CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.025, var, 0.6, 0.65, 2.0, true).fallback);
+  CHECK_FALSE(vhmc::decide_payoff(sur, 0.01, nuts, 0.025, var, 0.6, 0.65, 2.0, false).fallback);
+  // The jump ratio alone (0.75 x 2.8 = 2.1) would have kept the surrogate here; the AR(1)
+  // effective samples (9/13 x 2.8 = 1.94) do not.
+  CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.028, var, 0.6, 0.65, 2.0, true).fallback);
   // An acceptance below half the target decides for NUTS whatever the efficiency.
   CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.1, var, 0.3, 0.65, 2.0, true).fallback);
   // Nothing measured: no decision.

@@ -28,8 +28,8 @@
 // against the 1.5 predicted, and the chains handed over after training anyway (whole call
 // 1.46x nuts()'s). NUTS's side is its exploration: its gradients per iteration at its
 // fastest seconds per gradient (over chunks of 5 iterations), and its AR(1) effective
-// samples per iteration per coordinate, the ratio's 10% quantile over coordinates as at the
-// end of tuning (Pasarica and Gelman 2010's squared jumps). Both sides are timed at their
+// samples per iteration pooled over coordinates as at the end of tuning (Pasarica and
+// Gelman 2010's squared jumps, surrogate_payoff.hpp). Both sides are timed at their
 // fastest (FastestRate, fastest_seconds_per_call()): on a machine others load, a mean of a
 // few milliseconds of a cheap target varied 4-fold between runs. When even
 // E is below the hand-over ratio (2, the one at the end of tuning), the chain continues with
