@@ -70,11 +70,7 @@ inline Vec gaussian_frequencies(const Mat& A, const Mat& L) {
 
 // The inverse of the quadratic's theta-space Hessian plus the exact rows' at theta.
 inline bool inverse_with_rows(RandomBasisNetwork& net, const Vec& theta, Mat& A) {
-  const auto Lt = net.standardizer().L.triangularView<Eigen::Lower>().transpose();
-  const Mat X = Lt.solve(net.quadratic_Q());
-  Mat H = Lt.solve(Mat(X.transpose()));  // L^-T Q L^-1
-  net.exact_rows().add_hessian(theta, H);
-  H = 0.5 * (H + H.transpose());
+  const Mat H = net.base_hessian(theta);
   const Vec ev = Eigen::SelfAdjointEigenSolver<Mat>(H, Eigen::EigenvaluesOnly).eigenvalues();
   if (!(ev.minCoeff() > 1e-8 * ev.maxCoeff())) return false;
   A = Eigen::LLT<Mat>(H).solve(Mat::Identity(H.rows(), H.cols()));

@@ -306,12 +306,11 @@ class RandomBasisNetwork {
       Hu.diagonal().array() -= diag;
     }
     if (has_quadratic()) Hu += Q_;
-    const auto Lt = st_.L.triangularView<Eigen::Lower>().transpose();
-    Mat X = Lt.solve(Hu);                             // L^{-T} H_u
-    Mat H = Lt.solve(Mat(X.transpose()));             // L^{-T} H_u L^{-1}
-    if (has_exact_rows()) rows_.add_hessian(theta, H);
-    return 0.5 * (H + H.transpose());
+    return theta_hessian(Hu, theta);
   }
+  // The base's theta-space Hessian at theta: L^{-T} Q L^{-1} plus the exact rows' Hessian
+  // (the surrogate dynamics' metric, sampler/surrogate_dynamics.hpp). Allocates.
+  Mat base_hessian(const Vec& theta) { return theta_hessian(Q_, theta); }
 
   // Hidden outputs h_i = sigma(a_i) (additive) or phi_i (RBF), size s.
   void features(const Vec& theta, Eigen::Ref<Vec> h) {
@@ -363,6 +362,15 @@ class RandomBasisNetwork {
   }
 
  private:
+  // L^{-T} Hu L^{-1} (Hu a u-space Hessian) plus the exact rows' Hessian at theta,
+  // symmetrised.
+  Mat theta_hessian(const Mat& Hu, const Vec& theta) {
+    const auto Lt = st_.L.triangularView<Eigen::Lower>().transpose();
+    const Mat X = Lt.solve(Hu);            // L^{-T} H_u
+    Mat H = Lt.solve(Mat(X.transpose()));  // L^{-T} H_u L^{-1}
+    if (has_exact_rows()) rows_.add_hessian(theta, H);
+    return 0.5 * (H + H.transpose());
+  }
   static void check_standardizer(const Standardizer& st) {
     const int d = st.dim();
     if (d < 1 || st.L.rows() != d || st.L.cols() != d)
