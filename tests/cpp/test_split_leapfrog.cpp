@@ -23,14 +23,12 @@ using vhmc::Vec;
 
 using vt::Separated;
 
-GlmPotential potential(const GlmData& data) { return vt::separated_potential(data); }
-
 }  // namespace
 
 TEST_CASE("the stiff rows of a GLM are the rows of the separating category", "[split]") {
   Separated s;
   const GlmData data = s.data();
-  GlmPotential pot = potential(data);
+  GlmPotential pot = vt::separated_potential(data);
   const vhmc::ModeResult mode = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
   REQUIRE(mode.converged);
   const Vec c = vhmc::glm_row_stiffness(pot, mode.hessian);
@@ -50,7 +48,7 @@ TEST_CASE("the stiff rows of a GLM are the rows of the separating category", "[s
 TEST_CASE("the split step is reversible and resolves the wall the plain step jumps", "[split]") {
   Separated s;
   const GlmData data = s.data();
-  GlmPotential pot = potential(data);
+  GlmPotential pot = vt::separated_potential(data);
   const vhmc::ModeResult mode = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
   const Mat cov = mode.hessian.inverse();
   vhmc::Target<GlmPotential> target(pot);
@@ -88,7 +86,7 @@ TEST_CASE("the split step is reversible and resolves the wall the plain step jum
 TEST_CASE("NUTS with the split leapfrog gives NUTS's posterior with fewer gradients", "[split][nuts]") {
   Separated s;
   const GlmData data = s.data();
-  GlmPotential pot = potential(data);
+  GlmPotential pot = vt::separated_potential(data);
   const vhmc::ModeResult mode = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
   const Mat cov = mode.hessian.inverse();
   vhmc::Callbacks cb;
