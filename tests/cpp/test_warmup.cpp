@@ -13,6 +13,7 @@ using vhmc::ChainConfig;
 using vhmc::ChainOutput;
 using vhmc::DenseMetric;
 using vhmc::DiagMetric;
+using vhmc::FisherConfig;
 using vhmc::FisherSchedule;
 using vhmc::LowRankMetric;
 using vhmc::Mat;
@@ -86,6 +87,18 @@ TEST_CASE("Fisher schedule: early switches, growing windows, the final window", 
     FisherSchedule late(1000, true);
     late.converge_at(599);
     CHECK(late.end() == 600 + 90);
+  }
+  SECTION("a relaxed chain (HmcWarmupConfig's relaxed: after an exploration) has no early phase") {
+    const FisherConfig fc = vhmc::HmcWarmupConfig{}.fisher_config(true, true, true);
+    FisherSchedule plan(900, true, fc.schedule);
+    CHECK(plan.early_end() == 0);
+    CHECK(plan.stage(0) == FisherSchedule::Stage::Main);
+    // Main windows from the start: 50, then 75, ...
+    CHECK_FALSE(plan.switch_at(9, 10));
+    CHECK(plan.switch_at(49, 50));
+    CHECK_FALSE(plan.switch_at(100, 74));
+    CHECK(plan.switch_at(124, 75));
+    CHECK(vhmc::HmcWarmupConfig{}.fisher_config(true, true).schedule.early_end_max == 100);
   }
   SECTION("short warmups stay consistent") {
     FisherSchedule plan(40, false);

@@ -29,11 +29,14 @@ struct HmcWarmupConfig {
   int max_rank = FisherConfig{}.max_rank;
   double start_step_size = 1.0;  // where the adaptation starts without a step_size
   double initial_step_size() const { return step_size.value_or(start_step_size); }
-  FisherConfig fisher_config(bool automatic, bool initial_metric) const {
+  // relaxed: the chain already sampled near the typical set (a surrogate's exploration), so
+  // the schedule's early phase, which lets the metric forget the draws before it, is skipped.
+  FisherConfig fisher_config(bool automatic, bool initial_metric, bool relaxed = false) const {
     FisherConfig fc;
     fc.automatic = automatic;
     fc.initial_metric = initial_metric;
     fc.max_rank = max_rank;
+    if (relaxed) fc.schedule.early_end_max = 0;
     return fc;
   }
   static auto fields() {
@@ -108,13 +111,14 @@ class HmcChain {
 };
 
 // The warmup phase of an HMC-family kernel over `iterations`: the draw/gradient adaptation
-// (automatic: it may end early), or Stan's windows (which have no low-rank metric: the R
-// layer refuses that combination).
+// (automatic: it may end early; relaxed: without its early phase, HmcWarmupConfig), or
+// Stan's windows (which have no low-rank metric: the R layer refuses that combination).
 template <class Kernel>
 std::unique_ptr<Phase> make_hmc_warmup(Kernel& kernel, const PhasePoint& z, int iterations,
-                                       const HmcWarmupConfig& wc, bool automatic, bool initial_metric) {
+                                       const HmcWarmupConfig& wc, bool automatic, bool initial_metric,
+                                       bool relaxed = false) {
   if (wc.fisher) {
-    FisherConfig fc = wc.fisher_config(automatic, initial_metric);
+    FisherConfig fc = wc.fisher_config(automatic, initial_metric, relaxed);
     return std::make_unique<FisherAdaptation<Kernel>>(kernel, z, iterations, wc.adapt, fc);
   }
   if constexpr (std::is_same<typename Kernel::Metric, LowRankMetric>::value) {
