@@ -111,11 +111,7 @@ Problem make_problem(GlmFamily f, int n, int k, std::uint64_t seed, bool weights
   return p;
 }
 
-Vec random_theta(int d, vhmc::Rng& rng, double sd = 0.5) {
-  Vec th(d);
-  for (int i = 0; i < d; ++i) th[i] = sd * rng.normal();
-  return th;
-}
+using vt::random_theta;
 
 // U_grad's gradient vs central differences of U(); U == U_grad's value to 1e-13.
 template <class P>

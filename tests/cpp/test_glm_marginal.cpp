@@ -23,16 +23,16 @@ using vhmc::Mat;
 using vhmc::Prior;
 using vhmc::Vec;
 
-struct Problem {
+struct MarginalProblem {
   int n, k = 2, J = 5;
   std::vector<double> X, y, Z, w, off;
   std::vector<int> g;
 };
 
 // Rows spread unevenly over J levels (level j gets 2 + j rows per cycle), so levels differ.
-Problem problem(int n, std::uint64_t seed) {
+MarginalProblem problem(int n, std::uint64_t seed) {
   vhmc::Rng rng(seed, 1);
-  Problem p;
+  MarginalProblem p;
   p.n = n;
   for (int i = 0; i < n; ++i) p.g.push_back((i * i + 3 * i) % p.J);
   for (int i = 0; i < n * p.k; ++i) p.X.push_back(rng.normal() + (i < n ? 3.0 : 0.0));
@@ -46,7 +46,7 @@ Problem problem(int n, std::uint64_t seed) {
   return p;
 }
 
-GroupTermData term(const Problem& p, int cols, CovPriorKind kind, bool marginal) {
+GroupTermData term(const MarginalProblem& p, int cols, CovPriorKind kind, bool marginal) {
   GroupTermData d;
   d.name = "(x | g)";
   d.levels = p.J;
@@ -65,15 +65,11 @@ GroupTermData term(const Problem& p, int cols, CovPriorKind kind, bool marginal)
   return d;
 }
 
-Vec random_theta(int dim, vhmc::Rng& rng) {
-  Vec t(dim);
-  for (int j = 0; j < dim; ++j) t[j] = 0.5 * rng.normal();
-  return t;
-}
+using vt::random_theta;
 
 // -log N(y - offset - Z theta_head | 0, sigma^2 I + Zg Sigma Zg') + the term's covariance prior,
 // densely (unit weights), minus log sigma (below).
-double dense_u(GlmPotential& pot, const Problem& p, const Vec& theta, int cols) {
+double dense_u(GlmPotential& pot, const MarginalProblem& p, const Vec& theta, int cols) {
   pot.U(theta);  // prepares the term's covariance at theta
   const vhmc::GroupTerm& t = pot.group_terms()[0];
   Mat zb;
@@ -99,7 +95,7 @@ double dense_u(GlmPotential& pot, const Problem& p, const Vec& theta, int cols) 
 }  // namespace
 
 TEST_CASE("marginal gaussian term: gradients match differences", "[glm][groups][marginal]") {
-  const Problem prob = problem(60, 3);
+  const MarginalProblem prob = problem(60, 3);
   const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), prob.w.data(), prob.off.data());
   vhmc::Rng rng(5, 5);
   for (int cols = 1; cols <= 3; ++cols) {
@@ -116,7 +112,7 @@ TEST_CASE("marginal gaussian term: gradients match differences", "[glm][groups][
 }
 
 TEST_CASE("marginal gaussian term: the dense marginal likelihood up to a constant", "[glm][groups][marginal]") {
-  const Problem prob = problem(40, 11);
+  const MarginalProblem prob = problem(40, 11);
   const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, prob.off.data());
   vhmc::Rng rng(6, 6);
   for (int cols = 1; cols <= 2; ++cols) {
@@ -132,8 +128,8 @@ TEST_CASE("marginal gaussian term: the dense marginal likelihood up to a constan
 }
 
 TEST_CASE("marginal gaussian term: frequency weights equal duplicated rows", "[glm][groups][marginal]") {
-  const Problem prob = problem(45, 13);
-  Problem dup = prob;
+  const MarginalProblem prob = problem(45, 13);
+  MarginalProblem dup = prob;
   dup.X.clear();
   dup.y.clear();
   dup.Z.clear();
@@ -168,7 +164,7 @@ TEST_CASE("marginal gaussian term: frequency weights equal duplicated rows", "[g
 }
 
 TEST_CASE("marginal gaussian term: the effects' conditional is the dense one", "[glm][groups][marginal]") {
-  const Problem prob = problem(50, 17);
+  const MarginalProblem prob = problem(50, 17);
   const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, prob.off.data());
   const int cols = 2;
   GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());

@@ -84,11 +84,7 @@ void add_terms(GlmPotential& pot, const NestProblem& p, const Terms& terms, CovP
   }
 }
 
-Vec random_theta(int dim, vhmc::Rng& rng) {
-  Vec t(dim);
-  for (int j = 0; j < dim; ++j) t[j] = 0.5 * rng.normal();
-  return t;
-}
+using vt::random_theta;
 
 // The terms' effects' design Zg (n x sum J p) and prior covariance blockdiag(T T') at theta.
 void dense_terms(GlmPotential& pot, const NestProblem& p, const Terms& terms, const Vec& theta, Mat& Zg, Mat& S) {

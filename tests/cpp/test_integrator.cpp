@@ -22,7 +22,7 @@ using vhmc::Vec;
 
 namespace {
 
-Vec vec1(double x) { return Vec::Constant(1, x); }
+using vt::vec1;
 Vec vec2(double x, double y) {
   Vec v(2);
   v << x, y;

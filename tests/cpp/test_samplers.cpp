@@ -107,7 +107,7 @@ void check_chain(const ChainOutput& out, int n_save, bool nuts, int max_depth = 
   CHECK(out.counts_total.potential == 0);
 }
 
-Vec vec1(double x) { return Vec::Constant(1, x); }
+using vt::vec1;
 
 double mean_int(const Eigen::VectorXi& v) { return v.cast<double>().mean(); }
 

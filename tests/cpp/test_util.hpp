@@ -320,6 +320,16 @@ struct Separated {
   vhmc::GlmData data() const { return vhmc::GlmData(X.data(), n, k, y.data()); }
 };
 
+// Independent N(0, sd^2) coordinates: a point to evaluate a potential at.
+inline Vec random_theta(int d, vhmc::Rng& rng, double sd = 0.5) {
+  Vec th(d);
+  for (int i = 0; i < d; ++i) th[i] = sd * rng.normal();
+  return th;
+}
+
+// A vector of length one (one-dimensional targets).
+inline Vec vec1(double x) { return Vec::Constant(1, x); }
+
 inline vhmc::GlmPotential separated_potential(const vhmc::GlmData& data) {
   return vhmc::GlmPotential(data, vhmc::GlmFamily::BinomialLogit, true, vhmc::Prior::normal(0, 10),
                             vhmc::Prior::normal(0, 10));

@@ -379,7 +379,7 @@ TEST_CASE("LowRankMetric: set() from a window, and invalid factors are refused",
 
 namespace {
 
-struct Quadratic {  // U = x'Ax/2 - b'x, mode A^{-1} b
+struct LbfgsQuadratic {  // U = x'Ax/2 - b'x, mode A^{-1} b
   Mat A;
   Vec b;
   int evals = 0;
@@ -448,7 +448,7 @@ TEST_CASE("L-BFGS: quadratic mode and inverse-Hessian estimate", "[warmup-math][
   const int d = 12;
   const Mat Q = random_orthonormal(rng, d, d);
   const Vec ev = Vec::LinSpaced(d, 0.0, std::log(1e3)).array().exp();  // condition 1000
-  Quadratic quad{Q * ev.asDiagonal() * Q.transpose(), normals(rng, d)};
+  LbfgsQuadratic quad{Q * ev.asDiagonal() * Q.transpose(), normals(rng, d)};
   const Vec mode = quad.A.ldlt().solve(quad.b);
   const Mat Ainv = quad.A.inverse();
   SECTION("default line search") {
