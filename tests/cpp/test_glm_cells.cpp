@@ -58,21 +58,9 @@ CellProblem cell_problem(std::uint64_t seed) {
 
 GroupTermData cell_term(const CellProblem& p, const std::vector<int>& g, int levels, int cols, bool centred,
                         CovPriorKind kind, const std::string& name) {
-  GroupTermData d;
-  d.name = name;
-  d.levels = levels;
-  d.p = cols;
-  d.n = p.n;
-  d.group = g.data();
-  d.Z = cols == 1 ? nullptr : p.Z.data();
+  GroupTermData d = vt::group_term(name, levels, cols, p.n, g.data(), p.Z.data(), kind, 1.5, 1.2, 1.1, 1.4, 3.0,
+                                   kind == CovPriorKind::Decov);
   d.centred = centred;
-  d.prior.kind = kind;
-  d.prior.regularization = 1.5;
-  d.prior.concentration = 1.2;
-  d.prior.shape = 1.1;
-  d.prior.scale = 1.4;
-  d.prior.df = 3.0;
-  d.prior.relative_to_sigma = kind == CovPriorKind::Decov;
   return d;
 }
 

@@ -54,21 +54,9 @@ GroupProblem group_problem(GlmFamily f, std::uint64_t seed) {
 }
 
 GroupTermData term(const GroupProblem& p, int cols, bool centred, CovPriorKind kind, bool rel) {
-  GroupTermData d;
-  d.name = "(term | g)";
-  d.levels = p.J;
-  d.p = cols;
-  d.n = p.n;
-  d.group = p.g.data();
-  d.Z = cols == 1 ? nullptr : p.Z.data();
+  GroupTermData d = vt::group_term("(term | g)", p.J, cols, p.n, p.g.data(), p.Z.data(), kind, 2.0, 1.5, 1.2, 1.7,
+                                   3.0, rel);
   d.centred = centred;
-  d.prior.kind = kind;
-  d.prior.regularization = 2.0;
-  d.prior.concentration = 1.5;
-  d.prior.shape = 1.2;
-  d.prior.scale = 1.7;
-  d.prior.df = 3.0;
-  d.prior.relative_to_sigma = rel;
   return d;
 }
 

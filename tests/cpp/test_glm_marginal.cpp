@@ -47,21 +47,9 @@ MarginalProblem problem(int n, std::uint64_t seed) {
 }
 
 GroupTermData term(const MarginalProblem& p, int cols, CovPriorKind kind, bool marginal) {
-  GroupTermData d;
-  d.name = "(x | g)";
-  d.levels = p.J;
-  d.p = cols;
-  d.n = p.n;
-  d.group = p.g.data();
-  d.Z = cols == 1 ? nullptr : p.Z.data();
+  GroupTermData d = vt::group_term("(x | g)", p.J, cols, p.n, p.g.data(), p.Z.data(), kind, 1.5, 1.0, 1.0, 1.3, 2.0,
+                                   kind == CovPriorKind::Decov);
   d.marginal = marginal;
-  d.prior.kind = kind;
-  d.prior.regularization = 1.5;
-  d.prior.concentration = 1.0;
-  d.prior.shape = 1.0;
-  d.prior.scale = 1.3;
-  d.prior.df = 2.0;
-  d.prior.relative_to_sigma = kind == CovPriorKind::Decov;
   return d;
 }
 

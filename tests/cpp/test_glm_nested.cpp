@@ -55,21 +55,9 @@ NestProblem nest_problem(std::uint64_t seed) {
 }
 
 GroupTermData nest_term(const NestProblem& p, int factor, int cols, CovPriorKind kind) {
-  GroupTermData d;
-  d.name = "term" + std::to_string(factor);
-  d.levels = p.levels[factor];
-  d.p = cols;
-  d.n = p.n;
-  d.group = p.g[factor].data();
-  d.Z = cols == 1 ? nullptr : p.Z.data();
+  GroupTermData d = vt::group_term("term" + std::to_string(factor), p.levels[factor], cols, p.n, p.g[factor].data(),
+                                   p.Z.data(), kind, 1.3, 1.0, 1.2, 1.5, 3.0, kind == CovPriorKind::Decov);
   d.marginal = true;
-  d.prior.kind = kind;
-  d.prior.regularization = 1.3;
-  d.prior.concentration = 1.0;
-  d.prior.shape = 1.2;
-  d.prior.scale = 1.5;
-  d.prior.df = 3.0;
-  d.prior.relative_to_sigma = kind == CovPriorKind::Decov;
   return d;
 }
 

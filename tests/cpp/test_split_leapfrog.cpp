@@ -83,6 +83,46 @@ TEST_CASE("the split step is reversible and resolves the wall the plain step jum
   CHECK(worst_plain > 10.0 * worst_split);
 }
 
+TEST_CASE("the split step evaluates the stiff rows once per position, wherever it starts", "[split]") {
+  Separated s;
+  const GlmData data = s.data();
+  GlmPotential pot = vt::separated_potential(data);
+  const vhmc::ModeResult mode = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
+  const Mat cov = mode.hessian.inverse();
+  vhmc::Target<GlmPotential> target(pot);
+  using Ham = vhmc::Hamiltonian<vhmc::Target<GlmPotential>, vhmc::DenseMetric>;
+  const auto rows = *vhmc::find_stiff_rows(pot, mode.hessian, vhmc::SplitConfig{});
+  Ham shared(target, vhmc::DenseMetric(cov)), alone_a(target, vhmc::DenseMetric(cov)),
+      alone_b(target, vhmc::DenseMetric(cov));
+  for (Ham* h : {&shared, &alone_a, &alone_b}) h->set_stiff_rows(rows, 0.5);
+  vhmc::Rng rng(9, 0);
+  vhmc::PhasePoint a(pot.dim());
+  a.theta = mode.mode;
+  REQUIRE(shared.init_point(a));
+  vhmc::PhasePoint b = a;
+  shared.sample_momentum(a, rng);
+  shared.sample_momentum(b, rng);
+  vhmc::PhasePoint a2 = a, b2 = b;
+  const int steps = 10;
+  // One split leapfrog alternating between two trajectories against one for each: the rows
+  // it remembers from the last step never serve another point.
+  for (int t = 0; t < steps; ++t) {
+    REQUIRE(shared.leapfrog(a, 0.4));
+    REQUIRE(shared.leapfrog(b, 0.4));
+    REQUIRE(alone_a.leapfrog(a2, 0.4));
+    REQUIRE(alone_b.leapfrog(b2, 0.4));
+  }
+  CHECK(a.theta == a2.theta);
+  CHECK(a.p == a2.p);
+  CHECK(b.theta == b2.theta);
+  CHECK(b.p == b2.p);
+  CHECK(a.U == a2.U);
+  // A trajectory alone: the rows at its start, then per step the inner steps' and those at
+  // the new position (a step starts where the last one ended, whose rows it keeps).
+  const long n = rows.size(), m = alone_a.split()->inner_steps(0.4);
+  CHECK(alone_a.split()->row_evaluations() == n * (1 + steps * (m + 1)));
+}
+
 TEST_CASE("NUTS with the split leapfrog gives NUTS's posterior with fewer gradients", "[split][nuts]") {
   Separated s;
   const GlmData data = s.data();

@@ -327,6 +327,30 @@ inline Vec random_theta(int d, vhmc::Rng& rng, double sd = 0.5) {
   return th;
 }
 
+// A group-level term (lme4's (x | g)) over n rows: `levels` levels of `group`, `cols`
+// columns of Z (n x cols, column-major; an intercept alone without it), and the
+// covariance prior of the given kind and parameters.
+inline vhmc::GroupTermData group_term(const std::string& name, int levels, int cols, int n, const int* group,
+                                      const double* Z, vhmc::CovPriorKind kind, double regularization,
+                                      double concentration, double shape, double scale, double df,
+                                      bool relative_to_sigma) {
+  vhmc::GroupTermData d;
+  d.name = name;
+  d.levels = levels;
+  d.p = cols;
+  d.n = n;
+  d.group = group;
+  d.Z = cols == 1 ? nullptr : Z;
+  d.prior.kind = kind;
+  d.prior.regularization = regularization;
+  d.prior.concentration = concentration;
+  d.prior.shape = shape;
+  d.prior.scale = scale;
+  d.prior.df = df;
+  d.prior.relative_to_sigma = relative_to_sigma;
+  return d;
+}
+
 // A vector of length one (one-dimensional targets).
 inline Vec vec1(double x) { return Vec::Constant(1, x); }
 

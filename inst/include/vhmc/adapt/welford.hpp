@@ -7,6 +7,21 @@
 
 namespace vhmc {
 
+// Stan's regularisation above of S, estimated from n draws (the identity's share added to
+// the diagonal of a covariance or to every entry of a variance vector); an estimate from
+// fewer than 2 draws or one that overflowed is an error.
+inline void add_to_diagonal(Vec& w, double c) { w.array() += c; }
+inline void add_to_diagonal(Mat& w, double c) { w.diagonal().array() += c; }
+template <class M>
+M stan_regularized(const M& S, long n_draws) {
+  const double n = static_cast<double>(n_draws);
+  M w = (n / (n + 5.0)) * S;
+  add_to_diagonal(w, 1e-3 * (5.0 / (n + 5.0)));
+  if (n_draws < 2 || !w.allFinite())
+    throw std::runtime_error("numerical overflow in metric adaptation: the posterior may be improper or too wide");
+  return w;
+}
+
 struct NoEstimator {
   explicit NoEstimator(int = 0) {}
   void add(const Vec&) {}
@@ -31,15 +46,7 @@ class WelfordDiag {
   long n() const { return n_; }
   const Vec& mean() const { return m_; }
   Vec variance() const { return m2_ / static_cast<double>(n_ - 1); }
-  Vec regularized() const {
-    const double n = static_cast<double>(n_);
-    Vec w = (n / (n + 5.0)) * variance();
-    w.array() += 1e-3 * (5.0 / (n + 5.0));
-    if (n_ < 2 || !w.allFinite())
-      throw std::runtime_error(
-          "numerical overflow in metric adaptation: the posterior may be improper or too wide");
-    return w;
-  }
+  Vec regularized() const { return stan_regularized(variance(), n_); }
 
  private:
   long n_ = 0;
@@ -64,12 +71,7 @@ class WelfordDense {
   const Vec& mean() const { return m_; }
   Mat covariance() const { return m2_ / static_cast<double>(n_ - 1); }
   Mat regularized() const {
-    const double n = static_cast<double>(n_);
-    Mat w = (n / (n + 5.0)) * covariance();
-    w.diagonal().array() += 1e-3 * (5.0 / (n + 5.0));
-    if (n_ < 2 || !w.allFinite())
-      throw std::runtime_error(
-          "numerical overflow in metric adaptation: the posterior may be improper or too wide");
+    const Mat w = stan_regularized(covariance(), n_);
     return 0.5 * (w + w.transpose());
   }
 

@@ -97,7 +97,8 @@ class SplitLeapfrog {
   // grad U0 = grad U - grad U1 at z (the gradient without the stiff rows).
   bool bulk_gradient(const PhasePoint& z, Vec& g0) {
     if (!stiff_at(z.theta)) return false;
-    g0.noalias() = z.g - rows_.Z.transpose() * r_;
+    zr_.noalias() = rows_.Z.transpose() * r_;
+    g0.noalias() = z.g - zr_;
     return true;
   }
 
@@ -115,8 +116,7 @@ class SplitLeapfrog {
   template <class T, class M>
   bool advance(PhasePoint& z, double h, T& target, const M& metric) {
     if (!stiff_at(z.theta)) return false;
-    z.p.noalias() -= (0.5 * h) * (z.g - rows_.Z.transpose() * r_);
-    metric.sharp(z.p, z.v);
+    half_kick(z, h, metric);
     if (!inner(z.v, h)) return false;
     const double dl = h / inner_steps(h);
     z.theta.noalias() += h * z.v;
@@ -124,22 +124,35 @@ class SplitLeapfrog {
     z.p.noalias() += rows_.Z.transpose() * a_;
     z.U = target.U_grad(z.theta, z.g);
     if (!std::isfinite(z.U) || !stiff_at(z.theta)) return false;
-    z.p.noalias() -= (0.5 * h) * (z.g - rows_.Z.transpose() * r_);
-    metric.sharp(z.p, z.v);
+    half_kick(z, h, metric);
     return true;
   }
 
-  // eta and r at theta; false when U1 is not finite there.
+  // Half a step of the bulk's force, grad U - Z' r (r at z.theta), and the new velocity.
+  template <class M>
+  void half_kick(PhasePoint& z, double h, const M& metric) {
+    zr_.noalias() = rows_.Z.transpose() * r_;
+    z.p.noalias() -= (0.5 * h) * (z.g - zr_);
+    metric.sharp(z.p, z.v);
+  }
+
+  // eta and r at theta; false when U1 is not finite there. A step starts where the last one
+  // ended (its rows already evaluated there, unless the inner steps moved eta since): the
+  // point is remembered, and the rows are evaluated again only at another one.
   bool stiff_at(const Vec& theta) {
+    if (at_valid_ && theta.size() == at_.size() && theta == at_) return true;
     eta_.noalias() = rows_.Z * theta;
     eta_ += rows_.offset;
     row_evaluations_ += rows_.size();
-    return std::isfinite(rows_.loss(eta_, r_)) && r_.allFinite();
+    at_valid_ = std::isfinite(rows_.loss(eta_, r_)) && r_.allFinite();
+    if (at_valid_) at_ = theta;
+    return at_valid_;
   }
 
   // The m leapfrog steps on U1 from eta_ (momentum p0 + Z' a with a = 0, velocity v0 = W p0):
   // leaves a_ and sum_a_ (the sum of a over the position updates).
   bool inner(const Vec& v0, double h) {
+    at_valid_ = false;  // eta_ and r_ leave the remembered point
     const int m = inner_steps(h);
     const double dl = h / m;
     vs_.noalias() = rows_.Z * v0;
@@ -178,7 +191,9 @@ class SplitLeapfrog {
   double resolution_;
   Mat WZt_, Q_;
   double kappa_ = 0.0;
-  Vec eta_, r_, a_, sum_a_, vs_;
+  Vec eta_, r_, a_, sum_a_, vs_, zr_;
+  Vec at_;  // where eta_ and r_ were last evaluated (when at_valid_)
+  bool at_valid_ = false;
   long row_evaluations_ = 0;
 };
 

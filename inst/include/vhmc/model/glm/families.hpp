@@ -53,6 +53,17 @@ double row_pass(const RowVec& y, const Vec& eta, const RowVec& w, const typename
   return ll;
 }
 
+// ... and each row's weighted derivatives in eta (r) and, negated, in the aux parameter (z).
+template <class F>
+void row_derivs(const RowVec& y, const Vec& eta, const RowVec& w, const typename F::Aux& a, Vec& r, Vec& z) {
+  for (Eigen::Index i = 0; i < eta.size(); ++i) {
+    double d = 0.0, dt = 0.0;
+    F::row(y[i], eta[i], a, &d, &dt);
+    r[i] = weight(w, i) * d;
+    z[i] = -weight(w, i) * dt;
+  }
+}
+
 // Gaussian, identity link; aux: log sigma, or a fixed precision (Asaad 2017's fixed-noise
 // ARDL). Its potential usually comes from sufficient statistics (glm/gaussian_stats.hpp);
 // these rows serve minibatch gradients.
@@ -212,12 +223,7 @@ struct NegBinomial2Log {
     return row_pass<NegBinomial2Log>(y, eta, w, a, r, dt);
   }
   static void derivs(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& r, Vec& z) {
-    for (Eigen::Index i = 0; i < eta.size(); ++i) {
-      double d = 0.0, dt = 0.0;
-      row(y[i], eta[i], a, &d, &dt);
-      r[i] = weight(w, i) * d;
-      z[i] = -weight(w, i) * dt;
-    }
+    row_derivs<NegBinomial2Log>(y, eta, w, a, r, z);
   }
   static void curvature(double y, double eta, const Aux& a, double& he, double& het, double& htt) {
     const double lmp = log_sum_exp(eta, a.t);
@@ -257,12 +263,7 @@ struct GammaLog {
     return row_pass<GammaLog>(y, eta, w, a, r, dt);
   }
   static void derivs(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& r, Vec& z) {
-    for (Eigen::Index i = 0; i < eta.size(); ++i) {
-      double d = 0.0, dt = 0.0;
-      row(y[i], eta[i], a, &d, &dt);
-      r[i] = weight(w, i) * d;
-      z[i] = -weight(w, i) * dt;
-    }
+    row_derivs<GammaLog>(y, eta, w, a, r, z);
   }
   static void curvature(double y, double eta, const Aux& a, double& he, double& het, double& htt) {
     const double u = y * std::exp(-eta);
