@@ -6,8 +6,8 @@
 
 # |mean_a - mean_b| and |sd_a - sd_b| within k combined MCSEs, for every variable.
 expect_same_posterior <- function(a, b, k = 4) {
-  sa <- posterior::summarise_draws(a$draws, "mean", "sd", "mcse_mean", "mcse_sd")
-  sb <- posterior::summarise_draws(b$draws, "mean", "sd", "mcse_mean", "mcse_sd")
+  sa <- summarise_capped(a$draws, "mean", "sd", "mcse_mean", "mcse_sd")
+  sb <- summarise_capped(b$draws, "mean", "sd", "mcse_mean", "mcse_sd")
   num <- function(x) as.numeric(x)
   zm <- abs(num(sa$mean) - num(sb$mean)) / sqrt(num(sa$mcse_mean)^2 + num(sb$mcse_mean)^2)
   zs <- abs(num(sa$sd) - num(sb$sd)) / sqrt(num(sa$mcse_sd)^2 + num(sb$mcse_sd)^2)

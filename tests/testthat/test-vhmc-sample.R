@@ -91,7 +91,7 @@ test_that("the centred funnel is flagged with divergences; the non-centred one s
   # 2000 draws per chain: at 1000 the default nuts() reported divergences on 19 of 20 seeds
   # (Stan's warmup on 20 of 20; every run of both raised some warning), and seed 1 was the
   # one miss, with R-hat and E-BFMI warnings only. Twice the draws make a miss rare.
-  res <- with_warnings(quiet_sample(funnel_centred, init = init, iter = 4000, seed = 1,
+  res <- collect_warnings(quiet_sample(funnel_centred, init = init, iter = 4000, seed = 1,
                                     warnings = TRUE))
   centred <- res$value
   expect_true(any(grepl("divergence", res$warnings)))
@@ -109,7 +109,7 @@ test_that("non-mixing chains of a separated mixture are flagged by R-hat", {
     a <- dnorm(th, -10); b <- dnorm(th, 10)
     (a * -(th + 10) + b * -(th - 10)) / (a + b)
   }
-  res <- with_warnings(
+  res <- collect_warnings(
     vhmc_sample(ld, gr, init = list(c(x = -10), c(x = -10), c(x = 10), c(x = 10)),
                 iter = 1000, seed = 1, progress = FALSE)
   )
