@@ -13,6 +13,8 @@
 
 #include <vhmc/vhmc.hpp>
 
+#include "test_util.hpp"
+
 namespace {
 
 using vhmc::CovPriorKind;

@@ -94,6 +94,7 @@ TEST_CASE("Fisher schedule: early switches, growing windows, the final window", 
     CHECK(plan.early_end() == 0);
     CHECK(plan.stage(0) == FisherSchedule::Stage::Main);
     // Main windows from the start: 50, then 75, ...
+    CHECK_FALSE(plan.switch_at(0, 1));
     CHECK_FALSE(plan.switch_at(9, 10));
     CHECK(plan.switch_at(49, 50));
     CHECK_FALSE(plan.switch_at(100, 74));

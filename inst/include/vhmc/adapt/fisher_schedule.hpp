@@ -8,6 +8,8 @@
 //  * final window: the metric is frozen and only the step size adapts (dual averaging
 //    restarted around the current step size, so that its average sees only this metric).
 // A switch is skipped when the next window would run into the final one ("late").
+// early_end_max = 0 (a chain already in the typical set, HmcWarmupConfig's `relaxed`) starts
+// the main phase at once.
 // With a fixed warmup of W iterations the final window is its last floor(final_fraction W)
 // iterations. With an automatic warmup W is only the most it may take: the caller reports
 // convergence at a main-phase switch (converge_at), and the final window then starts at

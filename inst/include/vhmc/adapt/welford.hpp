@@ -7,16 +7,18 @@
 
 namespace vhmc {
 
-// Stan's regularisation above of S, estimated from n draws (the identity's share added to
-// the diagonal of a covariance or to every entry of a variance vector); an estimate from
-// fewer than 2 draws or one that overflowed is an error.
-inline void add_to_diagonal(Vec& w, double c) { w.array() += c; }
+namespace detail {
+inline void add_to_diagonal(Vec& w, double c) { w.array() += c; }  // a variance vector
 inline void add_to_diagonal(Mat& w, double c) { w.diagonal().array() += c; }
+}  // namespace detail
+
+// Stan's regularisation (above) of a variance vector or covariance S estimated from
+// n_draws draws; an estimate from fewer than 2 draws, or one that overflowed, is an error.
 template <class M>
 M stan_regularized(const M& S, long n_draws) {
   const double n = static_cast<double>(n_draws);
   M w = (n / (n + 5.0)) * S;
-  add_to_diagonal(w, 1e-3 * (5.0 / (n + 5.0)));
+  detail::add_to_diagonal(w, 1e-3 * (5.0 / (n + 5.0)));
   if (n_draws < 2 || !w.allFinite())
     throw std::runtime_error("numerical overflow in metric adaptation: the posterior may be improper or too wide");
   return w;

@@ -141,6 +141,7 @@ class SplitLeapfrog {
   // point is remembered, and the rows are evaluated again only at another one.
   bool stiff_at(const Vec& theta) {
     if (at_valid_ && theta.size() == at_.size() && theta == at_) return true;
+    at_valid_ = false;  // eta_ and r_ change below
     eta_.noalias() = rows_.Z * theta;
     eta_ += rows_.offset;
     row_evaluations_ += rows_.size();

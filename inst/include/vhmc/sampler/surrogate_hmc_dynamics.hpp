@@ -119,11 +119,13 @@ class SurrogateHmcMotion {
 // (target 0.8) and took twice the sampling seconds of nuts() alone. So NUTS's warmup
 // adaptation runs once more from the chain's state, with the exploration's metric as its
 // start (as a mode start's Laplace metric), until it converges (automatic warmup) or the
-// warmup's iterations run out; without a hand-over the phase takes no iterations. It skips
-// the schedule's early phase (fisher_schedule.hpp): the exploration already took the chain
-// to the typical set, and on liver's adult (d = 95) the 100 early iterations, with the
-// checks after them, made 2 of 3 handed-over chains warm up for 430 iterations where
-// nuts() alone took 196 (one in 8 of its chains took 390).
+// warmup's iterations run out; without a hand-over the phase takes no iterations. The
+// draw/gradient adaptation skips its schedule's early phase (fisher_schedule.hpp; Stan's
+// windows keep their initial buffer): the exploration already took the chain to the typical
+// set. On liver's adult (d = 95), with every chain forced to hand over, 5 of 6 chains used to
+// warm up again for 390 iterations, where nuts() alone mostly takes 196; without the early
+// phase 4 of 6 took about 180. (Its first window switch cannot end the warmup: the energy
+// test has no earlier window yet, so the earliest end is the second switch's, about 175.)
 template <class Chain>
 class FallbackWarmup : public Phase {
  public:
@@ -136,7 +138,8 @@ class FallbackWarmup : public Phase {
     if (!chain_.fell_back()) return;
     budget_ = cfg_.warmup - explore_.iterations() - tuning_.iterations();
     if (budget_ <= 0) return;
-    adapter_ = make_hmc_warmup(chain_.nuts(), chain_.explore_state(), budget_, wc_, cfg_.warmup_auto, true, true);
+    adapter_ = make_hmc_warmup(chain_.nuts(), chain_.explore_state(), budget_, wc_, cfg_.warmup_auto, /*initial_metric=*/true,
+                               /*relaxed=*/true);
     if (clock()) adapter_->use_clock(*clock());
     adapter_->start(rng);
   }
