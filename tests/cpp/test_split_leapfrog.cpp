@@ -23,6 +23,15 @@ using vhmc::Vec;
 
 using vt::Separated;
 
+// The separated regression's potential, its mode and the Laplace covariance there.
+struct AtMode {
+  Separated s;
+  GlmData data = s.data();
+  GlmPotential pot = vt::separated_potential(data);
+  vhmc::ModeResult mode = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
+  Mat cov = mode.hessian.inverse();
+};
+
 }  // namespace
 
 TEST_CASE("the stiff rows of a GLM are the rows of the separating category", "[split]") {
@@ -46,11 +55,10 @@ TEST_CASE("the stiff rows of a GLM are the rows of the separating category", "[s
 }
 
 TEST_CASE("the split step is reversible and resolves the wall the plain step jumps", "[split]") {
-  Separated s;
-  const GlmData data = s.data();
-  GlmPotential pot = vt::separated_potential(data);
-  const vhmc::ModeResult mode = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
-  const Mat cov = mode.hessian.inverse();
+  AtMode at;
+  GlmPotential& pot = at.pot;
+  const vhmc::ModeResult& mode = at.mode;
+  const Mat& cov = at.cov;
   vhmc::Target<GlmPotential> target(pot);
   vhmc::Hamiltonian<vhmc::Target<GlmPotential>, vhmc::DenseMetric> plain(target, vhmc::DenseMetric(cov));
   vhmc::Hamiltonian<vhmc::Target<GlmPotential>, vhmc::DenseMetric> split(target, vhmc::DenseMetric(cov));
@@ -84,11 +92,10 @@ TEST_CASE("the split step is reversible and resolves the wall the plain step jum
 }
 
 TEST_CASE("the split step evaluates the stiff rows once per position, wherever it starts", "[split]") {
-  Separated s;
-  const GlmData data = s.data();
-  GlmPotential pot = vt::separated_potential(data);
-  const vhmc::ModeResult mode = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
-  const Mat cov = mode.hessian.inverse();
+  AtMode at;
+  GlmPotential& pot = at.pot;
+  const vhmc::ModeResult& mode = at.mode;
+  const Mat& cov = at.cov;
   vhmc::Target<GlmPotential> target(pot);
   using Ham = vhmc::Hamiltonian<vhmc::Target<GlmPotential>, vhmc::DenseMetric>;
   const auto rows = *vhmc::find_stiff_rows(pot, mode.hessian, vhmc::SplitConfig{});
@@ -124,11 +131,10 @@ TEST_CASE("the split step evaluates the stiff rows once per position, wherever i
 }
 
 TEST_CASE("NUTS with the split leapfrog gives NUTS's posterior with fewer gradients", "[split][nuts]") {
-  Separated s;
-  const GlmData data = s.data();
-  GlmPotential pot = vt::separated_potential(data);
-  const vhmc::ModeResult mode = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
-  const Mat cov = mode.hessian.inverse();
+  AtMode at;
+  GlmPotential& pot = at.pot;
+  const vhmc::ModeResult& mode = at.mode;
+  const Mat& cov = at.cov;
   vhmc::Callbacks cb;
   const vhmc::ChainConfig cfg = vt::chain_config(1000, 6000, 99);
   const auto with = vhmc::run_hmc_family<vhmc::Nuts>(pot, vhmc::DenseMetric(cov), vhmc::NutsConfig{},
