@@ -35,39 +35,33 @@ struct AtMode {
 }  // namespace
 
 TEST_CASE("the stiff rows of a GLM are the rows of the separating category", "[split]") {
-  Separated s;
-  const GlmData data = s.data();
-  GlmPotential pot = vt::separated_potential(data);
-  const vhmc::ModeResult mode = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
-  REQUIRE(mode.converged);
-  const Vec c = vhmc::glm_row_stiffness(pot, mode.hessian);
+  AtMode at;
+  REQUIRE(at.mode.converged);
+  const Vec c = vhmc::glm_row_stiffness(at.pot, at.mode.hessian);
   for (int i = 0; i < 4; ++i) CHECK(c[i] > 100.0);
-  CHECK(c.tail(s.n - 4).maxCoeff() < 1.0);
-  const auto rows = vhmc::find_stiff_rows(pot, mode.hessian, vhmc::SplitConfig{});
+  CHECK(c.tail(at.s.n - 4).maxCoeff() < 1.0);
+  const auto rows = vhmc::find_stiff_rows(at.pot, at.mode.hessian, vhmc::SplitConfig{});
   REQUIRE(rows);
   CHECK(rows->size() == 4);
   vhmc::SplitConfig off;
   off.enabled = false;
-  CHECK_FALSE(vhmc::find_stiff_rows(pot, mode.hessian, off));
+  CHECK_FALSE(vhmc::find_stiff_rows(at.pot, at.mode.hessian, off));
   // A family without a curvature bound has none.
-  GlmPotential pois(data, GlmFamily::PoissonLog, true, Prior::normal(0, 10), Prior::normal(0, 10));
-  CHECK_FALSE(vhmc::find_stiff_rows(pois, mode.hessian, vhmc::SplitConfig{}));
+  GlmPotential pois(at.data, GlmFamily::PoissonLog, true, Prior::normal(0, 10), Prior::normal(0, 10));
+  CHECK_FALSE(vhmc::find_stiff_rows(pois, at.mode.hessian, vhmc::SplitConfig{}));
 }
 
 TEST_CASE("the split step is reversible and resolves the wall the plain step jumps", "[split]") {
   AtMode at;
-  GlmPotential& pot = at.pot;
-  const vhmc::ModeResult& mode = at.mode;
-  const Mat& cov = at.cov;
-  vhmc::Target<GlmPotential> target(pot);
-  vhmc::Hamiltonian<vhmc::Target<GlmPotential>, vhmc::DenseMetric> plain(target, vhmc::DenseMetric(cov));
-  vhmc::Hamiltonian<vhmc::Target<GlmPotential>, vhmc::DenseMetric> split(target, vhmc::DenseMetric(cov));
-  split.set_stiff_rows(*vhmc::find_stiff_rows(pot, mode.hessian, vhmc::SplitConfig{}), 0.5);
+  vhmc::Target<GlmPotential> target(at.pot);
+  vhmc::Hamiltonian<vhmc::Target<GlmPotential>, vhmc::DenseMetric> plain(target, vhmc::DenseMetric(at.cov));
+  vhmc::Hamiltonian<vhmc::Target<GlmPotential>, vhmc::DenseMetric> split(target, vhmc::DenseMetric(at.cov));
+  split.set_stiff_rows(*vhmc::find_stiff_rows(at.pot, at.mode.hessian, vhmc::SplitConfig{}), 0.5);
   vhmc::Rng rng(5, 0);
   double worst_plain = 0.0, worst_split = 0.0;
   for (int rep = 0; rep < 40; ++rep) {
-    vhmc::PhasePoint z(pot.dim());
-    z.theta = mode.mode;
+    vhmc::PhasePoint z(at.pot.dim());
+    z.theta = at.mode.mode;
     REQUIRE(split.init_point(z));
     split.sample_momentum(z, rng);
     const double H0 = z.H();
@@ -93,18 +87,15 @@ TEST_CASE("the split step is reversible and resolves the wall the plain step jum
 
 TEST_CASE("the split step evaluates the stiff rows once per position, wherever it starts", "[split]") {
   AtMode at;
-  GlmPotential& pot = at.pot;
-  const vhmc::ModeResult& mode = at.mode;
-  const Mat& cov = at.cov;
-  vhmc::Target<GlmPotential> target(pot);
+  vhmc::Target<GlmPotential> target(at.pot);
   using Ham = vhmc::Hamiltonian<vhmc::Target<GlmPotential>, vhmc::DenseMetric>;
-  const auto rows = *vhmc::find_stiff_rows(pot, mode.hessian, vhmc::SplitConfig{});
-  Ham shared(target, vhmc::DenseMetric(cov)), alone_a(target, vhmc::DenseMetric(cov)),
-      alone_b(target, vhmc::DenseMetric(cov));
+  const auto rows = *vhmc::find_stiff_rows(at.pot, at.mode.hessian, vhmc::SplitConfig{});
+  Ham shared(target, vhmc::DenseMetric(at.cov)), alone_a(target, vhmc::DenseMetric(at.cov)),
+      alone_b(target, vhmc::DenseMetric(at.cov));
   for (Ham* h : {&shared, &alone_a, &alone_b}) h->set_stiff_rows(rows, 0.5);
   vhmc::Rng rng(9, 0);
-  vhmc::PhasePoint a(pot.dim());
-  a.theta = mode.mode;
+  vhmc::PhasePoint a(at.pot.dim());
+  a.theta = at.mode.mode;
   REQUIRE(shared.init_point(a));
   vhmc::PhasePoint b = a;
   shared.sample_momentum(a, rng);
@@ -132,17 +123,14 @@ TEST_CASE("the split step evaluates the stiff rows once per position, wherever i
 
 TEST_CASE("NUTS with the split leapfrog gives NUTS's posterior with fewer gradients", "[split][nuts]") {
   AtMode at;
-  GlmPotential& pot = at.pot;
-  const vhmc::ModeResult& mode = at.mode;
-  const Mat& cov = at.cov;
   vhmc::Callbacks cb;
   const vhmc::ChainConfig cfg = vt::chain_config(1000, 6000, 99);
-  const auto with = vhmc::run_hmc_family<vhmc::Nuts>(pot, vhmc::DenseMetric(cov), vhmc::NutsConfig{},
-                                                      vhmc::HmcWarmupConfig{}, cfg, mode.mode, true, cb,
-                                                      vhmc::SplitConfig{}, &mode.hessian);
-  const auto without = vhmc::run_hmc_family<vhmc::Nuts>(pot, vhmc::DenseMetric(cov), vhmc::NutsConfig{},
-                                                         vhmc::HmcWarmupConfig{}, cfg, mode.mode, true, cb);
-  for (int j = 0; j < pot.dim(); ++j) {
+  const auto with = vhmc::run_hmc_family<vhmc::Nuts>(at.pot, vhmc::DenseMetric(at.cov), vhmc::NutsConfig{},
+                                                      vhmc::HmcWarmupConfig{}, cfg, at.mode.mode, true, cb,
+                                                      vhmc::SplitConfig{}, &at.mode.hessian);
+  const auto without = vhmc::run_hmc_family<vhmc::Nuts>(at.pot, vhmc::DenseMetric(at.cov), vhmc::NutsConfig{},
+                                                         vhmc::HmcWarmupConfig{}, cfg, at.mode.mode, true, cb);
+  for (int j = 0; j < at.pot.dim(); ++j) {
     INFO("coordinate " << j);
     const Vec a = with.draws.col(j), b = without.draws.col(j);
     const double se = std::sqrt(std::pow(vt::mcse_mean(a), 2) + std::pow(vt::mcse_mean(b), 2));
