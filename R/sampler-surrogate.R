@@ -182,10 +182,19 @@
 #' measure above), at the acceptance rate the tuning aims at (0.65, `adapt_delta` if lower;
 #' a rejection is a jump of 0, so 3 becomes 0.95). Its efficiency relative to NUTS over the
 #' tuning and sampling iterations, with training's predicted seconds added to the
-#' surrogate's side, is that ESS ratio times NUTS's seconds over the surrogate's. Below 2
-#' the chain continues with NUTS without training a surrogate (NUTS's warmup adaptation runs
-#' again, as after a hand-over, and the tuning takes no iterations); a message says so, and
-#' `surrogate_info()` has `fallback_before_training`, `predicted_efficiency_ratio` and
+#' surrogate's side, is that ESS ratio times NUTS's seconds over the surrogate's. The
+#' tuning's target is a floor: accurate surrogates keep the longest trajectory and accept
+#' more (0.82-0.90 on the posteriors of `inst/bench/surrogate_high_d.R`), so a chain whose
+#' prediction is below 2 still trains when at an acceptance of 0.85 it reaches 2 and the
+#' trial is cheap: training and the tuning's iterations, predicted, at most a tenth of what
+#' NUTS's remaining iterations cost (a failed trial hands over at the end of tuning, and
+#' costs the call that tenth). On a census logistic regression (d = 95) the trial costs
+#' about 3% and 11 of 12 chains train, where at the target alone 3 of 8 did; on a
+#' 4,521-row regression with a cheap gradient it costs about 30%, and every chain hands
+#' over. Otherwise, below 2, the chain continues with NUTS without training a surrogate
+#' (NUTS's warmup adaptation runs again, as after a hand-over, and the tuning takes no
+#' iterations); a message says so, and `surrogate_info()` has `fallback_before_training`,
+#' `predicted_efficiency_ratio`, `predicted_efficiency_if_accurate`, `trial_share` and
 #' `predicted_train_seconds`. The bases training would drop (it may keep `s/4`, `s/16` or
 #' none) are not assumed gone, since what decides that is the fit not paid for; the decision
 #' is not taken when the exploration found the quadratic base alone good enough (training
@@ -359,9 +368,11 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 #' mean acceptance statistic. `fallback_before_training` says whether the chain handed over
 #' before training (then `hidden` and the tuning's columns are `NA` or 0), from
 #' `predicted_efficiency_ratio` (what a surrogate exact on its Gaussian would reach relative
-#' to NUTS at the tuning's acceptance target, training's seconds included) and
-#' `predicted_train_seconds`; both are `NA` when the decision was not taken (`fallback =
-#' FALSE`, or the quadratic base alone sufficed).
+#' to NUTS at the tuning's acceptance target, training's seconds included),
+#' `predicted_efficiency_if_accurate` (the same at an acceptance of 0.85), `trial_share`
+#' (training and the tuning's iterations, predicted, over the seconds NUTS's remaining
+#' iterations would take) and `predicted_train_seconds`; all are `NA` when the decision was
+#' not taken (`fallback = FALSE`, or the quadratic base alone sufficed).
 #'
 #' `accept_target` is the acceptance rate the chain's sampling kernel was tuned toward: the
 #' tuning's (0.65, `adapt_delta` if lower), or `adapt_delta` after a hand-over to NUTS; `NA`
@@ -422,6 +433,8 @@ surrogate_info <- function(fit) {
   info$fallback <- as.logical(col("fallback", logical(1)))
   info$fallback_before_training <- as.logical(col("fallback_before_training", logical(1)))
   info$predicted_efficiency_ratio <- col("predicted_efficiency_ratio")
+  info$predicted_efficiency_if_accurate <- col("predicted_efficiency_if_accurate")
+  info$trial_share <- col("trial_share")
   info$predicted_train_seconds <- col("predicted_train_seconds")
   info$fallback_warmup <- col("fallback_warmup")
   info <- accept_band(info, fit$sampler)
@@ -504,11 +517,12 @@ untrained_message <- function(info, early, which) {
     "surrogate_hmc: %s continued with NUTS on the true gradient without training a surrogate:",
     "measured in the exploration, even exact on its Gaussian and at the tuning's acceptance target",
     "it would reach",
-    "%s times NUTS's efficiency, below the %s a hand-over asks (training predicted to take %s s).",
+    "%s times NUTS's efficiency, below the %s a hand-over asks (%s at an accurate surrogate's",
+    "acceptance; training and tuning predicted to cost %s%% of NUTS's remaining time, training %s s).",
     "The gradient is cheap here; the draws after warmup are NUTS's.",
     "surrogate_hmc(fallback = FALSE) trains and keeps the surrogate. See surrogate_info(fit)."),
     which, f(info$predicted_efficiency_ratio), format(core_default("vhmc_surrogate_hmc", "fallback_ratio")),
-    f(info$predicted_train_seconds))
+    f(info$predicted_efficiency_if_accurate), f(100 * info$trial_share), f(info$predicted_train_seconds))
 }
 
 # Say so when an iteration of the surrogate is not clearly cheaper than one of NUTS on the

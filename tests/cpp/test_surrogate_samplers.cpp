@@ -553,6 +553,46 @@ TEST_CASE("What the decision before training measures and predicts", "[surrogate
   CHECK(vhmc::surrogate_step_size(0.4, 0.0, 1.0) == Approx(0.2));
 }
 
+TEST_CASE("The decision before training: a cheap trial when an accurate surrogate would pay", "[surrogate][payoff]") {
+  // NUTS's remaining 1150 iterations cost 23 s; a surrogate iteration 3 ms (a true log
+  // density and 10 network gradients), training 0.5 s: cost ratio 23 / 3.95, the trial
+  // (training and 150 tuning iterations) 0.95 s, 4.1% of NUTS's remaining seconds.
+  vhmc::TrainingCosts c;
+  c.sec_nuts = 0.02;
+  c.sec_potential = 1e-3;
+  c.sec_grad = 2e-4;
+  c.steps = 10;
+  c.sec_train = 0.5;
+  c.n = 1150;
+  c.n_tune = 150;
+  c.ess_ratio = 0.3;
+  c.ess_ratio_accurate = 0.6;
+  vhmc::TrainingPayoff p = vhmc::decide_training(c, 2.0);
+  CHECK(p.cost_ratio == Approx(23.0 / 3.95));
+  CHECK(p.efficiency == Approx(0.3 * 23.0 / 3.95));  // 1.75: below the ratio at the target ...
+  CHECK(p.efficiency_accurate == Approx(0.6 * 23.0 / 3.95));  // ... above it at kAccurateAccept
+  CHECK(p.trial_share == Approx(0.95 / 23.0));
+  CHECK_FALSE(p.fallback);  // cheap: the chain trains, and the end of tuning judges
+  // Training of 3 s makes the trial 15% of NUTS's remaining seconds: it hands over.
+  c.sec_train = 3.0;
+  p = vhmc::decide_training(c, 2.0);
+  CHECK(p.trial_share == Approx(3.45 / 23.0));
+  CHECK(p.efficiency_accurate > 2.0);
+  CHECK(p.fallback);
+  // ... unless the prediction at the target passes the ratio itself.
+  c.ess_ratio = 0.6;
+  CHECK_FALSE(vhmc::decide_training(c, 2.0).fallback);
+  // A cheap trial of a surrogate that would not pay even if accurate: it hands over.
+  c.sec_train = 0.5;
+  c.ess_ratio = c.ess_ratio_accurate = 0.3;
+  CHECK(vhmc::decide_training(c, 2.0).fallback);
+  // Nothing known (no NUTS iterations timed): never a hand-over on a NaN.
+  c.sec_nuts = NAN;
+  CHECK_FALSE(vhmc::decide_training(c, 2.0).fallback);
+  CHECK(vhmc::kAccurateAccept > 0.65);
+  CHECK(vhmc::ess_at_acceptance(3.0, vhmc::kAccurateAccept) == Approx(1.275 / 0.725));
+}
+
 TEST_CASE("A hand-over before training: NUTS continues without a surrogate", "[surrogate][payoff]") {
   // fallback_ratio = inf: every prediction is below it, so the chain hands over before
   // training whatever the clock says; the automatic warmup then adapts NUTS again.
@@ -569,6 +609,8 @@ TEST_CASE("A hand-over before training: NUTS continues without a surrogate", "[s
   CHECK(std::isfinite(rep<double>(out, "predicted_efficiency_ratio")));
   CHECK(rep<double>(out, "predicted_train_seconds") >= 0.0);
   CHECK(rep<double>(out, "predicted_steps") >= 1.0);
+  CHECK(rep<double>(out, "predicted_efficiency_if_accurate") >= rep<double>(out, "predicted_efficiency_ratio"));
+  CHECK(rep<double>(out, "trial_share") > 0.0);
   // Nothing trained or tuned: no surrogate gradient at all, NUTS's warmup after the exploration.
   CHECK_THROWS_AS(out.report.at("hidden"), std::out_of_range);
   CHECK(rep<long>(out, "tuning") == 0);

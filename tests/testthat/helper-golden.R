@@ -38,7 +38,8 @@ golden_parts <- function(fit) {
     if (!is.null(fit$variational)) variational_info(fit) else if (!is.null(fit$sg)) sg_info(fit)
   timing <- c("train_seconds", "update_seconds", "mode_seconds", "explore_seconds", "tuning_seconds",
               "seconds_per_gradient", "seconds_per_surrogate_gradient", "cost_ratio",
-              "payoff_cost_ratio", "efficiency_ratio", "predicted_efficiency_ratio", "predicted_train_seconds")
+              "payoff_cost_ratio", "efficiency_ratio", "predicted_efficiency_ratio", "predicted_train_seconds",
+              "predicted_efficiency_if_accurate", "trial_share")
   counts <- setdiff(names(fit$counts), c("chain", "n_grad_start", "n_hessian_start"))
   list(draws = unclass(fit$draws), diagnostics = fit$diagnostics,
        step_size = vapply(fit$adaptation, function(a) a$step_size %||% NA_real_, numeric(1)),

@@ -191,6 +191,10 @@ test_that("a target whose gradient is cheap hands over to NUTS before training",
   expect_equal(info$fallback_before_training, c(TRUE, TRUE))
   expect_equal(info$fallback, c(TRUE, TRUE))
   expect_true(all(info$predicted_efficiency_ratio < 1))
+  # Not even an accurate surrogate's acceptance (0.85) would pay: no trial, however cheap.
+  expect_true(all(info$predicted_efficiency_if_accurate < 2))
+  expect_true(all(info$predicted_efficiency_if_accurate > info$predicted_efficiency_ratio))
+  expect_true(all(info$trial_share > 0))
   # Nothing trained or tuned: NUTS's warmup again after the exploration, then NUTS.
   expect_true(all(is.na(info$hidden)))
   expect_equal(info$tuning, c(0, 0))
@@ -207,6 +211,7 @@ test_that("a target whose gradient is cheap hands over to NUTS before training",
   kinfo <- surrogate_info(kept)
   expect_equal(kinfo$fallback_before_training, c(FALSE, FALSE))
   expect_true(all(is.na(kinfo$predicted_efficiency_ratio)))
+  expect_true(all(is.na(kinfo$trial_share)))
   expect_true(all(kinfo$hidden >= 0) && all(kinfo$tuning > 0))
 })
 

@@ -65,11 +65,16 @@ class TrainingCheck : public TrainingGate {
                                          drawn.activation());
     const BestTrajectory best = best_trajectory(drawn);
     c.steps = best.steps;
-    // The tuning's acceptance target; with the user's steps nothing is tuned toward it, and
-    // the prediction stays at full acceptance.
-    const double accept = dc_.steps ? 1.0 : sc_.trajectory_accept;
-    c.ess_ratio = ess_ratio_to(ess_at_acceptance(best.ess, accept), explore_.jumps(), explore_.variance());
-    c.n = tuning_iterations(sc_, cfg_, explore_.iterations()) + std::max(0, cfg_.iter - cfg_.warmup);
+    // The tuning's acceptance target, and what accurate surrogates accept; with the user's
+    // steps nothing is tuned toward a target, and both stay at full acceptance.
+    const double target = dc_.steps ? 1.0 : sc_.trajectory_accept;
+    const double accurate = dc_.steps ? 1.0 : std::max(target, kAccurateAccept);
+    const auto& jumps = explore_.jumps();
+    const Vec var = explore_.variance();
+    c.ess_ratio = ess_ratio_to(ess_at_acceptance(best.ess, target), jumps, var);
+    c.ess_ratio_accurate = ess_ratio_to(ess_at_acceptance(best.ess, accurate), jumps, var);
+    c.n_tune = tuning_iterations(sc_, cfg_, explore_.iterations());
+    c.n = c.n_tune + std::max(0, cfg_.iter - cfg_.warmup);
     return c;
   }
 
