@@ -54,6 +54,18 @@ internal_names <- function(layout, model, spec) {
   }))
 }
 
+# Where the Newton search for a GLM's mode starts. The mode is unique, so the search need
+# not start at chain 1's initial values: it starts at the null model (every coordinate of
+# the sampler 0: the intercept at the predictors' means, no slopes, log sigma or log shape
+# 0) when the potential is finite there, else at `init`. From a uniform(-2, 2) draw of 95
+# coefficients (liver's adult census, `income ~ .`) the linear predictor is far from the
+# data's, and the damped search took 20 iterations and 22 Hessians (2.6 s); from 0, 8 and 10
+# (1.1 s), to the same minimum.
+null_start <- function(ptr, init) {
+  zero <- numeric(length(init))
+  if (is.finite(vhmc_glm_potential(ptr, matrix(zero, 1L))$value[1L])) zero else init
+}
+
 # The GLM as a target of fit_chains() (R/fit-chains.R). Its potential is built once per fit
 # (for the gaussian family an O(N k^2) pass) and shared by the initial-value checks, the
 # mode search and every chain in this process; chains in other processes rebuild it.
@@ -70,7 +82,7 @@ glm_target <- function(spec, model) {
       list(value = r$value[1L], gradient = r$gradient[1L, ])
     },
     potential_values = function(rows) vhmc_glm_potential(ptr, rows)$value,
-    mode = function(init) vhmc_glm_mode(ptr, init),
+    mode = function(init) vhmc_glm_mode(ptr, null_start(ptr, init)),
     user_values = function(theta) stats::setNames(as.numeric(to_user(matrix(theta, nrow = 1L))), nm),
     to_user = to_user, to_internal = function(rows) vhmc_glm_reported(ptr, rows, FALSE),
     minibatch = TRUE, n_obs = nrow(spec$X), ptr = ptr, metric_tensor = layout$has_fisher

@@ -643,6 +643,11 @@ TEST_CASE("Newton finds the GLM mode: zero gradient, and the gaussian closed for
     INFO(r.message);
     REQUIRE(r.converged);
     CHECK(r.iterations < 30);
+    // One Hessian per iteration, the last at the mode, returned as it is (not computed again).
+    CHECK(r.n_hessian == r.iterations + 1);
+    Mat H_mode;
+    pot.hessian(r.mode, H_mode);
+    CHECK(H_mode == r.hessian);
     Eigen::LLT<Mat> llt(r.hessian);
     REQUIRE(llt.info() == Eigen::Success);
     // Distance to the mode in posterior-sd units (Laplace scale): sqrt(g' H^-1 g), which

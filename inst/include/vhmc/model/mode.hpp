@@ -54,9 +54,11 @@ ModeResult newton_mode(Potential& pot, Vec theta, const ModeOptions& opt = ModeO
     return r;
   }
   Eigen::LLT<Mat> llt;
+  bool h_at_theta = false;  // H is the Hessian at theta (then the result reuses it)
   for (r.iterations = 0; r.iterations < opt.max_iterations; ++r.iterations) {
     pot.hessian(theta, H);
     ++r.n_hessian;
+    h_at_theta = true;
     if (!H.allFinite()) {
       r.message = "the Hessian is not finite";
       break;
@@ -98,13 +100,16 @@ ModeResult newton_mode(Potential& pot, Vec theta, const ModeOptions& opt = ModeO
       break;
     }
     theta = trial;
+    h_at_theta = false;
     u = pot.U_grad(theta, g_new);
     ++r.n_gradient;
     g.swap(g_new);
   }
   if (!r.converged && r.message.empty()) r.message = "the iteration limit was reached";
-  pot.hessian(theta, H);
-  ++r.n_hessian;
+  if (!h_at_theta) {
+    pot.hessian(theta, H);
+    ++r.n_hessian;
+  }
   r.mode = theta;
   r.hessian = H;
   r.value = u;
