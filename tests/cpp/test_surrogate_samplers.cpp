@@ -456,16 +456,24 @@ TEST_CASE("Without a hand-over the NUTS warmup after tuning takes no iterations"
   CHECK(out.warmup_iterations == 500);
 }
 
+// The decision's inputs (seconds; n iterations after training).
+static vhmc::TrainingCosts training_costs(double sec_nuts, double sec_potential, double sec_grad, double steps,
+                                          double sec_train, double n, double ess_ratio) {
+  vhmc::TrainingCosts c;
+  c.sec_nuts = sec_nuts;
+  c.sec_potential = sec_potential;
+  c.sec_grad = sec_grad;
+  c.steps = steps;
+  c.sec_train = sec_train;
+  c.n = n;
+  c.ess_ratio = ess_ratio;
+  return c;
+}
+
 TEST_CASE("The decision before training: predicted efficiency with training's seconds", "[surrogate][payoff]") {
   // E = ess_ratio x n s_nuts / (s_train + n (s_U + m s_grad)).
-  vhmc::TrainingCosts c;
-  c.sec_nuts = 1e-3;
-  c.sec_potential = 1e-4;
-  c.sec_grad = 1e-4;  // a surrogate gradient as dear as a tenth of a NUTS iteration
-  c.steps = 10;
-  c.sec_train = 0.1;
-  c.n = 1000;
-  c.ess_ratio = 1.5;
+  // (a surrogate gradient as dear as a tenth of a NUTS iteration)
+  vhmc::TrainingCosts c = training_costs(1e-3, 1e-4, 1e-4, 10, 0.1, 1000, 1.5);
   // Surrogate 0.1 + 1000 (1e-4 + 10 x 1e-4) = 1.2 s against NUTS's 1 s: E = 1.5 / 1.2 < 2.
   vhmc::TrainingPayoff p = vhmc::decide_training(c, 2.0);
   CHECK(p.cost_ratio == Approx(1.0 / 1.2));
@@ -557,15 +565,8 @@ TEST_CASE("The decision before training: a cheap trial when an accurate surrogat
   // NUTS's remaining 1150 iterations cost 23 s; a surrogate iteration 3 ms (a true log
   // density and 10 network gradients), training 0.5 s: cost ratio 23 / 3.95, the trial
   // (training and 150 tuning iterations) 0.95 s, 4.1% of NUTS's remaining seconds.
-  vhmc::TrainingCosts c;
-  c.sec_nuts = 0.02;
-  c.sec_potential = 1e-3;
-  c.sec_grad = 2e-4;
-  c.steps = 10;
-  c.sec_train = 0.5;
-  c.n = 1150;
+  vhmc::TrainingCosts c = training_costs(0.02, 1e-3, 2e-4, 10, 0.5, 1150, 0.3);
   c.n_tune = 150;
-  c.ess_ratio = 0.3;
   c.ess_ratio_accurate = 0.6;
   vhmc::TrainingPayoff p = vhmc::decide_training(c, 2.0);
   CHECK(p.cost_ratio == Approx(23.0 / 3.95));
