@@ -243,7 +243,7 @@ TEST_CASE("network: value, gradient and Hessian match central differences", "[su
       if (vhmc::is_additive(a)) {
         Mat W;
         Vec dv;
-        net.theta_space_bases(W, dv);
+        net.bases().theta_space_bases(st, W, dv);
         const Vec pre = W * th + dv;
         double zz = net.offset();
         for (int i = 0; i < s; ++i) zz += net.weights()[i] * vhmc::act::value(a, pre[i]);
@@ -260,17 +260,17 @@ TEST_CASE("network: draws follow SPEC B1.2 in u-space and are reproducible", "[s
   RandomBasisNetwork a, b;
   a.draw(s, Activation::Softplus, st, r1);
   b.draw(s, Activation::Softplus, st, r2);
-  CHECK(a.w_hat() == b.w_hat());
-  CHECK(a.d_hat() == b.d_hat());
+  CHECK(a.bases().w_hat() == b.bases().w_hat());
+  CHECK(a.bases().d_hat() == b.bases().d_hat());
   // w_hat entries ~ N(0, 1/d), d_hat ~ N(0, 1)
-  const double wvar = a.w_hat().squaredNorm() / (double(s) * d);
+  const double wvar = a.bases().w_hat().squaredNorm() / (double(s) * d);
   CHECK(wvar == Approx(1.0 / d).epsilon(0.05));
-  CHECK(a.d_hat().squaredNorm() / s == Approx(1.0).epsilon(0.08));
+  CHECK(a.bases().d_hat().squaredNorm() / s == Approx(1.0).epsilon(0.08));
   RandomBasisNetwork r;
   r.draw(s, Activation::Rbf, st, r1);
-  CHECK(r.w_hat().squaredNorm() / (double(s) * d) == Approx(1.0).epsilon(0.05));
+  CHECK(r.bases().w_hat().squaredNorm() / (double(s) * d) == Approx(1.0).epsilon(0.05));
   // ell^2 = d / chi2_1: median of chi2_1 is 0.4549
-  Vec ell2 = r.d_hat();
+  Vec ell2 = r.bases().d_hat();
   std::sort(ell2.data(), ell2.data() + s);
   CHECK(ell2[s / 2] == Approx(d / 0.4549).epsilon(0.1));
   CHECK_THROWS_AS(a.draw(0, Activation::Softplus, st, r1), std::invalid_argument);

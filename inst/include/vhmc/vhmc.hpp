@@ -54,6 +54,7 @@
 #include "riemann/surrogate_geometry.hpp"
 #include "surrogate/activation.hpp"
 #include "surrogate/network.hpp"
+#include "surrogate/random_bases.hpp"
 #include "surrogate/train_surrogate.hpp"
 #include "surrogate/trainer.hpp"
 #include "surrogate/training_set.hpp"

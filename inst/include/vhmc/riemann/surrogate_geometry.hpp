@@ -41,9 +41,9 @@ class SurrogateGeometry {
       : truth_(potential), net_(net), d_(potential.dim()), dense_(kind == SurrogateMetric::dense) {
     if (!is_additive(net.activation()))
       throw std::invalid_argument("the Riemannian surrogate dynamics need additive nodes (softplus, sigmoid or tanh)");
-    net.theta_space_bases(W_, b_);
-    W2_ = W_.array().square().matrix();
     const Standardizer& st = net.standardizer();
+    net.bases().theta_space_bases(st, W_, b_);
+    W2_ = W_.array().square().matrix();
     const Mat Sigma = st.L * st.L.transpose();
     delta_ = delta * Sigma.diagonal().cwiseInverse();
     h_base_ = Vec::Zero(d_);

@@ -186,8 +186,8 @@ class VariationalChain {
     r.add("hidden", hidden_);
     r.add("refresh_every", refresh_every_);
     Report net;
-    net.add("w_hat", net_.w_hat());
-    net.add("d_hat", net_.d_hat());
+    net.add("w_hat", net_.bases().w_hat());
+    net.add("d_hat", net_.bases().d_hat());
     net.add("weights", net_.weights());
     net.add("offset", net_.offset());
     net.add("m", st_.m);

@@ -1,12 +1,12 @@
 #pragma once
 // The random-basis network surrogate (Zhang, Shahbaba & Zhao 2017, eq. 10; 2018, eq. 3.1):
 //   z(theta) = sum_i v_i sigma(w_hat_i . u + d_hat_i) + b,   u = L^{-1}(theta - m),
-// with the bases drawn once in standardized coordinates u (vhmc's law: w_hat_i ~ N(0, I_d/d),
-// d_hat_i ~ N(0, 1); RBF nodes phi_i = exp(-|u - c_i|^2/(2 ell_i^2)), c_i ~ N(0, I_d),
-// ell_i^2 = d/chi2_1) and frozen; only v (and the output offset b) are trained (trainer.hpp).
-// This is the papers' network in theta with theta-space weights w_i = L^{-T} w_hat_i and
-// biases d_i = d_hat_i - w_i . m (theta_space_bases()); `basis_coords = "raw"` is the identity
-// Standardizer. Value/gradient cost O(sd + d^2), Hessian O(sd^2 + d^3).
+// over bases drawn once in standardized coordinates u and frozen (RandomBases,
+// random_bases.hpp, which holds their law); only v (and the output offset b) are trained
+// (trainer.hpp). This is the papers' network in theta with theta-space weights
+// w_i = L^{-T} w_hat_i and biases d_i = d_hat_i - w_i . m (RandomBases::theta_space_bases());
+// `basis_coords = "raw"` is the identity Standardizer. Value/gradient cost O(sd + d^2),
+// Hessian O(sd^2 + d^3).
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -15,6 +15,7 @@
 #include "../base/types.hpp"
 #include "activation.hpp"
 #include "exact_rows.hpp"
+#include "random_bases.hpp"
 #include "standardizer.hpp"
 
 namespace vhmc {
@@ -23,90 +24,43 @@ class RandomBasisNetwork {
  public:
   RandomBasisNetwork() = default;
 
-  // Draw s bases in u-space from rng, row by row: additive nodes take d normals
-  // (w_hat_i = z / sqrt(d)) then one normal (d_hat_i); RBF nodes take d normals (c_i) then
-  // one normal z with ell_i^2 = d / z^2. v = 0, b = 0 afterwards.
+  // Draw s bases in the u-space of st (RandomBases::draw). v = 0, b = 0, no quadratic base
+  // afterwards; the exact rows are kept (they are chosen before the bases are drawn).
   void draw(int s, Activation act, const Standardizer& st, Rng& rng) {
-    const int d = st.dim();
-    if (s < 1) throw std::invalid_argument("RandomBasisNetwork::draw: s (hidden) must be >= 1");
-    check_standardizer(st);
-    Mat W(s, d);
-    Vec aux(s);
-    const double wsd = 1.0 / std::sqrt(static_cast<double>(d));
-    for (int i = 0; i < s; ++i) {
-      if (act == Activation::Rbf) {
-        for (int j = 0; j < d; ++j) W(i, j) = rng.normal();
-        double z2 = 0.0;
-        while (!(z2 > 1e-300)) {
-          const double z = rng.normal();
-          z2 = z * z;
-        }
-        aux[i] = static_cast<double>(d) / z2;
-      } else {
-        for (int j = 0; j < d; ++j) W(i, j) = wsd * rng.normal();
-        aux[i] = rng.normal();
-      }
-    }
-    set_bases(act, st, W, aux);
+    st.check();
+    bases_.draw(s, act, st.dim(), rng);
+    reset(st);
   }
 
-  // Install given bases (e.g. restored from R): W is s x d (w_hat rows, or RBF centres c_i
-  // in u-space), aux has size s (d_hat, or RBF squared widths ell_i^2 > 0). v = 0, b = 0.
+  // Install given bases (e.g. restored from R; RandomBases::set_bases). As after draw().
   void set_bases(Activation act, const Standardizer& st, const Mat& W, const Vec& aux) {
-    check_standardizer(st);
-    const int d = st.dim();
-    if (W.cols() != d || W.rows() < 1 || aux.size() != W.rows())
-      throw std::invalid_argument("RandomBasisNetwork::set_bases: W must be s x d and aux of size s");
-    if (!W.allFinite() || !aux.allFinite())
-      throw std::invalid_argument("RandomBasisNetwork::set_bases: non-finite bases");
-    if (act == Activation::Rbf && !(aux.array() > 0).all())
-      throw std::invalid_argument("RandomBasisNetwork::set_bases: RBF squared widths must be > 0");
-    act_ = act;
-    st_ = st;
-    W_ = W;
-    aux_ = aux;
-    const Eigen::Index s = W.rows();
-    if (act_ == Activation::Rbf) {
-      inv_ell2_ = aux_.cwiseInverse();
-      cnorm2_ = W_.rowwise().squaredNorm();
-    } else {
-      inv_ell2_.resize(0);
-      cnorm2_.resize(0);
-    }
-    v_ = Vec::Zero(s);
-    b_ = 0.0;
-    Q_.resize(0, 0);
-    qb_.resize(0);
-    u_.resize(d);
-    gu_.resize(d);
-    a_.resize(s);
-    r_.resize(s);
+    st.check();
+    bases_.set_bases(act, st.dim(), W, aux);
+    reset(st);
   }
 
   // Keeps the first s bases (0 <= s <= hidden()) with their weights; with s = 0 the
   // surrogate is its quadratic base alone. Used after choosing the number of bases by
-  // held-out error (train_surrogate.hpp): bases are drawn i.i.d., so any prefix is itself a
-  // random-basis network, and its ridge fit is the top-left block of the full Gram matrix.
+  // held-out error (train_surrogate.hpp): any prefix of the bases is itself a random-basis
+  // network (RandomBases::truncate), and its ridge fit is the top-left block of the full
+  // Gram matrix.
   void truncate(int s) {
-    if (s < 0 || s > hidden()) throw std::invalid_argument("RandomBasisNetwork::truncate: 0 <= s <= hidden() needed");
-    W_.conservativeResize(s, Eigen::NoChange);
-    aux_.conservativeResize(s);
+    bases_.truncate(s);
     v_.conservativeResize(s);
     a_.resize(s);
     r_.resize(s);
-    if (act_ == Activation::Rbf) {
-      inv_ell2_.conservativeResize(s);
-      cnorm2_.conservativeResize(s);
-    }
   }
 
-  int hidden() const { return static_cast<int>(W_.rows()); }
-  int dim() const { return static_cast<int>(W_.cols()); }
+  // The bases, read-only: new ones come through draw() or set_bases(), which reset what was
+  // fitted to the old ones. hidden(), dim() and activation() are the network's shape.
+  const RandomBases& bases() const { return bases_; }
+  int hidden() const { return bases_.hidden(); }
+  int dim() const { return bases_.dim(); }
   int dim_for_target() const { return dim(); }
-  Activation activation() const { return act_; }
+  Activation activation() const { return bases_.activation(); }
   const Standardizer& standardizer() const { return st_; }
   // Never drawn (a truncated network with zero bases is not empty: its quadratic base remains).
-  bool empty() const { return W_.cols() == 0; }
+  bool empty() const { return bases_.empty(); }
 
   // Quadratic base q(u) = u'Qu/2 + b'u added to the network (Q symmetric, d x d; in
   // u-space). Why: a posterior near a Gaussian has a potential near a quadratic, which sums
@@ -145,19 +99,6 @@ class RandomBasisNetwork {
   bool has_exact_rows() const { return rows_.size() > 0; }
   ExactRows& exact_rows() { return rows_; }
 
-  // u-space bases: w_hat (s x d) and d_hat (s); for RBF the centres and squared widths.
-  const Mat& w_hat() const { return W_; }
-  const Vec& d_hat() const { return aux_; }
-
-  // Equivalent theta-space parameters of additive nodes:
-  // W = W_hat L^{-1} (rows w_i = L^{-T} w_hat_i), d = d_hat - W m.
-  void theta_space_bases(Mat& W, Vec& dvec) const {
-    if (act_ == Activation::Rbf)
-      throw std::logic_error("theta_space_bases: RBF nodes have no additive theta-space form");
-    W = st_.L.triangularView<Eigen::Lower>().transpose().solve(W_.transpose()).transpose();
-    dvec = aux_ - W * st_.m;
-  }
-
   Vec& weights() { return v_; }
   const Vec& weights() const { return v_; }
   double& offset() { return b_; }
@@ -185,12 +126,12 @@ class RandomBasisNetwork {
   void grad(const Vec& theta, Vec& g) {
     if (empty()) throw std::logic_error("RandomBasisNetwork: no bases drawn");
     st_.to_u(theta, u_);
-    if (is_additive(act_)) {
-      a_.noalias() = W_ * u_;
-      a_ += aux_;
-      act::d1_array(act_, a_, r_);
+    const Activation act = activation();
+    if (is_additive(act)) {
+      bases_.preact(u_, a_);
+      act::d1_array(act, a_, r_);
       r_.array() *= v_.array();
-      gu_.noalias() = W_.transpose() * r_;
+      gu_.noalias() = bases_.w_hat().transpose() * r_;
       if (has_quadratic()) quad_u(&gu_);
     } else {
       value_u(&gu_);
@@ -205,20 +146,22 @@ class RandomBasisNetwork {
   Mat hessian(const Vec& theta) {
     st_.to_u(theta, u_);
     const int d = dim();
+    const Activation act = activation();
+    const Mat& W = bases_.w_hat();
     Mat Hu(d, d);
-    if (is_additive(act_)) {
-      a_.noalias() = W_ * u_;
-      a_ += aux_;
-      for (Eigen::Index i = 0; i < a_.size(); ++i) r_[i] = v_[i] * act::d2(act_, a_[i]);
-      Hu.noalias() = W_.transpose() * (W_.array().colwise() * r_.array()).matrix();
+    if (is_additive(act)) {
+      bases_.preact(u_, a_);
+      for (Eigen::Index i = 0; i < a_.size(); ++i) r_[i] = v_[i] * act::d2(act, a_[i]);
+      Hu.noalias() = W.transpose() * (W.array().colwise() * r_.array()).matrix();
     } else {
-      rbf_phi();  // a_ = phi
-      Mat D = (-W_).rowwise() + u_.transpose();  // rows u - c_i
+      const Vec& inv_ell2 = bases_.inv_ell2();
+      bases_.rbf_phi(u_, a_);
+      Mat D = (-W).rowwise() + u_.transpose();  // rows u - c_i
       double diag = 0.0;
       for (Eigen::Index i = 0; i < a_.size(); ++i) {
-        const double q = v_[i] * a_[i] * inv_ell2_[i];
+        const double q = v_[i] * a_[i] * inv_ell2[i];
         diag += q;
-        r_[i] = q * inv_ell2_[i];
+        r_[i] = q * inv_ell2[i];
       }
       Hu.noalias() = D.transpose() * (D.array().colwise() * r_.array()).matrix();
       Hu.diagonal().array() -= diag;
@@ -233,53 +176,48 @@ class RandomBasisNetwork {
   // Hidden outputs h_i = sigma(a_i) (additive) or phi_i (RBF), size s.
   void features(const Vec& theta, Eigen::Ref<Vec> h) {
     st_.to_u(theta, u_);
-    if (is_additive(act_)) {
-      h.noalias() = W_ * u_;
-      h += aux_;
-      for (Eigen::Index i = 0; i < h.size(); ++i) h[i] = act::value(act_, h[i]);
+    const Activation act = activation();
+    if (is_additive(act)) {
+      bases_.preact(u_, h);
+      for (Eigen::Index i = 0; i < h.size(); ++i) h[i] = act::value(act, h[i]);
     } else {
-      rbf_phi();
-      h = a_;
+      bases_.rbf_phi(u_, h);
     }
   }
 
   // A_u(u) (d x s; A must already have that size): column i = sigma'(a_i) w_hat_i, or -phi_i (u - c_i)/ell_i^2; grad_u z = A v.
   void jacobian_u(const Vec& theta, Eigen::Ref<Mat> A) {
     st_.to_u(theta, u_);
-    if (is_additive(act_)) {
-      a_.noalias() = W_ * u_;
-      a_ += aux_;
-      for (Eigen::Index i = 0; i < a_.size(); ++i) r_[i] = act::d1(act_, a_[i]);
-      A = W_.transpose();
+    const Activation act = activation();
+    if (is_additive(act)) {
+      bases_.preact(u_, a_);
+      for (Eigen::Index i = 0; i < a_.size(); ++i) r_[i] = act::d1(act, a_[i]);
+      A = bases_.w_hat().transpose();
       A *= r_.asDiagonal();
     } else {
-      rbf_phi();
-      A = W_.transpose();  // columns c_i
-      A.colwise() -= u_;   // c_i - u
-      r_ = a_.cwiseProduct(inv_ell2_);
+      bases_.rbf_phi(u_, a_);
+      A = bases_.w_hat().transpose();  // columns c_i
+      A.colwise() -= u_;               // c_i - u
+      r_ = a_.cwiseProduct(bases_.inv_ell2());
       A *= r_.asDiagonal();
     }
-  }
-
-  // ---- block helpers for the trainers (u-space points as the columns of Ut, d x n) ----
-  // Hidden outputs H (s x n).
-  void block_hidden(const Mat& Ut, Mat& H) const {
-    if (is_additive(act_)) {
-      block_preact(Ut, H);
-      H = H.unaryExpr([a = act_](double x) { return act::value(a, x); });
-    } else {
-      block_rbf_exponent(Ut, H);
-      H = H.array().exp();
-    }
-  }
-  // Slopes S = sigma'(a) (s x n); additive nodes only (the Hadamard Gram path).
-  void block_slopes(const Mat& Ut, Mat& S) const {
-    if (!is_additive(act_)) throw std::logic_error("block_slopes: additive nodes only");
-    block_preact(Ut, S);
-    S = S.unaryExpr([a = act_](double x) { return act::d1(a, x); });
   }
 
  private:
+  // After new bases: st_ their standardizer, no weights, no quadratic base, buffers sized.
+  void reset(const Standardizer& st) {
+    st_ = st;
+    const int s = hidden(), d = dim();
+    v_ = Vec::Zero(s);
+    b_ = 0.0;
+    Q_.resize(0, 0);
+    qb_.resize(0);
+    u_.resize(d);
+    gu_.resize(d);
+    a_.resize(s);
+    r_.resize(s);
+  }
+
   // L^{-T} Hu L^{-1} (Hu a u-space Hessian) plus the exact rows' Hessian at theta,
   // symmetrised.
   Mat theta_hessian(const Mat& Hu, const Vec& theta) {
@@ -289,70 +227,37 @@ class RandomBasisNetwork {
     if (has_exact_rows()) rows_.add_hessian(theta, H);
     return 0.5 * (H + H.transpose());
   }
-  static void check_standardizer(const Standardizer& st) {
-    const int d = st.dim();
-    if (d < 1 || st.L.rows() != d || st.L.cols() != d)
-      throw std::invalid_argument("Standardizer: m of size d >= 1 and d x d L needed");
-    if (!st.m.allFinite() || !st.L.allFinite() || !(st.L.diagonal().array() != 0).all())
-      throw std::invalid_argument("Standardizer: L must be finite, lower triangular, nonsingular");
-  }
-
-  // a_ = W_hat Ut + d_hat 1' into A (s x n).
-  void block_preact(const Mat& Ut, Mat& A) const {
-    A.noalias() = W_ * Ut;
-    A.colwise() += aux_;
-  }
-  // E_in = -|u_n - c_i|^2 / (2 ell_i^2) (s x n).
-  void block_rbf_exponent(const Mat& Ut, Mat& E) const {
-    E.noalias() = W_ * Ut;  // c_i . u_n
-    const Vec un2 = Ut.colwise().squaredNorm().transpose();
-    for (Eigen::Index n = 0; n < E.cols(); ++n)
-      for (Eigen::Index i = 0; i < E.rows(); ++i) {
-        const double dist2 = std::fmax(cnorm2_[i] - 2.0 * E(i, n) + un2[n], 0.0);
-        E(i, n) = -0.5 * dist2 * inv_ell2_[i];
-      }
-  }
 
   // The exact rows' value (0 without rows), their gradient added to *g when g != nullptr.
   double rows_value(const Vec& theta, Vec* g) {
     return has_exact_rows() ? rows_.add_value_grad(theta, g) : 0.0;
   }
 
-  // a_ = phi(u_) for RBF nodes.
-  void rbf_phi() {
-    a_.noalias() = W_ * u_;
-    const double un2 = u_.squaredNorm();
-    for (Eigen::Index i = 0; i < a_.size(); ++i) {
-      const double dist2 = std::fmax(cnorm2_[i] - 2.0 * a_[i] + un2, 0.0);
-      a_[i] = std::exp(-0.5 * dist2 * inv_ell2_[i]);
-    }
-  }
-
   // z at u_; if gu != nullptr also grad_u z into *gu.
   double value_u(Vec* gu) {
     if (empty()) throw std::logic_error("RandomBasisNetwork: no bases drawn");
+    const Activation act = activation();
     double z = 0.0;
-    if (is_additive(act_)) {
-      a_.noalias() = W_ * u_;
-      a_ += aux_;
+    if (is_additive(act)) {
+      bases_.preact(u_, a_);
       if (gu == nullptr) {
-        for (Eigen::Index i = 0; i < a_.size(); ++i) z += v_[i] * act::value(act_, a_[i]);
+        for (Eigen::Index i = 0; i < a_.size(); ++i) z += v_[i] * act::value(act, a_[i]);
       } else {
         for (Eigen::Index i = 0; i < a_.size(); ++i) {
           double f, f1;
-          act::value_d1(act_, a_[i], f, f1);
+          act::value_d1(act, a_[i], f, f1);
           z += v_[i] * f;
           r_[i] = v_[i] * f1;
         }
-        gu->noalias() = W_.transpose() * r_;
+        gu->noalias() = bases_.w_hat().transpose() * r_;
       }
     } else {
-      rbf_phi();
+      bases_.rbf_phi(u_, a_);
       z = a_.dot(v_);
       if (gu != nullptr) {
         // grad_u z = sum_i v_i phi_i (c_i - u)/ell_i^2 = C' r - (sum r) u.
-        r_ = v_.cwiseProduct(a_).cwiseProduct(inv_ell2_);
-        gu->noalias() = W_.transpose() * r_;
+        r_ = v_.cwiseProduct(a_).cwiseProduct(bases_.inv_ell2());
+        gu->noalias() = bases_.w_hat().transpose() * r_;
         *gu -= r_.sum() * u_;
       }
     }
@@ -368,17 +273,13 @@ class RandomBasisNetwork {
     return q;
   }
 
-  Activation act_ = Activation::Softplus;
-  Standardizer st_;
-  Mat W_;          // s x d: w_hat rows, or RBF centres
-  Vec aux_;        // s: d_hat, or RBF ell^2
-  Vec inv_ell2_;   // RBF: 1/ell^2
-  Vec cnorm2_;     // RBF: |c_i|^2
-  Vec v_;
-  double b_ = 0.0;
-  Mat Q_;          // quadratic base (empty: none)
+  RandomBases bases_;
+  Standardizer st_;  // the u-space the bases were drawn in
+  Vec v_;            // output weights
+  double b_ = 0.0;   // output offset
+  Mat Q_;            // quadratic base (empty: none)
   Vec qb_;
-  ExactRows rows_; // exact likelihood rows (size 0: none)
+  ExactRows rows_;   // exact likelihood rows (size 0: none)
   // evaluation buffers (one chain per network)
   Vec u_, gu_, a_, r_, qg_;
 };

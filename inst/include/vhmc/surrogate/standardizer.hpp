@@ -1,5 +1,5 @@
 #pragma once
-// The standardised coordinates of the surrogate's bases (surrogate/network.hpp): u = L^{-1}
+// The standardised coordinates of the surrogate's bases (surrogate/random_bases.hpp): u = L^{-1}
 // (theta - m), from an exploration's mean and covariance (or its diagonal), or the identity
 // (`basis_coords = "raw"`), and the maps of points and gradients between theta and u.
 #include <cmath>
@@ -57,6 +57,17 @@ struct Standardizer {
     st.m = mean;
     st.L = var.cwiseSqrt().asDiagonal();
     return st;
+  }
+
+  // Throws unless m has size d >= 1 and L is d x d, finite, with a nonzero diagonal (only
+  // the lower triangle is read). The members are public and may be filled by hand (e.g.
+  // restored from R), so what keeps a standardizer checks it first (network.hpp).
+  void check() const {
+    const int d = dim();
+    if (d < 1 || L.rows() != d || L.cols() != d)
+      throw std::invalid_argument("Standardizer: m of size d >= 1 and d x d L needed");
+    if (!m.allFinite() || !L.allFinite() || !(L.diagonal().array() != 0).all())
+      throw std::invalid_argument("Standardizer: L must be finite, lower triangular, nonsingular");
   }
 
   // u = L^{-1}(theta - m). No allocation when u already has size d (u may alias theta).

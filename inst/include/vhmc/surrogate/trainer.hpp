@@ -235,10 +235,10 @@ class RidgeTrainer {
       for (Eigen::Index i0 = 0; i0 < n; i0 += kBlock) {
         const Eigen::Index nb = std::min(kBlock, n - i0);
         st.rows_to_u_cols(thetas.middleRows(i0, nb), Ut_);
-        net_.block_slopes(Ut_, S_);                        // s x nb, sigma'(a)
+        net_.bases().block_slopes(Ut_, S_);                  // s x nb, sigma'(a)
         SS_.selfadjointView<Eigen::Lower>().rankUpdate(S_);  // += S S'
         st.grad_rows_to_u_cols(grads.middleRows(i0, nb), Gu_);
-        X_.noalias() = net_.w_hat() * Gu_;                 // w_hat_i . gu_n
+        X_.noalias() = net_.bases().w_hat() * Gu_;           // w_hat_i . gu_n
         rg_.noalias() += X_.cwiseProduct(S_).rowwise().sum();
       }
     } else {
@@ -273,7 +273,7 @@ class RidgeTrainer {
     for (Eigen::Index i0 = 0; i0 < n; i0 += kBlock) {
       const Eigen::Index nb = std::min(kBlock, n - i0);
       st.rows_to_u_cols(thetas.middleRows(i0, nb), Ut_);
-      net_.block_hidden(Ut_, S_);  // s x nb
+      net_.bases().block_hidden(Ut_, S_);  // s x nb
       HH_.selfadjointView<Eigen::Lower>().rankUpdate(S_);
       rv_.noalias() += S_ * targets.segment(i0, nb);
       hsum_ += S_.rowwise().sum();
@@ -290,7 +290,7 @@ class RidgeTrainer {
     if (SS_.size()) {
       if (P_.size() == 0) {
         P_ = Mat::Zero(s_, s_);
-        P_.selfadjointView<Eigen::Lower>().rankUpdate(net_.w_hat());  // W_hat W_hat'
+        P_.selfadjointView<Eigen::Lower>().rankUpdate(net_.bases().w_hat());  // W_hat W_hat'
       }
       gram_ += P_.cwiseProduct(SS_);  // both lower triangular (zero above)
     }
