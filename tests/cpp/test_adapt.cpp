@@ -1,4 +1,4 @@
-// Tests of Stan's warmup (adapt/, SPEC A4): dual averaging against a hand computation, the
+// Tests of Stan's warmup (adapt/): dual averaging against a hand computation, the
 // windowed schedule against a hand simulation of Stan's rules, Welford estimators against
 // two-pass estimates, and the ordering of the warmup phase WindowedAdaptation (dual averaging
 // every iteration; at a window end: metric = regularized estimate of that window only,
@@ -24,8 +24,8 @@ using Windows = std::vector<std::pair<int, int>>;
 // ---------------------------------------------------------------------------------------
 // Dual averaging
 
-TEST_CASE("Dual averaging: three updates match the hand computation of SPEC A4", "[adapt][dual]") {
-  // Constants of SPEC A4.
+TEST_CASE("Dual averaging: three updates match a hand computation", "[adapt][dual]") {
+  // Stan's constants (Hoffman & Gelman 2014, Algorithm 5).
   const double gamma = 0.05, t0 = 10.0, kappa = 0.75, delta = 0.8;
   const double eps0 = 0.5;
   const double mu = std::log(10.0 * eps0);  // = log 5
@@ -280,7 +280,7 @@ TEST_CASE("Welford: mean, variance and covariance equal the two-pass estimates",
 }
 
 // ---------------------------------------------------------------------------------------
-// WindowedAdaptation: the order of operations of SPEC A4, observed through a minimal kernel
+// WindowedAdaptation: the order of operations of Stan's windowed adaptation, observed through a minimal kernel
 
 namespace {
 
@@ -339,7 +339,7 @@ Mat expected_metric(const Mat& X, int a, int b, const vhmc::DenseMetric&) {
 
 // Drives the phase WindowedAdaptation for n_w iterations with prescribed states (the chain
 // state it reads) and acceptance statistics (the transitions it observes), and mirrors what
-// SPEC A4 says must happen with an independent DualAveraging.
+// Stan's warmup says must happen with an independent DualAveraging.
 template <class M>
 void check_adapter(int n_w, const M& metric0, const Windows& windows) {
   using T = vhmc::Target<vhmc::GaussianPotential>;

@@ -1,5 +1,5 @@
 // Tests of the leapfrog integrator and the Hamiltonian system (integrator/, metric/,
-// model/target.hpp) against SPEC A1, A2 and A8.1: the exact one-step map on the quadratic,
+// model/target.hpp) against: the exact one-step map on the quadratic,
 // reversibility, second-order energy error, instability for eps > 2, volume preservation and
 // symplecticity, momentum distribution, non-finite potentials, and the step-size heuristic.
 #include <catch2/catch.hpp>
@@ -47,7 +47,7 @@ bool evolve(H& ham, PhasePoint& z, double h, int L) {
   return true;
 }
 
-// L steps, negate p, L steps: back to (theta0, -p0) within 1e-10 relative (SPEC A2).
+// L steps, negate p, L steps: back to (theta0, -p0) within 1e-10 relative (reversibility).
 template <class H>
 void check_reversible(H& ham, const Vec& theta0, const Vec& p0, double eps, int L) {
   PhasePoint z = make_point(ham, theta0, p0);
@@ -416,7 +416,7 @@ TEST_CASE("Non-finite potential: leapfrog returns false, samplers reject, nothin
     CHECK(ham.leapfrog(w, 0.2));
   }
   SECTION("static HMC transitions near the region: divergent ones are rejected") {
-    // SPEC A2, steps 3 and 6: after a non-finite step the remaining steps are skipped, yet
+    // After a non-finite step the remaining steps are skipped, yet
     // n_leapfrog records L_t; the gradient counter shows the steps actually taken.
     vhmc::StaticHmcConfig cfg;
     cfg.steps = 10;

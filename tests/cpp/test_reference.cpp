@@ -1,5 +1,5 @@
 // Parity tests: vhmc's NUTS and static HMC against direct, deliberately naive transcriptions of
-// SPEC A1 (momentum), A2 (leapfrog, static HMC) and A3 (NUTS, Stan >= 2.26) written here with
+// Momentum, leapfrog and static HMC (Neal 2011) and NUTS (Stan >= 2.26; Betancourt 2017) written here with
 // value semantics and recursion, no workspaces and no in-place edges. Both consume the same
 // random stream in the same order (as Stan: a uniform is drawn for a subtree merge or for the
 // top-level progressive sample only when the new weight does not already exceed the old one),
@@ -30,7 +30,7 @@ template <class P>
 struct RefSystem {
   P& pot;
   Mat W;
-  bool diag;  // sample momenta as z_i / sqrt(W_ii) (SPEC A1, diagonal) instead of L^{-T} z
+  bool diag;  // sample momenta as z_i / sqrt(W_ii) (diagonal metric) instead of L^{-T} z
   double max_dH = 1000.0;
 
   double U_grad(const Vec& th, Vec& g) const {
@@ -50,7 +50,8 @@ struct RefSystem {
     const Eigen::LLT<Mat> llt(W);
     return llt.matrixU().solve(z);  // p = L^{-T} z, W = L L'
   }
-  // SPEC A2: p_half = p - h/2 g(theta); theta' = theta + h W p_half; p' = p_half - h/2 g(theta').
+  // Leapfrog (Neal 2011, eq. 5.18-5.20):
+  // p_half = p - h/2 g(theta); theta' = theta + h W p_half; p' = p_half - h/2 g(theta').
   // Returns false (U = +inf) when U or g is not finite at theta'.
   bool leapfrog(RState& s, double h) const {
     s.p = s.p - (h / 2) * s.g;
@@ -74,7 +75,7 @@ struct RInfo {
   double energy = 0;
 };
 
-// SPEC A3, transcribed.
+// NUTS as Stan >= 2.26 runs it (multinomial sampling, Betancourt 2017), transcribed.
 template <class P>
 struct RefNuts {
   const RefSystem<P>& sys;
@@ -178,7 +179,7 @@ struct RefNuts {
   }
 };
 
-// SPEC A2 static HMC, transcribed.
+// Static HMC with jittered steps, transcribed.
 template <class P>
 RInfo ref_static_hmc(const RefSystem<P>& sys, RState& state, double eps, int L, bool jitter,
                      Rng& rng) {
@@ -196,7 +197,7 @@ RInfo ref_static_hmc(const RefSystem<P>& sys, RState& state, double eps, int L, 
   double dH = ok ? sys.H(prop) - H0 : vhmc::kInf;
   if (std::isnan(dH)) dH = vhmc::kInf;
   RInfo info;
-  info.n_leapfrog = Lt;  // SPEC A2 step 6, also when a non-finite step ended it early
+  info.n_leapfrog = Lt;  // the drawn steps, also when a non-finite step ended it early
   info.accept_stat = std::min(1.0, std::exp(-dH));
   info.divergent = dH > sys.max_dH;
   if (std::log(rng.uniform()) < -dH) {
@@ -305,7 +306,7 @@ Mat dense_W() {
 
 }  // namespace
 
-TEST_CASE("NUTS agrees transition by transition with a transcription of SPEC A3",
+TEST_CASE("NUTS agrees transition by transition with a transcription of Stan's",
           "[samplers][nuts][reference]") {
   using vhmc::Target;
   Vec theta0(3);
@@ -346,7 +347,7 @@ TEST_CASE("NUTS agrees transition by transition with a transcription of SPEC A3"
   }
 }
 
-TEST_CASE("Static HMC agrees transition by transition with a transcription of SPEC A2",
+TEST_CASE("Static HMC agrees transition by transition with a transcription",
           "[samplers][hmc][reference]") {
   using vhmc::Target;
   Mat cov(3, 3);
@@ -398,7 +399,7 @@ TEST_CASE("Static HMC agrees transition by transition with a transcription of SP
   }
 }
 
-// SPEC A4 initial step-size heuristic (Stan's base_hmc::init_stepsize), transcribed: a fresh
+// The initial step-size heuristic (Stan's base_hmc::init_stepsize), transcribed: a fresh
 // momentum for every trial from the same theta, one leapfrog step, log a = H0 - H1 (NaN or a
 // failed step: a = 0); direction from the first trial; then double (halve) until a crosses
 // init_accept, checked before each change.
@@ -426,7 +427,7 @@ double ref_heuristic(const RefSystem<P>& sys, const RState& s0, double eps, Rng&
   return eps;
 }
 
-TEST_CASE("Step-size heuristic agrees with a transcription of SPEC A4", "[adapt][stepsize][reference]") {
+TEST_CASE("Step-size heuristic agrees with a transcription of Stan's", "[adapt][stepsize][reference]") {
   using vhmc::Target;
   Mat cov(3, 3);
   cov << 1.0, 0.8, 0.3, 0.8, 1.5, 0.4, 0.3, 0.4, 0.7;

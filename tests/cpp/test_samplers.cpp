@@ -1,5 +1,5 @@
-// Tests of the samplers (sampler/, SPEC A2, A3) and the chain driver (driver/run_chain.hpp) on
-// the SPEC A8 targets with known answers. Every statistical tolerance is 4 Monte Carlo
+// Tests of the samplers (sampler/: static HMC with jittered steps, NUTS) and the chain driver
+// (driver/run_chain.hpp) on targets with known answers. Every statistical tolerance is 4 Monte Carlo
 // standard errors (Bonferroni-equivalent vt::family_z(k) when one test checks k coordinates),
 // with the ESS estimated in the test (test_util.hpp); seeds are fixed (they can be shifted
 // with the environment variable VHMC_TEST_SEED_OFFSET to measure false-alarm rates).
@@ -93,9 +93,9 @@ void check_chain(const ChainOutput& out, int n_save, bool nuts, int max_depth = 
   const double eps = vt::final_step_size(out);
   CHECK(eps > 0);
   CHECK((out.step_size.array() == eps).all());
-  // SPEC A2: L leapfrog steps cost exactly L gradients (cached gradient), so with thin = 1 the
+  // Static HMC: L leapfrog steps cost exactly L gradients (cached gradient), so with thin = 1 the
   // sampling-phase gradient count is the sum of n_leapfrog. Exception: static HMC records the
-  // drawn L_t (SPEC A2 step 6) even when a non-finite step cut the trajectory short, so there
+  // drawn L_t even when a non-finite step cut the trajectory short, so there
   // the count can only be smaller, and only when some transition diverged.
   const long lf = out.n_leapfrog.cast<long>().sum();
   if (nuts || out.divergent.sum() == 0) {
@@ -144,7 +144,7 @@ TEST_CASE("Samplers on the 1-d Gaussian N(0, 4): NUTS, static HMC, MALA", "[samp
     // Without jitter the step size is fixed (no adaptation): on a Gaussian, a fixed L with an
     // adapted eps can land on a rotation angle L * theta(eps) ~ pi, where every transition maps
     // x to ~ -x and the chain is not ergodic (seen with L = 3 in ~2% of seeds; this is the
-    // periodicity that jitter, SPEC A2 step 2, exists to break). Here eps = 1 with the unit
+    // periodicity that jitter exists to break; Neal 2011). Here eps = 1 with the unit
     // metric on N(0, 4): per-step angle acos(1 - 1/8) = 0.505, L theta = 2.53 rad.
     StaticHmcConfig hc;
     hc.steps = 5;
@@ -186,7 +186,7 @@ TEST_CASE("Samplers on the 100-d Gaussian with sds 0.01..100: diagonal adaptatio
 
   // Warmup 3000 (last window [850, 2949], 2100 draws) rather than the default 1000: with the
   // default, the last window has 500 draws whose ESS for x_i^2 is ~200, the sd of
-  // W_ii / s_i^2 is ~0.10 (NUTS) / 0.12 (static HMC), and the fixed band [0.7, 1.3] of SPEC A8.2
+  // W_ii / s_i^2 is ~0.10 (NUTS) / 0.12 (static HMC), and a fixed band [0.7, 1.3]
   // is left by some coordinate in about half of the seeds (measured over 20 seeds). This is
   // Monte Carlo error, not bias: the average ratio over coordinates is 1.0. With 3000 the
   // band is left in ~1 seed in 600.
@@ -240,7 +240,7 @@ TEST_CASE("Samplers on the 2-d Gaussian with correlation 0.99: dense vs diagonal
   const Vec init = vt::uniform_init(2, 3);
   const Vec truth_m = Vec::Zero(2), truth_v = Vec::Ones(2);
   // Dense runs: warmup 3000 (last window [850, 2949]) so that the fixed 20% band on W of
-  // SPEC A8.3 is not left by Monte Carlo error: with the default 1000 the last window has 500
+  // The band is not left by Monte Carlo error: with the default 1000 the last window has 500
   // draws and the sd of each W entry is ~8% (NUTS) / ~12% (static HMC), leaving the band in
   // ~3% / ~12% of seeds (measured over 40 seeds). Diagonal runs: 10000 draws, because the
   // ESS of x_i^2 is only ~0.12 per draw there and the single-chain ESS estimate is unreliable
@@ -255,7 +255,7 @@ TEST_CASE("Samplers on the 2-d Gaussian with correlation 0.99: dense vs diagonal
   };
 
   // Dense adaptation recovers the covariance, both metrics give correct moments, and the
-  // dense metric is markedly more efficient per gradient (SPEC A8 target 3).
+  // dense metric is markedly more efficient per gradient (the correlated Gaussian target).
   auto dense_beats_diag = [&](auto run, bool nuts, unsigned seed) {
     const auto dense = run(DenseMetric(Mat::Identity(2, 2)), vt::chain_config(3000, 4000, seed));
     check_chain(dense, 4000, nuts);

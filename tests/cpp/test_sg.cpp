@@ -1,4 +1,5 @@
-// Tests of stochastic-gradient MCMC (SPEC A5): the GLM minibatch gradient (unbiased; one
+// Tests of stochastic-gradient MCMC (Welling & Teh 2011; Chen, Fox & Guestrin 2014): the GLM
+// minibatch gradient (unbiased; one
 // epoch of batches averages to the full gradient; B = N is the full gradient) for every
 // family with weights, offset, centring and scaling; the batch schedule; SGHMC and SGLD on a
 // conjugate Gaussian model through run_sg (reports, counts); errors for non-finite states;
@@ -412,7 +413,7 @@ TEST_CASE("SGHMC with the estimated noise B_hat recovers the conjugate posterior
   CHECK(draw_moments(res0).second / post_sd > 1.1);
 }
 
-TEST_CASE("fixed-precision gaussian potential: SPEC A6 closed form and epoch-averaged minibatch gradients", "[sg]") {
+TEST_CASE("fixed-precision gaussian potential: closed form and epoch-averaged minibatch gradients", "[sg]") {
   // The fixed-precision ARDL model: y = Z w + e, e ~ N(0, 1/alpha), w ~ N(0, I/beta); Z has a
   // column of ones (the intercept, not centred) and k other columns.
   const int n = 120, k = 3;
@@ -434,7 +435,7 @@ TEST_CASE("fixed-precision gaussian potential: SPEC A6 closed form and epoch-ave
     w0[j] = 0.5 * rng.normal();
     w1[j] = 0.5 * rng.normal();
   }
-  // U up to a constant, and g(w) = -alpha Z'(y - Zw) + beta w (SPEC A6).
+  // U up to a constant, and g(w) = -alpha Z'(y - Zw) + beta w.
   CHECK(pot.U(w1) - pot.U(w0) == Approx(closed_u(w1) - closed_u(w0)).epsilon(1e-10));
   pot.U_grad(w0, g_full);
   const Vec g_closed = -alpha * Z.transpose() * (y - Z * w0) + beta * w0;

@@ -1,4 +1,5 @@
-// Tests of the random-basis network surrogate and its trainers (surrogate/*.hpp, SPEC B1-B2):
+// Tests of the random-basis network surrogate and its trainers (surrogate/*.hpp; Zhang,
+// Shahbaba & Zhao 2017):
 // activation derivatives, network value/gradient/Hessian against central differences for every
 // activation under a dense standardization, recovery of a quadratic potential from gradients
 // (score matching) and from values (ELM), online ridge (RLS and Woodbury) = batch ridge, the
@@ -239,7 +240,7 @@ TEST_CASE("network: value, gradient and Hessian match central differences", "[su
       Vec gu;
       st.grad_to_u(g, gu);
       CHECK(rel_err(A * net.weights(), gu) < 1e-12);
-      // Additive nodes: the equivalent theta-space parameters (SPEC B1.2) give the same z.
+      // Additive nodes: the equivalent theta-space parameters (network.hpp) give the same z.
       if (vhmc::is_additive(a)) {
         Mat W;
         Vec dv;
@@ -253,7 +254,7 @@ TEST_CASE("network: value, gradient and Hessian match central differences", "[su
   }
 }
 
-TEST_CASE("network: draws follow SPEC B1.2 in u-space and are reproducible", "[surrogate]") {
+TEST_CASE("network: draws follow their law in u-space and are reproducible", "[surrogate]") {
   const int d = 5, s = 4000;
   Rng r1(5, 2), r2(5, 2);
   const Standardizer st = Standardizer::identity(d);
@@ -336,7 +337,7 @@ TEST_CASE("trainer: a quadratic potential is recovered from gradients and from v
     RidgeTrainer tr(net);
     tr.add_gradients(X, G);
     CHECK(tr.n_points() == n);
-    // SPEC B6 default lambda = 1e-3 (standardized residuals), then a small one.
+    // The default lambda = 1e-3 (standardized residuals), then a small one.
     CHECK(tr.solve(1e-3) == 1e-3);
     double ge = grad_rel_rmse(), de = diff_rel_rmse();
     INFO("lambda 1e-3: gradient relative RMSE " << ge << ", value-difference relative RMSE " << de);
@@ -361,7 +362,7 @@ TEST_CASE("trainer: a quadratic potential is recovered from gradients and from v
     RidgeTrainer tr(net);
     tr.add_values(X, t);
     const double tr_s = tr.gram().trace() / s;
-    tr.solve(1e-6 * tr_s);  // SPEC B6 default lambda
+    tr.solve(1e-6 * tr_s);  // the value-training default lambda
     double ge = grad_rel_rmse(), de = diff_rel_rmse();
     INFO("lambda 1e-6 tr/s: gradient relative RMSE " << ge << ", value-difference relative RMSE " << de);
     CHECK(ge < 2e-2);
@@ -469,7 +470,7 @@ TEST_CASE("online ridge equals the batch ridge solution", "[surrogate]") {
     for (int i = 0; i < n0 + n1; ++i) empty.add_value(X.row(i).transpose(), t[i]);
     CHECK(rel_err(empty.weights(), vb) < 1e-8);
 
-    // At the SPEC B6 default lambda = 1e-6 tr(G)/s (cond ~ 1e8-1e9) the online solution is as
+    // At the value-training default lambda = 1e-6 tr(G)/s (cond ~ 1e8-1e9) the online solution is as
     // accurate as the batch one, both measured against a long-double solve.
     const double lam6 = 1e-6 * b0.gram().trace() / s;
     OnlineRidge on6(net, b0.gram(), b0.rhs(), lam6, 400);

@@ -1,7 +1,7 @@
 #pragma once
 // Shared helpers of the Catch2 tests of the vhmc core: Monte Carlo error (single-chain ESS by
 // Geyer's initial positive / initial monotone sequence), moment checks with MCSE-based
-// tolerances (SPEC A8: |estimate - truth| < 4 MCSE), small test potentials, one-call runners
+// tolerances (|estimate - truth| < 4 MCSE), small test potentials, one-call runners
 // around vhmc::run_hmc_family (the NUTS / static HMC samplers on vhmc::run_chain), accessors
 // of a ChainOutput's reports and counts, and callbacks that interrupt a chain after a given
 // number of iterations.
@@ -36,7 +36,7 @@ inline double var(const Vec& x) {
 
 inline double sd(const Vec& x) { return std::sqrt(var(x)); }
 
-// Autocorrelation at lag t (autocovariances with divisor n, as in SPEC A7).
+// Autocorrelation at lag t (autocovariances with divisor n, as in Geyer 1992).
 inline double autocorr(const Vec& c, double c0, long t) {
   const long n = c.size();
   double s = 0.0;
@@ -164,7 +164,7 @@ struct Flat {
 // ---------------------------------------------------------------------------------------
 // Runners
 
-// Initial values Uniform(-2, 2) per coordinate (SPEC A4), from their own stream.
+// Initial values Uniform(-2, 2) per coordinate (as Stan draws them), from their own stream.
 inline Vec uniform_init(int d, std::uint64_t s) {
   vhmc::Rng rng(seed(s), 999);
   Vec x(d);

@@ -1,5 +1,5 @@
 #pragma once
-// Low-rank plus diagonal Euclidean metric (SPEC A1 conventions: W = M^{-1}, K = p'Wp/2,
+// Low-rank plus diagonal Euclidean metric (the package's conventions: W = M^{-1}, K = p'Wp/2,
 // p ~ N(0, W^{-1}), v = W p), with the inverse metric of Seyboldt, Carlson & Carpenter
 // (2026, arXiv:2603.18845):
 //   W = D (I + U (Lambda - I) U') D,      D = diag(sigma), U'U = I_k.
