@@ -225,4 +225,18 @@ void SurrogateExploration<Chain>::finish(Rng&) {
   fit.report(train_report_, (t_drawn - t_draw) + (seconds() - t_fit));
 }
 
+// What the surrogate's steps after the exploration read (the decision before training,
+// training_check.hpp, and the tuning after it, trajectory_tuning.hpp): the chain, its
+// exploration, the configs, and whether the step size is automatic.
+template <class Chain>
+struct SurrogateStage {
+  using Config = typename Chain::Dynamics::Config;
+  Chain& chain;
+  const SurrogateExploration<Chain>& explore;
+  const SurrogateConfig& sc;
+  const Config& dc;
+  const ChainConfig& cfg;
+  bool auto_eps;
+};
+
 }  // namespace vhmc

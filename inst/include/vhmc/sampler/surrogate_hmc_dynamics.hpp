@@ -201,8 +201,8 @@ class SurrogateHmcPhases {
  public:
   SurrogateHmcPhases(Chain& chain, SurrogateExploration<Chain>& explore, const SurrogateConfig& sc,
                      const SurrogateHmcDynamics::Config& dc, const HmcWarmupConfig& wc, const ChainConfig& cfg)
-      : tuning_(chain, explore, sc, dc, wc.adapt.step_size, cfg), rewarm_(chain, explore, tuning_, wc, cfg),
-        online_(chain), check_(chain, explore, sc, dc, wc.adapt.step_size, cfg) {
+      : tuning_({chain, explore, sc, dc, cfg, wc.adapt.step_size}), rewarm_(chain, explore, tuning_, wc, cfg),
+        online_(chain), check_({chain, explore, sc, dc, cfg, wc.adapt.step_size}) {
     explore.ask_before_training(&check_);
   }
   void schedule(Schedule& s, const ChainConfig& cfg) {

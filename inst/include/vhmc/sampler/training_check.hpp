@@ -30,15 +30,13 @@ struct BestTrajectory {
 template <class Chain>
 class TrainingCheck : public TrainingGate {
  public:
-  using Config = typename Chain::Dynamics::Config;
-  TrainingCheck(Chain& chain, const SurrogateExploration<Chain>& explore, const SurrogateConfig& sc,
-                const Config& dc, bool auto_step_size, const ChainConfig& cfg)
-      : chain_(chain), explore_(explore), sc_(sc), dc_(dc), cfg_(cfg), auto_eps_(auto_step_size) {}
+  explicit TrainingCheck(const SurrogateStage<Chain>& stage) : s_(stage) {}
 
   bool train(const TrainingData& td, RandomBasisNetwork& drawn, const ChainClock* clock) override {
-    if (!dc_.fallback || !dc_.decide_before_training || !clock || explore_.quadratic_enough()) return true;
-    payoff_ = decide_training(costs(td, drawn, *clock), dc_.fallback_ratio);
-    if (payoff_.fallback) chain_.hand_over_untrained();
+    const auto& dc = s_.dc;
+    if (!dc.fallback || !dc.decide_before_training || !clock || s_.explore.quadratic_enough()) return true;
+    payoff_ = decide_training(costs(td, drawn, *clock), s_.dc.fallback_ratio);
+    if (payoff_.fallback) s_.chain.hand_over_untrained();
     return !payoff_.fallback;
   }
   void report(Report& r) const override { payoff_.report(r); }
@@ -46,10 +44,10 @@ class TrainingCheck : public TrainingGate {
  private:
   TrainingCosts costs(const TrainingData& td, RandomBasisNetwork& drawn, const ChainClock& clock) {
     TrainingCosts c;
-    const int d = chain_.dim(), s = drawn.hidden();
-    c.sec_nuts = explore_.fastest_seconds_per_iteration();
-    const Vec theta = chain_.explore_state().theta;
-    auto& potential = chain_.potential();
+    const int d = s_.chain.dim(), s = drawn.hidden();
+    c.sec_nuts = s_.explore.fastest_seconds_per_iteration();
+    const Vec theta = s_.chain.explore_state().theta;
+    auto& potential = s_.chain.potential();
     volatile double sink = 0.0;  // the value is used: no compiler may drop the evaluation
     c.sec_potential = fastest_seconds_per_call(clock, [&] { sink = potential.U(theta); }, 2e-4);
     Vec x(d), g(d);
@@ -61,20 +59,20 @@ class TrainingCheck : public TrainingGate {
     }, 2e-4);
     // The rate of a factor of order s/4 (at least 64): 1/64 of the fit's own factor.
     const double flop = seconds_per_flop(clock, std::min(s, std::max(64, s / 4)));
-    c.sec_train = flop * ridge_fit_flops(static_cast<double>(n_fit), s, d, sc_.train.train_on_gradient,
+    c.sec_train = flop * ridge_fit_flops(static_cast<double>(n_fit), s, d, s_.sc.train.train_on_gradient,
                                          drawn.activation());
     const BestTrajectory best = best_trajectory(drawn);
     c.steps = best.steps;
     // The tuning's acceptance target, and what accurate surrogates accept; with the user's
     // steps nothing is tuned toward a target, and both stay at full acceptance.
-    const double target = dc_.steps ? 1.0 : sc_.trajectory_accept;
-    const double accurate = dc_.steps ? 1.0 : std::max(target, kAccurateAccept);
-    const auto& jumps = explore_.jumps();
-    const Vec var = explore_.variance();
+    const double target = s_.dc.steps ? 1.0 : s_.sc.trajectory_accept;
+    const double accurate = s_.dc.steps ? 1.0 : std::max(target, kAccurateAccept);
+    const auto& jumps = s_.explore.jumps();
+    const Vec var = s_.explore.variance();
     c.ess_ratio = ess_ratio_to(ess_at_acceptance(best.ess, target), jumps, var);
     c.ess_ratio_accurate = ess_ratio_to(ess_at_acceptance(best.ess, accurate), jumps, var);
-    c.n_tune = tuning_iterations(sc_, cfg_, explore_.iterations());
-    c.n = c.n_tune + std::max(0, cfg_.iter - cfg_.warmup);
+    c.n_tune = tuning_iterations(s_.sc, s_.cfg, s_.explore.iterations());
+    c.n = c.n_tune + std::max(0, s_.cfg.iter - s_.cfg.warmup);
     return c;
   }
 
@@ -85,26 +83,22 @@ class TrainingCheck : public TrainingGate {
   // (surrogate_step_size()); with the user's steps, L in 1..steps; with the user's step
   // size, the exploration's metric and step size.
   BestTrajectory best_trajectory(const RandomBasisNetwork& drawn) const {
-    if (dc_.steps) return {0.5 * (1.0 + *dc_.steps), kAr1EssMax};
-    const int d = chain_.dim();
-    const Mat A = inverse_metric_matrix(chain_.explore_hamiltonian().metric(), d);
+    if (s_.dc.steps) return {0.5 * (1.0 + *s_.dc.steps), kAr1EssMax};
+    const int d = s_.chain.dim();
+    const Mat A = inverse_metric_matrix(s_.chain.explore_hamiltonian().metric(), d);
     const Vec w_old = gaussian_frequencies(A, drawn.standardizer().L);
     if (w_old.size() == 0) return {};
-    const bool base_metric = auto_eps_ && sc_.train.train_on_gradient;
+    const bool base_metric = s_.auto_eps && s_.sc.train.train_on_gradient;
     const Vec w = base_metric ? Vec(Vec::Ones(d)) : w_old;
-    const double eps = auto_eps_ ? surrogate_step_size(explore_.step_size(), w_old.maxCoeff(), w.maxCoeff())
-                                 : explore_.step_size();
-    const TrajectoryChoice choice = choose_trajectory(w, eps, dc_.max_steps);
+    const double eps_explore = s_.explore.step_size();
+    const double eps =
+        s_.auto_eps ? surrogate_step_size(eps_explore, w_old.maxCoeff(), w.maxCoeff()) : eps_explore;
+    const TrajectoryChoice choice = choose_trajectory(w, eps, s_.dc.max_steps);
     if (choice.steps == 0) return {};
     return {0.5 * (jitter_low(choice.steps) + choice.steps), std::min(kAr1EssMax, choice.ess_mean)};
   }
 
-  Chain& chain_;
-  const SurrogateExploration<Chain>& explore_;
-  const SurrogateConfig& sc_;
-  const Config& dc_;
-  const ChainConfig& cfg_;
-  bool auto_eps_;
+  SurrogateStage<Chain> s_;
   TrainingPayoff payoff_;
 };
 

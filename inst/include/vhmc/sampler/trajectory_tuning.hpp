@@ -38,27 +38,25 @@ namespace vhmc {
 template <class Chain>
 class TrajectoryTuning : public Phase {
  public:
-  using Config = typename Chain::Dynamics::Config;
-  TrajectoryTuning(Chain& chain, const SurrogateExploration<Chain>& explore, const SurrogateConfig& sc,
-                   const Config& dc, bool auto_step_size, const ChainConfig& cfg)
-      : chain_(chain), explore_(explore), sc_(sc), dc_(dc), cfg_(cfg), auto_eps_(auto_step_size) {}
+  explicit TrajectoryTuning(const SurrogateStage<Chain>& stage) : s_(stage) {}
 
   const char* label() const override { return "warmup: surrogate"; }
   bool done() const override { return t_done_ >= n_tune_; }
   int iterations() const { return t_done_; }
   void start(Rng&) override {
     t0_ = seconds();
-    grads0_ = chain_.counts().surrogate_grad;
-    if (chain_.fell_back()) {  // handed over before training (training_check.hpp): nothing to tune
+    grads0_ = s_.chain.counts().surrogate_grad;
+    if (s_.chain.fell_back()) {  // handed over before training (training_check.hpp): nothing to tune
       payoff_.fallback = true;
       return;
     }
-    n_tune_ = tuning_iterations(sc_, cfg_, explore_.iterations());
-    tune_ = !dc_.steps && n_tune_ > 0;
+    n_tune_ = tuning_iterations(s_.sc, s_.cfg, s_.explore.iterations());
+    tune_ = !s_.dc.steps && n_tune_ > 0;
     const Mat A = sampling_metric();
-    kernel_ = &chain_.enter(A, chain_.explore_hamiltonian().split());
-    const TrajectoryChoice choice = dc_.steps ? TrajectoryChoice{} : choose_trajectory(omega2_, eps_, dc_.max_steps);
-    T_max_ = choice.steps > 0 ? choice.steps * eps_ : std::max(kPi, explore_.trajectory_cap());
+    kernel_ = &s_.chain.enter(A, s_.chain.explore_hamiltonian().split());
+    const TrajectoryChoice choice =
+        s_.dc.steps ? TrajectoryChoice{} : choose_trajectory(omega2_, eps_, s_.dc.max_steps);
+    T_max_ = choice.steps > 0 ? choice.steps * eps_ : std::max(kPi, s_.explore.trajectory_cap());
     ess_mean_ = choice.ess_mean;
     ess_square_ = choice.ess_square;
     const double x_hi = std::log(std::max(T_max_, eps_));
@@ -70,7 +68,7 @@ class TrajectoryTuning : public Phase {
     t_done_ = t + 1;
     if (2 * t >= n_tune_) measure(info);
     if (!tune_) return;
-    adapt(t, std::min(1.0, info.accept_stat) - sc_.trajectory_accept);
+    adapt(t, std::min(1.0, info.accept_stat) - s_.sc.trajectory_accept);
     if (2 * t >= n_tune_) {
       time_.average();
       log_eps_.add(std::log(eps_));
@@ -85,19 +83,20 @@ class TrajectoryTuning : public Phase {
     set_kernel();
     const double now = seconds();
     seconds_ = now - t0_;
-    surrogate_grads_ = chain_.counts().surrogate_grad - grads0_;
+    surrogate_grads_ = s_.chain.counts().surrogate_grad - grads0_;
     if (jumps_.n() == 0) return;  // no surrogate iterations to judge by
     const double sec = (now - t_half_) / static_cast<double>(jumps_.n());
-    payoff_ = decide_payoff(jumps_, sec, explore_.jumps(), explore_.seconds_per_iteration(), explore_.variance(),
-                            accept_sum_ / static_cast<double>(accept_n_), sc_.trajectory_accept,
-                            dc_.fallback_ratio, dc_.fallback);
-    if (payoff_.fallback) chain_.fall_back();
+    const auto& ex = s_.explore;
+    payoff_ = decide_payoff(jumps_, sec, ex.jumps(), ex.seconds_per_iteration(), ex.variance(),
+                            accept_sum_ / static_cast<double>(accept_n_), s_.sc.trajectory_accept,
+                            s_.dc.fallback_ratio, s_.dc.fallback);
+    if (payoff_.fallback) s_.chain.fall_back();
   }
   void report(Report& r) const override {
     payoff_.report(r);
     r.add("tuning", t_done_);
     r.add("tuning_seconds", seconds_);
-    r.add("seconds_per_gradient", explore_.seconds_per_gradient());
+    r.add("seconds_per_gradient", s_.explore.seconds_per_gradient());
     r.add("seconds_per_surrogate_gradient", surrogate_grads_ > 0 ? seconds_ / surrogate_grads_ : NAN);
     const int steps = kernel_ ? steps_for(T_) : 0;
     r.add("steps", steps);
@@ -111,23 +110,23 @@ class TrajectoryTuning : public Phase {
  private:
   // The inverse metric of the surrogate dynamics; sets eps_ and the frequencies omega2_.
   Mat sampling_metric() {
-    const int d = chain_.dim();
-    RandomBasisNetwork& net = chain_.network();
-    const bool auto_traj = !dc_.steps;
-    const Mat A_explore = inverse_metric_matrix(chain_.explore_hamiltonian().metric(), d);
+    const int d = s_.chain.dim();
+    RandomBasisNetwork& net = s_.chain.network();
+    const bool auto_traj = !s_.dc.steps;
+    const Mat A_explore = inverse_metric_matrix(s_.chain.explore_hamiltonian().metric(), d);
     Mat A = A_explore;
-    if (auto_traj && auto_eps_ && net.has_quadratic()) {
+    if (auto_traj && s_.auto_eps && net.has_quadratic()) {
       Mat A_q;
-      if (inverse_of_base(net, explore_.mean(), A_q)) {
+      if (inverse_of_base(net, s_.explore.mean(), A_q)) {
         A = A_q;
         metric_from_base_ = true;
       }
     }
-    eps_ = explore_.step_size();
+    eps_ = s_.explore.step_size();
     if (auto_traj) {
-      omega2_ = surrogate_frequencies(net, explore_.mean(), DenseMetric(A));
-      if (auto_eps_) {
-        const Vec w_old = surrogate_frequencies(net, explore_.mean(), DenseMetric(A_explore));
+      omega2_ = surrogate_frequencies(net, s_.explore.mean(), DenseMetric(A));
+      if (s_.auto_eps) {
+        const Vec w_old = surrogate_frequencies(net, s_.explore.mean(), DenseMetric(A_explore));
         const double r_old = w_old.size() ? w_old.maxCoeff() : 0.0;
         const double r_new = omega2_.size() ? omega2_.maxCoeff() : 0.0;
         eps_ = surrogate_step_size(eps_, r_old, r_new);
@@ -150,26 +149,22 @@ class TrajectoryTuning : public Phase {
   // The second half's acceptance, squared jumps and clock (surrogate_payoff.hpp).
   void measure(const TransitionInfo& info) {
     if (accept_n_ == 0) t_half_ = seconds();
-    jumps_.add(chain_.position());
+    jumps_.add(s_.chain.position());
     accept_sum_ += std::min(1.0, info.accept_stat);
     ++accept_n_;
   }
   int steps_for(double T) const {
-    if (dc_.steps) return *dc_.steps;
-    return static_cast<int>(std::clamp(std::ceil(T / eps_ - 1e-9), 1.0, static_cast<double>(dc_.max_steps)));
+    if (s_.dc.steps) return *s_.dc.steps;
+    const double most = static_cast<double>(s_.dc.max_steps);
+    return static_cast<int>(std::clamp(std::ceil(T / eps_ - 1e-9), 1.0, most));
   }
   void set_kernel() {
     kernel_->step_size() = eps_;
     kernel_->steps() = steps_for(T_);
-    kernel_->min_steps() = dc_.steps ? 1 : jitter_low(kernel_->steps());
+    kernel_->min_steps() = s_.dc.steps ? 1 : jitter_low(kernel_->steps());
   }
 
-  Chain& chain_;
-  const SurrogateExploration<Chain>& explore_;
-  const SurrogateConfig& sc_;
-  const Config& dc_;
-  const ChainConfig& cfg_;
-  bool auto_eps_;
+  SurrogateStage<Chain> s_;
   int n_tune_ = 0, t_done_ = 0;
   bool tune_ = false;
   double t0_ = 0.0, t_half_ = 0.0, seconds_ = 0.0;  // t_: the chain's clock (seconds())
@@ -179,7 +174,7 @@ class TrajectoryTuning : public Phase {
   double eps_ = 0.0, T_max_ = 0.0, T_ = 0.0, ess_mean_ = 0.0, ess_square_ = 0.0;
   LogRobbinsMonro time_;  // log T in [log eps, log T_max]
   LogAverage log_eps_;    // of the second half, for a step size that had to shrink
-  JumpMeter jumps_{chain_.dim()};
+  JumpMeter jumps_{s_.chain.dim()};
   double accept_sum_ = 0.0;
   long accept_n_ = 0;
   SurrogatePayoff payoff_;
