@@ -144,3 +144,42 @@ TEST_CASE("exact rows: chosen by held-out error, added to every evaluation", "[s
   const Mat want = Linv.transpose() * Linv + H_rows;
   CHECK((net.hessian(th) - want).cwiseAbs().maxCoeff() <= 1e-9 * want.cwiseAbs().maxCoeff());
 }
+
+TEST_CASE("exact rows: a design of dummies is read from its index, with the dense product's values",
+          "[surrogate][exact_rows]") {
+  // 400 rows: an intercept, two continuous columns and the dummies of a 12-level factor.
+  const int n = 400, levels = 12, d = 3 + levels - 1;
+  vhmc::Rng rng(11, 0);
+  Mat Z = Mat::Zero(n, d);
+  for (int i = 0; i < n; ++i) {
+    Z(i, 0) = 1.0;
+    Z(i, 1) = rng.normal();
+    Z(i, 2) = rng.normal();
+    const int level = static_cast<int>(rng.uniform() * levels);
+    if (level > 0) Z(i, 2 + level) = 1.0;
+  }
+  const auto make = [&](const Mat& design) {
+    vhmc::StiffRows s;
+    s.Z = design;
+    s.offset = Vec::Constant(n, 0.25);
+    s.loss = [](const Vec& eta, Vec& r) {  // softplus(eta), r = logistic(eta)
+      r = (1.0 + (-eta.array()).exp()).inverse().matrix();
+      return (1.0 + eta.array().exp()).log().sum();
+    };
+    return vhmc::ExactRows(std::move(s));
+  };
+  vhmc::ExactRows rows = make(Z);
+  REQUIRE(rows.sparse());
+  Vec th(d);
+  for (int j = 0; j < d; ++j) th[j] = 0.5 * rng.normal();
+  const Vec eta = (Z * th).array() + 0.25;
+  const Vec r = (1.0 + (-eta.array()).exp()).inverse().matrix();
+  Vec g = Vec::Constant(d, 1.0);
+  CHECK(rows.add_value_grad(th, &g) == Approx((1.0 + eta.array().exp()).log().sum()).epsilon(1e-13));
+  CHECK((g - (Z.transpose() * r).array().matrix() - Vec::Constant(d, 1.0)).cwiseAbs().maxCoeff() <= 1e-12 * n);
+  Vec slopes(n);
+  rows.row_slopes(th, slopes);
+  CHECK((slopes - r).cwiseAbs().maxCoeff() <= 1e-14);
+  // Continuous columns only: the dense product.
+  CHECK_FALSE(make(Z.leftCols(3)).sparse());
+}

@@ -1,4 +1,4 @@
-// Tests of the sparse-column index of the GLM design (model/glm/sparse_columns.hpp): which
+// Tests of the sparse-column index of the GLM design (base/sparse_columns.hpp): which
 // columns it takes, its products against the dense ones, and a GLM potential whose row pass
 // uses it against one that cannot (the same design with the rows' values jittered).
 #include <catch2/catch.hpp>

@@ -20,7 +20,7 @@
 
 #include "../../base/types.hpp"
 #include "glm_data.hpp"
-#include "sparse_columns.hpp"
+#include "../../base/sparse_columns.hpp"
 
 namespace vhmc {
 
@@ -46,11 +46,11 @@ class DenseDesign {
   const Vec& beta() const { return beta_; }
 
   // The passes of predictor() and scatter() read the mostly-constant columns from an index
-  // of their exceptions (glm/sparse_columns.hpp) where that is cheaper. Only the row passes
+  // of their exceptions (base/sparse_columns.hpp) where that is cheaper. Only the row passes
   // use it; the Gram matrix, the Fisher metric's rows and minibatches read X itself.
   // A column is sparse when at most max_fraction of its rows differ from its majority value;
   // max_fraction = 0 turns the index off.
-  void use_sparse_columns(double max_fraction = 0.125) {
+  void use_sparse_columns(double max_fraction = kSparseFraction) {
     sparse_.reset();
     if (max_fraction <= 0.0) return;
     auto s = std::make_shared<const SparseColumns>(d_->X, max_fraction);

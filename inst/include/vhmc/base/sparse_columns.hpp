@@ -16,9 +16,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "../../base/types.hpp"
+#include "types.hpp"
 
 namespace vhmc {
+
+// The share of rows a column may differ from its majority value in and still be read from
+// the index (a GLM design's default, and the surrogate's exact rows, surrogate/exact_rows.hpp).
+inline constexpr double kSparseFraction = 0.125;
 
 class SparseColumns {
  public:
