@@ -66,10 +66,9 @@
 #'    a good one runs the full length. With `steps` or `step_size` given, the exploration's
 #'    metric and step size are kept and the steps are drawn in `1..steps`, as in the papers.
 #'
-#' With `hidden = NULL` at most `min(1000, max(50, 40 d))` bases are drawn for `d`
+#' With `hidden = NULL` at most `min(2000, max(50, 40 d))` bases are drawn for `d`
 #' parameters (the papers used 40 for d = 2, 1000 for d = 20 to 32 and 2000 to 2500 for
-#' d = 50 to 60, without the mode's quadratic and the exact rows, which leave the bases
-#' less to fit), reduced if needed so that there are at least two training numbers per
+#' d = 50 to 60), reduced if needed so that there are at least two training numbers per
 #' output weight; fewer are kept if they predict as well (above). Training costs O(N s^2)
 #' for N points and s bases (normal equations accumulated in blocks) and O(s^3) for the
 #' solve; memory is O(s^2).
@@ -266,7 +265,7 @@ check_hidden <- function(hidden) {
     gb <- format(signif(8 * as.numeric(hidden)^2 / 1e9, 3), big.mark = ",", scientific = FALSE)
     stop_arg("hidden", sprintf("(%d) is too large: training the surrogate stores several hidden x hidden matrices (%s GB each)",
                                hidden, gb),
-             "Use at most 10000 bases, or hidden = NULL to choose the number by held-out error.")
+             "Use at most 10000 bases, or hidden = NULL to choose the number by held-out error (at most 2000).")
   }
   hidden
 }

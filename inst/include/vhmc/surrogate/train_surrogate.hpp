@@ -30,11 +30,7 @@ namespace vhmc {
 
 struct SurrogateTrainConfig {
   std::optional<int> hidden;  // number of bases; nullopt: chosen from d and the training set
-  // The number drawn without `hidden`: at most 1000, half variational_hmc()'s 2000 (the
-  // papers' number for d = 50-60), because the mode's quadratic and the exact rows leave the
-  // bases less to fit. Census (d = 95): held-out error 3.4% with 1000 bases, 2.9% with 2000,
-  // the same acceptance (0.84-0.86) and ESS, half the training and a third less per step.
-  BasisCount bases{BasisCount{}.per_dim, BasisCount{}.min_hidden, 1000};
+  BasisCount bases{};      // the number drawn without `hidden`
   int refactor_every = 500;  // ARNS-HMC's online ridge: exact refactorisation every this many updates
   Activation activation = Activation::Softplus;
   bool train_on_gradient = true;
