@@ -42,7 +42,7 @@
 #'    to 2.9%. A surrogate step then costs O(rows x d) more, and the stiffest rows' walls
 #'    are crossed by the split leapfrog, as in [nuts()]. `surrogate_info()` reports the
 #'    number (`exact_rows`). With `hidden = NULL` the number of bases is then chosen
-#'    among `s`, `s/4`, `s/16` and none by held-out gradient error: the smallest within
+#'    among `s`, `s/2`, `s/4`, `s/16` and none by held-out gradient error: the smallest within
 #'    25% of the best (or below 1% relative error) wins, since every basis costs time in
 #'    every surrogate step. On a GLM with many observations the quadratic base alone often
 #'    suffices.
@@ -195,7 +195,7 @@
 #' (NUTS's warmup adaptation runs again, as after a hand-over, and the tuning takes no
 #' iterations); a message says so, and `surrogate_info()` has `fallback_before_training`,
 #' `predicted_efficiency_ratio`, `predicted_efficiency_if_accurate`, `trial_share` and
-#' `predicted_train_seconds`. The bases training would drop (it may keep `s/4`, `s/16` or
+#' `predicted_train_seconds`. The bases training would drop (it may keep `s/2`, `s/4`, `s/16` or
 #' none) are not assumed gone, since what decides that is the fit not paid for; the decision
 #' is not taken when the exploration found the quadratic base alone good enough (training
 #' then forms no Gram matrix), nor with `fallback = FALSE`.

@@ -34,7 +34,7 @@
 // few milliseconds of a cheap target varied 4-fold between runs. When even
 // E is below the hand-over ratio (2, the one at the end of tuning), the chain continues with
 // NUTS without training, unless a trial is cheap (kTrialShare below). Training's choice of
-// fewer bases (s/4, s/16 or none) is not assumed: it depends on held-out errors of the fit,
+// fewer bases (s/2, s/4, s/16 or none) is not assumed: it depends on held-out errors of the fit,
 // which is what would not be paid for.
 #include <algorithm>
 #include <cmath>

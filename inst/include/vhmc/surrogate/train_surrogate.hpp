@@ -6,7 +6,7 @@
 // covariance), and the output weights are fitted by ridge regression. With gradient
 // training a quadratic base comes first (least squares on the gradients, or the Hessian at
 // the posterior mode, whichever predicts the held-out gradients better) and the bases fit
-// what it leaves; their number is then chosen by held-out error: the smallest of s, s/4,
+// what it leaves; their number is then chosen by held-out error: the smallest of s, s/2, s/4,
 // s/16 and none (the quadratic alone) within 25% of the best error (or below 1%). On a
 // near-Gaussian posterior (a GLM with many observations) the quadratic alone is that
 // accurate, so no Gram matrix is formed at all, and every surrogate step costs O(d^2).
@@ -187,13 +187,15 @@ inline const char* fit_quadratic_base(RandomBasisNetwork& net, const TrainingDat
   return "least squares";
 }
 
-// The candidates s, s/4, s/16 (>= 1) and 0, by held-out error; installs the smallest within
-// max(1.25 x best, tolerance) (ties to fewer bases: each costs O(d) per surrogate step).
+// The candidates s, s/2, s/4, s/16 (>= 1) and 0, by held-out error; installs the smallest
+// within max(1.25 x best, tolerance) (ties to fewer bases: each costs O(d) per surrogate
+// step). s/2: on census (d = 95) the first 1,000 of 2,000 bases predicted within 3.4% where
+// all gave 2.9%, at the same acceptance and ESS and a third less per surrogate step.
 inline void choose_hidden(RandomBasisNetwork& net, const RidgeTrainer& trainer, const TrainingData& td,
                           double lambda, double quad_error, double tolerance, Report& rep) {
   const int s = net.hidden();
   std::vector<int> cand{s};
-  for (int k : {s / 4, s / 16})
+  for (int k : {s / 2, s / 4, s / 16})
     if (k >= 1 && k < cand.back()) cand.push_back(k);
   Vec err(static_cast<Eigen::Index>(cand.size()) + 1), size(err.size());
   std::vector<Vec> weights;
