@@ -806,5 +806,10 @@ TEST_CASE("train_surrogate chooses the number of bases by held-out error", "[sur
   const Vec err = std::get<Vec>(curved.at("candidate_error"));
   const Vec size = std::get<Vec>(curved.at("candidate_hidden"));
   CHECK(size[size.size() - 1] == 0);
+  // The candidates: all s drawn bases, s/2, s/4, s/16 and none.
+  REQUIRE(size.size() == 5);
+  CHECK(size[1] == std::floor(size[0] / 2));
+  CHECK(size[2] == std::floor(size[0] / 4));
+  CHECK(size[3] == std::floor(size[0] / 16));
   CHECK(err[err.size() - 1] > 1.25 * err.minCoeff());  // beyond the selection tolerance
 }
