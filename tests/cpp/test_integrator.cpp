@@ -1,5 +1,5 @@
 // Tests of the leapfrog integrator and the Hamiltonian system (integrator/, metric/,
-// model/target.hpp) against: the exact one-step map on the quadratic,
+// model/target.hpp) against the exact one-step map on the quadratic,
 // reversibility, second-order energy error, instability for eps > 2, volume preservation and
 // symplecticity, momentum distribution, non-finite potentials, and the step-size heuristic.
 #include <catch2/catch.hpp>

@@ -239,8 +239,8 @@ TEST_CASE("Samplers on the 2-d Gaussian with correlation 0.99: dense vs diagonal
   GaussianPotential pot(Vec(Vec::Zero(2)), S);
   const Vec init = vt::uniform_init(2, 3);
   const Vec truth_m = Vec::Zero(2), truth_v = Vec::Ones(2);
-  // Dense runs: warmup 3000 (last window [850, 2949]) so that the fixed 20% band on W of
-  // The band is not left by Monte Carlo error: with the default 1000 the last window has 500
+  // Dense runs: warmup 3000 (last window [850, 2949]) so that the fixed 20% band on W is
+  // not left by Monte Carlo error: with the default 1000 the last window has 500
   // draws and the sd of each W entry is ~8% (NUTS) / ~12% (static HMC), leaving the band in
   // ~3% / ~12% of seeds (measured over 40 seeds). Diagonal runs: 10000 draws, because the
   // ESS of x_i^2 is only ~0.12 per draw there and the single-chain ESS estimate is unreliable

@@ -35,7 +35,7 @@ class TrainingCheck : public TrainingGate {
   bool train(const TrainingData& td, RandomBasisNetwork& drawn, const ChainClock* clock) override {
     const auto& dc = s_.dc;
     if (!dc.fallback || !dc.decide_before_training || !clock || s_.explore.quadratic_enough()) return true;
-    payoff_ = decide_training(costs(td, drawn, *clock), s_.dc.fallback_ratio);
+    payoff_ = decide_training(costs(td, drawn, *clock), dc.fallback_ratio);
     if (payoff_.fallback) s_.chain.hand_over_untrained();
     return !payoff_.fallback;
   }

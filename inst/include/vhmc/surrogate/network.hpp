@@ -141,31 +141,11 @@ class RandomBasisNetwork {
     rows_value(theta, &g);
   }
 
-  // theta-space Hessian L^{-T} H_u L^{-1}, H_u = W_hat' diag(v o sigma''(a)) W_hat (additive)
-  // or sum_i v_i phi_i [(u-c_i)(u-c_i)'/ell_i^4 - I/ell_i^2] (RBF). Allocates.
+  // theta-space Hessian L^{-T} H_u L^{-1}: the weighted bases' (RandomBases::hessian_u)
+  // plus the quadratic base's and the exact rows'. Allocates.
   Mat hessian(const Vec& theta) {
     st_.to_u(theta, u_);
-    const int d = dim();
-    const Activation act = activation();
-    const Mat& W = bases_.w_hat();
-    Mat Hu(d, d);
-    if (is_additive(act)) {
-      bases_.preact(u_, a_);
-      for (Eigen::Index i = 0; i < a_.size(); ++i) r_[i] = v_[i] * act::d2(act, a_[i]);
-      Hu.noalias() = W.transpose() * (W.array().colwise() * r_.array()).matrix();
-    } else {
-      const Vec& inv_ell2 = bases_.inv_ell2();
-      bases_.rbf_phi(u_, a_);
-      Mat D = (-W).rowwise() + u_.transpose();  // rows u - c_i
-      double diag = 0.0;
-      for (Eigen::Index i = 0; i < a_.size(); ++i) {
-        const double q = v_[i] * a_[i] * inv_ell2[i];
-        diag += q;
-        r_[i] = q * inv_ell2[i];
-      }
-      Hu.noalias() = D.transpose() * (D.array().colwise() * r_.array()).matrix();
-      Hu.diagonal().array() -= diag;
-    }
+    Mat Hu = bases_.hessian_u(u_, v_, a_, r_);
     if (has_quadratic()) Hu += Q_;
     return theta_hessian(Hu, theta);
   }

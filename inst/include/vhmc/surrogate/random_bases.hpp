@@ -117,6 +117,30 @@ class RandomBases {
     }
   }
 
+  // u-space Hessian of sum_i v_i h_i(u): W_hat' diag(v o sigma''(a)) W_hat (additive) or
+  // sum_i v_i phi_i [(u-c_i)(u-c_i)'/ell_i^4 - I/ell_i^2] (RBF); a and r are buffers of size
+  // s. Allocates (outside trajectories: the surrogate dynamics' metric).
+  Mat hessian_u(const Vec& u, const Vec& v, Eigen::Ref<Vec> a, Eigen::Ref<Vec> r) const {
+    Mat Hu(dim(), dim());
+    if (is_additive(act_)) {
+      preact(u, a);
+      for (Eigen::Index i = 0; i < a.size(); ++i) r[i] = v[i] * act::d2(act_, a[i]);
+      Hu.noalias() = W_.transpose() * (W_.array().colwise() * r.array()).matrix();
+      return Hu;
+    }
+    rbf_phi(u, a);
+    Mat D = (-W_).rowwise() + u.transpose();  // rows u - c_i
+    double diag = 0.0;
+    for (Eigen::Index i = 0; i < a.size(); ++i) {
+      const double q = v[i] * a[i] * inv_ell2_[i];
+      diag += q;
+      r[i] = q * inv_ell2_[i];
+    }
+    Hu.noalias() = D.transpose() * (D.array().colwise() * r.array()).matrix();
+    Hu.diagonal().array() -= diag;
+    return Hu;
+  }
+
   // ---- blocks of points for the trainers (u-space points as the columns of Ut, d x n) ----
   // Hidden outputs H (s x n).
   void block_hidden(const Mat& Ut, Mat& H) const {
