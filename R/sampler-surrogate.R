@@ -192,8 +192,8 @@
 #' about 3% and 11 of 12 chains train, where at the target alone 3 of 8 did; on a
 #' 4,521-row regression with a cheap gradient it costs about 30%, and every chain hands
 #' over. Otherwise, below 2, the chain continues with NUTS without training a surrogate
-#' (NUTS's warmup adaptation runs again, as after a hand-over, and the tuning takes no
-#' iterations); a message says so, and `surrogate_info()` has `fallback_before_training`,
+#' (the exploration's NUTS warmup adaptation goes on, as after a hand-over, and the tuning
+#' takes no iterations); a message says so, and `surrogate_info()` has `fallback_before_training`,
 #' `predicted_efficiency_ratio`, `predicted_efficiency_if_accurate`, `trial_share` and
 #' `predicted_train_seconds`. The bases training would drop (it may keep `s/2`, `s/4`, `s/16` or
 #' none) are not assumed gone, since what decides that is the fit not paid for; the decision
@@ -364,7 +364,8 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 #' imply), `payoff_cost_ratio` (seconds of a NUTS iteration over those of a surrogate
 #' one, both after their burn-in) and `efficiency_ratio`, the product of the last two;
 #' `fallback_warmup` counts the iterations of NUTS warmup adaptation that ran after the
-#' hand-over (0 without one). After a hand-over, `step_size` is NUTS's and `accept` NUTS's
+#' hand-over (0 without one): the exploration's adaptation goes on there, as `nuts()`'s
+#' warmup would have gone on. After a hand-over, `step_size` is NUTS's and `accept` NUTS's
 #' mean acceptance statistic. `fallback_before_training` says whether the chain handed over
 #' before training (then `hidden` and the tuning's columns are `NA` or 0), from
 #' `predicted_efficiency_ratio` (what a surrogate exact on its Gaussian would reach relative

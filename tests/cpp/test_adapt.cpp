@@ -146,6 +146,23 @@ TEST_CASE("Window schedule: Stan's windows for several warmup lengths", "[adapt]
   CHECK(WindowSchedule::windows(1000) == WindowSchedule::windows(1000));
 }
 
+TEST_CASE("Window schedule: a warmup extended past its planned end", "[adapt][windows]") {
+  // Planned for 500, extended to 1000 after iteration 120 (the first window, [75, 99], has
+  // closed): the windows still to come are those of a warmup of 1000.
+  WindowSchedule s = WindowSchedule::after(1000, 120);
+  Windows rest;
+  int start = 121;
+  for (int i = 121; i < 1000; ++i) {
+    if (s.end_of_window(i)) {
+      rest.emplace_back(start, i);
+      start = i + 1;
+    }
+  }
+  CHECK(rest == Windows{{121, 149}, {150, 249}, {250, 449}, {450, 949}});
+  CHECK(s.in_window(949));
+  CHECK_FALSE(s.in_window(950));
+}
+
 TEST_CASE("Window schedule: in_window boundaries and end_of_window", "[adapt][windows]") {
   {
     WindowSchedule s(1000);

@@ -414,10 +414,10 @@ TEST_CASE("Surrogate HMC hands over to NUTS from its state and samples the targe
   check_gaussian_moments(out.draws, target_mean(), target_cov());
 }
 
-TEST_CASE("After a hand-over NUTS's warmup adaptation runs again within the warmup", "[surrogate][payoff]") {
+TEST_CASE("After a hand-over NUTS's warmup adaptation goes on within the warmup", "[surrogate][payoff]") {
   // An automatic warmup: the exploration ends once the training set suffices, so the
-  // exploration's adaptation is short; after the forced hand-over NUTS adapts again, ends
-  // when it converges or the warmup's 1000 iterations are used, and samples the target.
+  // exploration's adaptation is short; after the forced hand-over it goes on, ends when it
+  // converges or the warmup's 1000 iterations are used, and NUTS samples the target.
   vhmc::GaussianPotential pot(target_mean(), target_cov());
   vhmc::SurrogateConfig sc;
   sc.explore_auto = true;

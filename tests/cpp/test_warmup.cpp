@@ -88,18 +88,30 @@ TEST_CASE("Fisher schedule: early switches, growing windows, the final window", 
     late.converge_at(599);
     CHECK(late.end() == 600 + 90);
   }
-  SECTION("a relaxed chain (HmcWarmupConfig's relaxed: after an exploration) has no early phase") {
-    const FisherConfig fc = vhmc::HmcWarmupConfig{}.fisher_config(true, true, true);
-    FisherSchedule plan(900, true, fc.schedule);
-    CHECK(plan.early_end() == 0);
-    CHECK(plan.stage(0) == FisherSchedule::Stage::Main);
-    // Main windows from the start: 50, then 75, ...
-    CHECK_FALSE(plan.switch_at(0, 1));
-    CHECK_FALSE(plan.switch_at(9, 10));
-    CHECK(plan.switch_at(49, 50));
-    CHECK_FALSE(plan.switch_at(100, 74));
-    CHECK(plan.switch_at(124, 75));
-    CHECK(vhmc::HmcWarmupConfig{}.fisher_config(true, true).schedule.early_end_max == 100);
+  SECTION("a warmup extended past its planned end (a surrogate's exploration, then NUTS)") {
+    // The exploration's plan: 850 iterations, fixed; it ends after 40, inside the early phase.
+    FisherSchedule plan(850, false);
+    CHECK(plan.switch_at(9, 10));
+    CHECK(plan.final_start() == 850 - 127);
+    // A hand-over after 40 explored and 150 tuned: the warmup goes on as an automatic one
+    // of 1000 - 150 NUTS iterations, the early phase's end kept.
+    plan.extend(850, true);
+    CHECK(plan.automatic());
+    CHECK(plan.early_end() == 100);
+    CHECK(plan.stage(99) == FisherSchedule::Stage::Early);
+    CHECK(plan.stage(100) == FisherSchedule::Stage::Main);
+    CHECK(plan.final_start() == 850 - 127);
+    CHECK(plan.end() == 850);
+    CHECK(plan.switch_at(149, 50));
+    plan.converge_at(149);
+    CHECK(plan.end() == 150 + 50);
+    // Extending moves the final window: a fixed plan of 100 becomes one of 400.
+    FisherSchedule short_plan(100, false);
+    CHECK(short_plan.final_start() == 85);
+    short_plan.extend(400, false);
+    CHECK(short_plan.final_start() == 340);
+    CHECK(short_plan.end() == 400);
+    CHECK(short_plan.early_end() == 30);
   }
   SECTION("short warmups stay consistent") {
     FisherSchedule plan(40, false);

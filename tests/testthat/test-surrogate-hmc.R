@@ -152,7 +152,7 @@ test_that("a surrogate that will not pay off hands over to NUTS at the end of wa
   info <- surrogate_info(fit)
   expect_equal(info$fallback, c(TRUE, TRUE))
   expect_true(all(info$tuning_accept < 0.65 / 2))
-  # NUTS adapted again after the hand-over, within the warmup, and samples near its target.
+  # NUTS's warmup went on after the hand-over, within the warmup, and NUTS samples near its target.
   expect_true(all(info$fallback_warmup > 0))
   expect_equal(info$explore + info$tuning + info$fallback_warmup, fit$timing$warmup_iterations)
   expect_true(all(info$accept > 0.6 & info$accept < 0.97))
@@ -195,14 +195,16 @@ test_that("a target whose gradient is cheap hands over to NUTS before training",
   expect_true(all(info$predicted_efficiency_if_accurate < 2))
   expect_true(all(info$predicted_efficiency_if_accurate > info$predicted_efficiency_ratio))
   expect_true(all(info$trial_share > 0))
-  # Nothing trained or tuned: NUTS's warmup again after the exploration, then NUTS.
+  # Nothing trained or tuned: NUTS's warmup goes on after the exploration, then NUTS.
   expect_true(all(is.na(info$hidden)))
   expect_equal(info$tuning, c(0, 0))
   expect_equal(info$n_surrogate_grad, c(0, 0))
   expect_equal(info$explore + info$fallback_warmup, fit$timing$warmup_iterations)
   expect_true(all(fit$counts$n_grad_sampling > 500))
   expect_match(paste(capture.output(print(fit)), collapse = "\n"), "none trained")
-  expect_same_posterior(fit, suppressWarnings(run(nuts(), seed = 33)))
+  # NUTS's warmup went on where the exploration left it, so the chains are nuts()'s, draw
+  # for draw (the decision draws from the surrogate's own random stream).
+  expect_identical(as.array(fit), as.array(suppressWarnings(run(nuts()))))
   # Reproducible: the same seed, the same decision and draws.
   again <- suppressWarnings(suppressMessages(run(surrogate_hmc())))
   expect_identical(as.array(again), as.array(fit))

@@ -15,11 +15,11 @@
 // pairs, since a few pairs estimate it worse than the curvature did.
 // Only pairs of transitions that moved the chain are used (a rejected transition repeats a
 // pair and would shrink the variances).
-#include "../driver/phase.hpp"
 #include "../integrator/phase_point.hpp"
 #include "adapt_config.hpp"
 #include "fisher_estimators.hpp"
 #include "fisher_schedule.hpp"
+#include "warmup_adaptation.hpp"
 #include "warmup_convergence.hpp"
 
 namespace vhmc {
@@ -34,7 +34,7 @@ struct FisherConfig {
 };
 
 template <class Kernel>
-class FisherAdaptation : public Phase {
+class FisherAdaptation : public WarmupAdaptation {
   using M = typename Kernel::Metric;
   using Estimator = typename FisherFor<M>::type;
 
@@ -66,6 +66,7 @@ class FisherAdaptation : public Phase {
   }
 
   bool done() const override { return plan_.automatic() && last_t_ + 1 >= plan_.end(); }
+  void extend(int max_warmup, bool automatic) override { plan_.extend(max_warmup, automatic); }
 
   void report(Report& r) const override {
     r.add("warmup_converged", plan_.converged());

@@ -8,8 +8,7 @@
 //  * final window: the metric is frozen and only the step size adapts (dual averaging
 //    restarted around the current step size, so that its average sees only this metric).
 // A switch is skipped when the next window would run into the final one ("late").
-// early_end_max = 0 (a chain already in the typical set, HmcWarmupConfig's `relaxed`) starts
-// the main phase at once.
+// early_end_max = 0 starts the main phase at once.
 // With a fixed warmup of W iterations the final window is its last floor(final_fraction W)
 // iterations. With an automatic warmup W is only the most it may take: the caller reports
 // convergence at a main-phase switch (converge_at), and the final window then starts at
@@ -36,10 +35,9 @@ class FisherSchedule {
   enum class Stage { Early, Main, Final };
 
   FisherSchedule(int max_warmup, bool automatic, const FisherScheduleConfig& cfg = {})
-      : cfg_(cfg), automatic_(automatic), max_(max_warmup), end_(max_warmup),
-        window_(cfg.first_window) {
+      : cfg_(cfg), window_(cfg.first_window) {
     early_end_ = std::min(cfg.early_end_max, static_cast<int>(cfg.early_fraction * max_warmup));
-    final_start_ = max_warmup - static_cast<int>(cfg.final_fraction * max_warmup);
+    extend(max_warmup, automatic);
   }
 
   Stage stage(int t) const {
@@ -62,6 +60,15 @@ class FisherSchedule {
     return true;
   }
 
+  // A warmup that goes on past the end it was planned for (adapt/warmup_adaptation.hpp):
+  // from the iteration reached, the plan of one of max_warmup iterations. The early phase
+  // keeps its end; the final window moves.
+  void extend(int max_warmup, bool automatic) {
+    automatic_ = automatic;
+    max_ = end_ = max_warmup;
+    final_start_ = max_warmup - static_cast<int>(cfg_.final_fraction * max_warmup);
+  }
+
   // Automatic warmup only: adaptation converged at iteration t (a main-phase switch).
   void converge_at(int t) {
     if (!automatic_ || converged_) return;
@@ -80,8 +87,8 @@ class FisherSchedule {
 
  private:
   FisherScheduleConfig cfg_;
-  bool automatic_;
-  int max_, end_;
+  bool automatic_ = false;
+  int max_ = 0, end_ = 0;
   int early_end_ = 0, final_start_ = 0;
   long window_;
   int switches_ = 0;

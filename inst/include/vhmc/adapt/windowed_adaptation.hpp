@@ -5,9 +5,9 @@
 // metric is replaced, the step-size heuristic is rerun and dual averaging restarts around
 // it. The phase observes transitions; it never changes how a transition is made.
 #include "../base/rng.hpp"
-#include "../driver/phase.hpp"
 #include "../integrator/phase_point.hpp"
 #include "adapt_config.hpp"
+#include "warmup_adaptation.hpp"
 #include "windows.hpp"
 
 namespace vhmc {
@@ -15,7 +15,7 @@ namespace vhmc {
 // Kernel: a kernel with step_size() and hamiltonian() (NUTS, static HMC); z: the chain's
 // state, which the phase reads (and the step-size heuristic starts from).
 template <class Kernel>
-class WindowedAdaptation : public Phase {
+class WindowedAdaptation : public WarmupAdaptation {
   using M = typename Kernel::Metric;
 
  public:
@@ -36,6 +36,7 @@ class WindowedAdaptation : public Phase {
 
   // After warmup iteration t (0-based) moved the state to z.
   void observe(int t, const TransitionInfo& info, Rng& rng) override {
+    last_t_ = t;
     if (cfg_.step_size) kernel_.step_size() = da_.learn(info.accept_stat);
     if (cfg_.metric && M::adapts) {
       if (windows_.in_window(t)) est_.add(z_.theta);
@@ -52,11 +53,18 @@ class WindowedAdaptation : public Phase {
     if (cfg_.step_size && t == num_warmup_ - 1) kernel_.step_size() = da_.final_step_size();
   }
 
+  // Stan's windows as planned for max_warmup iterations, from the iteration reached (they
+  // have no automatic end).
+  void extend(int max_warmup, bool) override {
+    num_warmup_ = max_warmup;
+    windows_ = WindowSchedule::after(max_warmup, last_t_, cfg_.windows);
+  }
+
  private:
   Kernel& kernel_;
   const PhasePoint& z_;
   AdaptConfig cfg_;
-  int num_warmup_;
+  int num_warmup_, last_t_ = -1;
   DualAveraging da_;
   WindowSchedule windows_;
   typename M::Estimator est_;

@@ -56,6 +56,14 @@ class WindowSchedule {
 
   const WindowConfig& config() const { return cfg_; }
 
+  // The plan of a warmup of num_warmup iterations once iteration t has passed (a warmup
+  // that goes on past the end it was first planned for, adapt/warmup_adaptation.hpp).
+  static WindowSchedule after(int num_warmup, int t, WindowConfig cfg = {}) {
+    WindowSchedule s(num_warmup, cfg);
+    for (int i = 0; i <= t; ++i) s.end_of_window(i);
+    return s;
+  }
+
   // The closed windows [start, end] of a whole warmup, for reporting and tests.
   static std::vector<std::pair<int, int>> windows(int num_warmup, WindowConfig cfg = {}) {
     WindowSchedule s(num_warmup, cfg);

@@ -29,14 +29,11 @@ struct HmcWarmupConfig {
   int max_rank = FisherConfig{}.max_rank;
   double start_step_size = 1.0;  // where the adaptation starts without a step_size
   double initial_step_size() const { return step_size.value_or(start_step_size); }
-  // relaxed: the chain already sampled near the typical set (a surrogate's exploration), so
-  // the schedule's early phase, which lets the metric forget the draws before it, is skipped.
-  FisherConfig fisher_config(bool automatic, bool initial_metric, bool relaxed = false) const {
+  FisherConfig fisher_config(bool automatic, bool initial_metric) const {
     FisherConfig fc;
     fc.automatic = automatic;
     fc.initial_metric = initial_metric;
     fc.max_rank = max_rank;
-    if (relaxed) fc.schedule.early_end_max = 0;
     return fc;
   }
   static auto fields() {
@@ -111,14 +108,13 @@ class HmcChain {
 };
 
 // The warmup phase of an HMC-family kernel over `iterations`: the draw/gradient adaptation
-// (automatic: it may end early; relaxed: without its early phase, HmcWarmupConfig), or
-// Stan's windows (which have no low-rank metric: the R layer refuses that combination).
+// (automatic: it may end early), or Stan's windows (which have no low-rank metric: the R
+// layer refuses that combination).
 template <class Kernel>
-std::unique_ptr<Phase> make_hmc_warmup(Kernel& kernel, const PhasePoint& z, int iterations,
-                                       const HmcWarmupConfig& wc, bool automatic, bool initial_metric,
-                                       bool relaxed = false) {
+std::unique_ptr<WarmupAdaptation> make_hmc_warmup(Kernel& kernel, const PhasePoint& z, int iterations,
+                                                  const HmcWarmupConfig& wc, bool automatic, bool initial_metric) {
   if (wc.fisher) {
-    FisherConfig fc = wc.fisher_config(automatic, initial_metric, relaxed);
+    FisherConfig fc = wc.fisher_config(automatic, initial_metric);
     return std::make_unique<FisherAdaptation<Kernel>>(kernel, z, iterations, wc.adapt, fc);
   }
   if constexpr (std::is_same<typename Kernel::Metric, LowRankMetric>::value) {
@@ -142,7 +138,7 @@ ChainOutput run_hmc_family(P& potential, M metric, const KernelConfig& kc, const
   use_stiff_rows(ham, potential, sc, laplace_hessian);
   K<T, M> kernel(ham, kc);
   HmcChain<K<T, M>> chain(kernel, init, wc.initial_step_size());
-  std::unique_ptr<Phase> warmup =
+  std::unique_ptr<WarmupAdaptation> warmup =
       make_hmc_warmup(kernel, chain.state(), cfg.warmup, wc, cfg.warmup_auto, initial_metric);
   Schedule schedule;
   schedule.warmup.push_back({warmup.get(), cfg.warmup});

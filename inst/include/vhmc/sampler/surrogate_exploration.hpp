@@ -147,6 +147,8 @@ class SurrogateExploration : public Phase {
 
   double step_size() const { return step_size_; }
   int iterations() const { return done_; }
+  // NUTS's warmup adaptation, which goes on after a hand-over to NUTS (FallbackWarmup).
+  WarmupAdaptation& adaptation() { return *adapter_; }
   const Vec& mean() const { return moments_.mean(); }
   // The exploration's variance of each coordinate (after its burn-in; empty before 2 states).
   Vec variance() const { return moments_.n() > 1 ? Vec(moments_.covariance().diagonal()) : Vec(); }
@@ -184,7 +186,7 @@ class SurrogateExploration : public Phase {
   int explore_, min_explore_, burn_;
   long need_, quadratic_need_;
   bool quadratic_checked_ = false, quadratic_ok_ = false;
-  std::unique_ptr<Phase> adapter_;
+  std::unique_ptr<WarmupAdaptation> adapter_;
   WelfordDense moments_;
   JumpMeter jumps_;
   FastestRate rate_;  // NUTS's seconds per gradient after the burn-in

@@ -4,8 +4,8 @@
 // on the surrogate's gradient and the Metropolis step uses the true potential
 // (surrogate_hmc.hpp). Before training, whether training can pay at all
 // (training_check.hpp). Their phases: trajectory tuning (trajectory_tuning.hpp), which ends
-// with the decision whether the surrogate pays off; after a hand-over to NUTS, NUTS's warmup
-// once more (FallbackWarmup); and while sampling, with `adaptive` (ARNS-HMC), every new
+// with the decision whether the surrogate pays off; after a hand-over to NUTS, the rest of
+// NUTS's warmup (FallbackWarmup); and while sampling, with `adaptive` (ARNS-HMC), every new
 // state's potential updates the output weights by exact ridge recursion, the surrogate being
 // refreshed with probability min(1, t^(-1/2)) (diminishing adaptation: the chain stays
 // ergodic).
@@ -113,39 +113,38 @@ class SurrogateHmcMotion {
   SurrogateState state_;
 };
 
-// After a hand-over to NUTS (surrogate_payoff.hpp) the chain samples with NUTS, whose
-// metric and step size the exploration adapted only for as long as the training set needed:
-// on liver's bank subset (d = 43) 43 iterations, after which NUTS sampled at acceptance 0.94
-// (target 0.8) and took twice the sampling seconds of nuts() alone. So NUTS's warmup
-// adaptation runs once more from the chain's state, with the exploration's metric as its
-// start (as a mode start's Laplace metric), until it converges (automatic warmup) or the
-// warmup's iterations run out; without a hand-over the phase takes no iterations. The
-// draw/gradient adaptation skips its schedule's early phase (fisher_schedule.hpp; Stan's
-// windows keep their initial buffer): the exploration already took the chain to the typical
-// set. On liver's adult (d = 95), with every chain forced to hand over, 5 of 6 chains used to
-// warm up again for 390 iterations, where nuts() alone mostly takes 196; without the early
-// phase 4 of 6 took about 180. (Its first window switch cannot end the warmup: the energy
-// test has no earlier window yet, so the earliest end is the second switch's, about 175.)
+// After a hand-over to NUTS (surrogate_payoff.hpp, training_payoff.hpp) the chain samples
+// with NUTS, whose warmup adaptation the exploration began and ended as soon as the training
+// set sufficed: on liver's bank subset (d = 43) after 43 iterations, after which NUTS
+// sampled at acceptance 0.94 (target 0.8) and took twice the sampling seconds of nuts()
+// alone. So that same adaptation goes on (adapt/warmup_adaptation.hpp) with its metric
+// estimates, windows and step-size state, as nuts()'s warmup would have gone on: over the
+// warmup's iterations the exploration and the tuning left, ending when it converges
+// (automatic warmup) or they run out; without a hand-over the phase takes no iterations.
+// The chain then warms up for as many NUTS iterations as nuts() alone would, plus the
+// tuning's surrogate iterations. A fresh warmup from the exploration's metric did not:
+// without its early phase it ended sooner or later than nuts()'s by chance (full a9a,
+// d = 118: 295-820 iterations after 30-45 explored, against nuts()'s 385), and with it
+// twice as late (liver's adult, d = 95: 390 against nuts()'s 196).
 template <class Chain>
 class FallbackWarmup : public Phase {
  public:
-  FallbackWarmup(Chain& chain, const SurrogateExploration<Chain>& explore, const TrajectoryTuning<Chain>& tuning,
-                 const HmcWarmupConfig& wc, const ChainConfig& cfg)
-      : chain_(chain), explore_(explore), tuning_(tuning), wc_(wc), cfg_(cfg) {}
+  FallbackWarmup(Chain& chain, SurrogateExploration<Chain>& explore, const TrajectoryTuning<Chain>& tuning,
+                 const ChainConfig& cfg)
+      : chain_(chain), explore_(explore), tuning_(tuning), cfg_(cfg) {}
 
   const char* label() const override { return "warmup: NUTS"; }
-  void start(Rng& rng) override {
+  void start(Rng&) override {
     if (!chain_.fell_back()) return;
-    budget_ = cfg_.warmup - explore_.iterations() - tuning_.iterations();
+    explored_ = explore_.iterations();
+    budget_ = cfg_.warmup - explored_ - tuning_.iterations();
     if (budget_ <= 0) return;
-    adapter_ = make_hmc_warmup(chain_.nuts(), chain_.explore_state(), budget_, wc_, cfg_.warmup_auto, /*initial_metric=*/true,
-                               /*relaxed=*/true);
-    if (clock()) adapter_->use_clock(*clock());
-    adapter_->start(rng);
+    adapter_ = &explore_.adaptation();
+    adapter_->extend(explored_ + budget_, cfg_.warmup_auto);
   }
   bool done() const override { return !adapter_ || t_done_ >= budget_ || adapter_->done(); }
   void observe(int t, const TransitionInfo& info, Rng& rng) override {
-    adapter_->observe(t, info, rng);
+    adapter_->observe(explored_ + t, info, rng);
     t_done_ = t + 1;
   }
   void finish(Rng& rng) override {
@@ -155,12 +154,11 @@ class FallbackWarmup : public Phase {
 
  private:
   Chain& chain_;
-  const SurrogateExploration<Chain>& explore_;
+  SurrogateExploration<Chain>& explore_;
   const TrajectoryTuning<Chain>& tuning_;
-  const HmcWarmupConfig& wc_;
   const ChainConfig& cfg_;
-  std::unique_ptr<Phase> adapter_;
-  int budget_ = 0, t_done_ = 0;
+  WarmupAdaptation* adapter_ = nullptr;
+  int explored_ = 0, budget_ = 0, t_done_ = 0;
 };
 
 // ARNS-HMC while sampling: every new state's true potential (known from the Metropolis
@@ -201,7 +199,7 @@ class SurrogateHmcPhases {
  public:
   SurrogateHmcPhases(Chain& chain, SurrogateExploration<Chain>& explore, const SurrogateConfig& sc,
                      const SurrogateHmcDynamics::Config& dc, const HmcWarmupConfig& wc, const ChainConfig& cfg)
-      : tuning_({chain, explore, sc, dc, cfg, wc.adapt.step_size}), rewarm_(chain, explore, tuning_, wc, cfg),
+      : tuning_({chain, explore, sc, dc, cfg, wc.adapt.step_size}), rewarm_(chain, explore, tuning_, cfg),
         online_(chain), check_({chain, explore, sc, dc, cfg, wc.adapt.step_size}) {
     explore.ask_before_training(&check_);
   }
