@@ -161,9 +161,10 @@
 #' pools the coordinates because NUTS's side rests on the few dozen iterations of the
 #' exploration; per coordinate such estimates are mostly noise.) Below 2, or when
 #' the tuning's acceptance rate stayed below half its target, the chain continues with NUTS
-#' from the surrogate's last state: NUTS's warmup adaptation runs once more, starting from
-#' the exploration's metric, until it converges (with `warmup = NULL`) or the warmup's
-#' iterations run out, and the chain then samples with NUTS; a message
+#' from the surrogate's last state: the exploration's NUTS warmup adaptation goes on where it
+#' stopped, as `nuts()`'s warmup would have gone on, until it converges (with
+#' `warmup = NULL`) or the warmup's iterations run out, and the chain then samples with NUTS
+#' (a chain that hands over before training is `nuts()`'s own, draw for draw); a message
 #' says so, and `surrogate_info()` has `fallback`, `efficiency_ratio`, `ess_ratio`,
 #' `jump_ratio` and `payoff_cost_ratio` per chain. The cost is measured in seconds, so a fit near the threshold
 #' can decide differently on a machine under another load; `fallback = FALSE` fixes the

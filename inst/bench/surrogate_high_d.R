@@ -18,12 +18,18 @@
 # sampling seconds, the largest |mean difference| to NUTS in units of the combined MCSE, and
 # the seconds of each timed call (calls under VHMC_BENCH_REPEAT_BELOW = 120 s are timed 3
 # times, alternating, and `seconds` is their median).
-# Environment: VHMC_BENCH_PROBLEMS (comma separated; default all), VHMC_BENCH_SAMPLING (1000
-# draws per chain), VHMC_BENCH_WARMUP (1000: the most an automatic warmup may take),
-# VHMC_BENCH_CORES (2), VHMC_BENCH_REPEAT_BELOW. Seconds depend on the machine and its load:
-# run alone.
+# Environment: VHMC_BENCH_PROBLEMS (comma separated; default all), VHMC_BENCH_SEEDS (comma
+# separated; 2017), VHMC_BENCH_SAMPLING (1000 draws per chain), VHMC_BENCH_WARMUP (1000: the
+# most an automatic warmup may take), VHMC_BENCH_CORES (2), VHMC_BENCH_REPEAT_BELOW.
+# Seconds depend on the machine and its load: run alone.
 #   Rscript inst/bench/surrogate_high_d.R
-# writes inst/bench/results/surrogate_high_d.csv
+# writes inst/bench/results/surrogate_high_d.csv. Where the chains hand over to NUTS after
+# tuning (the full a9a) the call's length is decided by where each chain's automatic warmup
+# ends, which varies from seed to seed in nuts() alone as much, so that problem is also run
+# over several seeds, each call timed once:
+#   VHMC_BENCH_PROBLEMS=a9a_full VHMC_BENCH_SEEDS=2017,1,2,3,4,5,6,7 \
+#     VHMC_BENCH_REPEAT_BELOW=0 VHMC_BENCH_OUT=inst/bench/results/surrogate_seeds_a9a_full.csv \
+#     Rscript inst/bench/surrogate_high_d.R
 suppressPackageStartupMessages(library(vhmc))
 
 bench_dir <- if (file.exists(file.path("inst", "bench", "table1_data.R"))) {
@@ -39,6 +45,8 @@ stopifnot(all(problems %in% all_problems))
 n_samp <- as.integer(env_num("VHMC_BENCH_SAMPLING", 1000))
 n_warm <- as.integer(env_num("VHMC_BENCH_WARMUP", 1000))
 cores <- as.integer(env_num("VHMC_BENCH_CORES", 2))
+seeds <- as.integer(strsplit(Sys.getenv("VHMC_BENCH_SEEDS", "2017"), ",")[[1]])
+bench_seed <- seeds[1]  # the seed of every fit (set per run below)
 out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("inst", "bench", "results", "surrogate_high_d.csv"))
 
 # A design-matrix problem with the papers' prior, as inst/bench/seed002_table1_rows.R fits it.
@@ -49,7 +57,7 @@ matrix_problem <- function(D) {
              prior = normal(0, 10, autoscale = FALSE),
              prior_intercept = normal(0, D$prior_intercept_scale %||% 10, autoscale = FALSE),
              sampler = sampler, chains = 2, cores = cores, iter = n_warm + n_samp, warmup = NULL,
-             seed = 2017, progress = FALSE)
+             seed = bench_seed, progress = FALSE)
   })
 }
 
@@ -60,7 +68,7 @@ census_problem <- function() {
   X <- stats::model.matrix(income ~ ., data = d)
   list(d = ncol(X), fit = function(sampler) {
     vhmc_glm(income ~ ., data = d, family = stats::binomial(), sampler = sampler, chains = 2,
-             cores = cores, iter = n_warm + n_samp, warmup = NULL, seed = 2017, progress = FALSE)
+             cores = cores, iter = n_warm + n_samp, warmup = NULL, seed = bench_seed, progress = FALSE)
   })
 }
 
@@ -84,7 +92,7 @@ run_one <- function(prob, name, label, sampler) {
   s <- as.data.frame(lapply(s[s$variable != "lp__", ], function(x) if (is.numeric(x)) as.numeric(x) else x))
   info <- if (!is.null(fit$surrogate)) surrogate_info(fit)
   acc <- vapply(fit$diagnostics, function(d) mean(d$accept_stat__), numeric(1))
-  row <- data.frame(problem = name, d = prob$d, sampler = label, seconds = wall,
+  row <- data.frame(problem = name, d = prob$d, seed = bench_seed, sampler = label, seconds = wall,
                     min_ess_bulk = min(s$ess_bulk), max_rhat = max(s$rhat),
                     ess_per_second = min(s$ess_bulk) / wall, n_grad = sum(fit$counts$n_grad),
                     accept = paste(sprintf("%.2f", acc), collapse = "/"),
@@ -97,8 +105,8 @@ run_one <- function(prob, name, label, sampler) {
                     sampling_seconds = max(fit$timing$sampling_seconds),
                     start = fit$start$method, metric = fit$config$metric %||% NA,
                     seconds_runs = sprintf("%.2f", wall))
-  message(sprintf("  %-9s %-16s %7.1f s, min bulk ESS %6.0f, max R-hat %.3f, accept %s%s", name, label,
-                  wall, row$min_ess_bulk, row$max_rhat, row$accept,
+  message(sprintf("  %-9s %-16s seed %d: %7.1f s, min bulk ESS %6.0f, max R-hat %.3f, accept %s%s", name, label,
+                  bench_seed, wall, row$min_ess_bulk, row$max_rhat, row$accept,
                   if (is.null(info)) "" else sprintf(", fallback %s", row$fallback)))
   list(row = row, summary = s, messages = messages)
 }
@@ -133,10 +141,8 @@ retime <- function(ref, sur, prob) {
   list(ref = set(ref, t_ref), sur = set(sur, t_sur))
 }
 
-rows <- list()
-for (name in problems) {
-  prob <- problem(name)
-  message(sprintf("%s (d = %d)", name, prob$d))
+# One problem at one seed: nuts() and surrogate_hmc(), retimed, and their comparison.
+compare_one <- function(prob, name) {
   ref <- run_one(prob, name, "nuts()", nuts())
   sur <- run_one(prob, name, "surrogate_hmc()", surrogate_hmc())
   both <- retime(ref, sur, prob)
@@ -147,8 +153,14 @@ for (name in problems) {
   sur$row$max_mean_z <- max(z)
   sur$row$speedup <- sur$row$ess_per_second / ref$row$ess_per_second
   ref$row$speedup <- 1
-  rows[[length(rows) + 1L]] <- ref$row
-  rows[[length(rows) + 1L]] <- sur$row
+  rbind(ref$row, sur$row)
+}
+
+rows <- list()
+for (name in problems) {
+  prob <- problem(name)
+  message(sprintf("%s (d = %d)", name, prob$d))
+  for (bench_seed in seeds) rows[[length(rows) + 1L]] <- compare_one(prob, name)
 }
 res <- do.call(rbind, rows)
 print(res, row.names = FALSE)
