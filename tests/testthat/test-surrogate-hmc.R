@@ -205,6 +205,9 @@ test_that("a target whose gradient is cheap hands over to NUTS before training",
   # NUTS's warmup went on where the exploration left it, so the chains are nuts()'s, draw
   # for draw (the decision draws from the surrogate's own random stream).
   expect_identical(as.array(fit), as.array(suppressWarnings(run(nuts()))))
+  # So with Stan's windows, re-planned at the hand-over for the warmup's whole length.
+  expect_identical(as.array(suppressWarnings(suppressMessages(run(surrogate_hmc(adaptation = "stan"))))),
+                   as.array(suppressWarnings(run(nuts(adaptation = "stan")))))
   # Reproducible: the same seed, the same decision and draws.
   again <- suppressWarnings(suppressMessages(run(surrogate_hmc())))
   expect_identical(as.array(again), as.array(fit))
