@@ -2,10 +2,10 @@
 // The potential of a Bayesian GLM, U(theta) = -log lik - log prior and grad U, composed of
 // a parameter layout (glm/layout.hpp), the linear predictor's blocks (glm/dense_design.hpp;
 // eta = blocks + offset), a family (glm/families.hpp), prior terms over the blocks
-// (glm/prior_terms.hpp) and, for the gaussian family, the sufficient statistics
-// (glm/gaussian_stats.hpp; with group-level terms, per cell of the grouping factors,
-// glm/gaussian_cells.hpp, or the terms integrated out, glm/marginal_gaussian.hpp). theta = (alpha [if intercept], beta_1..beta_K [times the
-// predictors' scales], t [the family's auxiliary parameter on the log scale, if any]).
+// (glm/prior_terms.hpp) and, for the gaussian family, its likelihood from sufficient
+// statistics (glm/gaussian_likelihood.hpp). theta = (alpha [if intercept], beta_1..beta_K
+// [times the predictors' scales], t [the family's auxiliary parameter on the log scale, if
+// any]).
 // Weights multiply each observation's log likelihood (frequency weights, as rstanarm):
 // weight 2 equals a duplicated row for every family. Binomial: y is the proportion of
 // successes and the weight the number of trials.
@@ -22,12 +22,10 @@
 #include "../priors.hpp"
 #include "dense_design.hpp"
 #include "families.hpp"
-#include "gaussian_cells.hpp"
-#include "gaussian_stats.hpp"
+#include "gaussian_likelihood.hpp"
 #include "glm_data.hpp"
 #include "group_term.hpp"
 #include "layout.hpp"
-#include "marginal_gaussian.hpp"
 #include "minibatch_rows.hpp"
 #include "prior_terms.hpp"
 
@@ -50,9 +48,9 @@ class GlmPotential {
     const Eigen::Ref<const Vec> scale(data.scale);
     priors_.add_location(prior, design_.slopes(), data.k(), data.has_scale() ? &scale : nullptr);
     priors_.add_log_positive(prior_aux, aux_);
-    sum_w_ = data.has_weights() ? data.weights.sum() : static_cast<double>(data.n());
     if (family_ == GlmFamily::GaussianIdentity) {
-      stats_ = std::make_unique<GaussianStats>(design_);
+      const double sum_w = data.has_weights() ? data.weights.sum() : static_cast<double>(data.n());
+      gauss_ = std::make_unique<GaussianLikelihood>(design_, sum_w);
     } else {
       design_.use_sparse_columns();  // the row pass of every gradient
     }
@@ -74,10 +72,10 @@ class GlmPotential {
     const bool rel = d.prior.relative_to_sigma && aux_ >= 0 && gaussian;
     terms_.emplace_back(d, layout_, rel ? aux_ : -1);
     if (d.n != data_->n()) throw std::invalid_argument("a group-level term needs one level per row");
-    cells_.reset();
+    if (gauss_) gauss_->drop_cells();
     if (d.marginal) {
-      marginal_ = std::make_unique<MarginalGaussian>(design_, *stats_, terms_);
-    } else if (stats_ && terms_.size() == 1) {
+      gauss_->integrate_out(design_, terms_);
+    } else if (gauss_ && terms_.size() == 1) {
       design_.use_sparse_columns();  // the gaussian family's row pass, unless cells replace it
     }
   }
@@ -87,22 +85,20 @@ class GlmPotential {
   Eigen::Index use_cells() {
     if (family_ != GlmFamily::GaussianIdentity || terms_.empty() || has_marginal_term())
       throw std::invalid_argument("cell statistics need the gaussian family and sampled group-level terms");
-    cells_ = std::make_unique<GaussianCells>(design_, *stats_, terms_);
-    return cells_->cells();
+    return gauss_->use_cells(design_, terms_);
   }
-  bool uses_cells() const { return cells_ != nullptr; }
+  bool uses_cells() const { return gauss_ && gauss_->cells(); }
   // The marginal terms' effects (each p x J, the response's standardised units) at theta: a
   // draw from their conditional with rng, its mean without. Needs marginal terms.
   void marginal_effects(const Vec& theta, Rng* rng, std::vector<Mat>& b) {
     for (GroupTerm& t : terms_) t.prepare(theta, false);
-    const Vec q = theta.head(design_.size()) - stats_->b_hat();
-    marginal_->effects(q, theta[aux_], terms_, rng, b);
+    gauss_->marginal_effects(theta, aux_, terms_, rng, b);
   }
-  bool has_marginal_term() const { return marginal_ != nullptr; }
+  bool has_marginal_term() const { return gauss_ && gauss_->marginal(); }
   // The row pass's index of mostly-constant columns (glm/dense_design.hpp), at another
   // threshold; 0 turns it off (a dense product, as the gaussian sufficient statistics use).
   void use_sparse_columns(double max_fraction) {
-    if (!stats_ || (!terms_.empty() && !has_marginal_term())) design_.use_sparse_columns(max_fraction);
+    if (!gauss_ || (!terms_.empty() && !has_marginal_term())) design_.use_sparse_columns(max_fraction);
   }
   const std::vector<GroupTerm>& group_terms() const { return terms_; }
 
@@ -196,8 +192,8 @@ class GlmPotential {
     if (prior_only_) return eval_prior(theta, g);
     design_.set_beta(theta);
     if (has_marginal_term()) return eval_marginal(theta, g);
-    if (cells_) return eval_cells(theta, g);
-    if (terms_.empty() && stats_) return eval_gaussian(theta, g);
+    if (uses_cells()) return eval_cells(theta, g);
+    if (terms_.empty() && gauss_) return eval_gaussian(theta, g);
     for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
     return with_family(family_, [&](auto f) { return eval_family<decltype(f)>(theta, g); });
   }
@@ -234,7 +230,7 @@ class GlmPotential {
 
   double eval_gaussian(const Vec& theta, Vec* g) {
     const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
-    const double u = stats_->eval(theta, inv_s2, sum_w_, aux_, g);
+    const double u = gauss_->dense(theta, inv_s2, aux_, g);
     return u + priors_.eval(theta, g);
   }
 
@@ -245,8 +241,8 @@ class GlmPotential {
     for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
     if (g) g->setZero();
     const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
-    double u = stats_->eval(theta, inv_s2, sum_w_, aux_, g);
-    u += cells_->eval(theta.head(design_.size()) - stats_->b_hat(), inv_s2, aux_, terms_, g);
+    double u = gauss_->dense(theta, inv_s2, aux_, g);
+    u += gauss_->cells_part(theta, inv_s2, aux_, terms_, g);
     u += priors_.eval(theta, g);
     for (GroupTerm& t : terms_) u += t.finish(theta, nullptr, g);
     return u;
@@ -258,15 +254,9 @@ class GlmPotential {
     for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
     if (g) g->setZero();
     const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
-    double u = stats_->eval(theta, inv_s2, sum_w_, aux_, g) + priors_.eval(theta, g);
+    double u = gauss_->dense(theta, inv_s2, aux_, g) + priors_.eval(theta, g);
     for (const GroupTerm& t : terms_) u += t.covariance_prior();
-    const Vec q = theta.head(design_.size()) - stats_->b_hat();
-    std::vector<Vec> dtau;
-    std::vector<Mat> dL;
-    u += marginal_->eval(q, theta[aux_], terms_, aux_, g, &dtau, &dL);
-    if (g)
-      for (size_t t = 0; t < terms_.size(); ++t) terms_[t].add_covariance_gradient(dtau[t], dL[t], *g);
-    return u;
+    return u + gauss_->marginal_part(theta, aux_, terms_, g);
   }
 
   template <class F>
@@ -288,11 +278,8 @@ class GlmPotential {
   DenseDesign design_;
   PriorTerms priors_;
   Eigen::Index aux_ = -1;  // offset of the auxiliary parameter, -1 without one
-  double sum_w_ = 0.0;
-  std::unique_ptr<GaussianStats> stats_;  // gaussian family: the dense block's statistics
+  std::unique_ptr<GaussianLikelihood> gauss_;  // gaussian family: the likelihood from statistics
   std::vector<GroupTerm> terms_;
-  std::unique_ptr<GaussianCells> cells_;
-  std::unique_ptr<MarginalGaussian> marginal_;  // the terms integrated out
   bool prior_only_ = false;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, scratch)
   MinibatchRows batch_;

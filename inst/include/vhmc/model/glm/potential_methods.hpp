@@ -33,8 +33,8 @@ inline void GlmPotential::hessian(const Vec& theta, Mat& H) {
     return;
   }
   design_.set_beta(theta);
-  if (stats_) {
-    stats_->hessian(theta, aux_of<family::GaussianIdentity>(theta).inv_s2, aux_, H);
+  if (gauss_) {
+    gauss_->hessian(theta, aux_of<family::GaussianIdentity>(theta).inv_s2, aux_, H);
   } else {
     with_family(family_, [&](auto f) { family_hessian<decltype(f)>(theta, H); });
   }
