@@ -188,13 +188,14 @@ class GlmPotential {
     if (data_->has_offset()) eta_ += data_->offset;
   }
 
+  // Every path reads the group-level terms' covariances at theta (prepare()), once.
   double eval(const Vec& theta, Vec* g) {
+    for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
     if (prior_only_) return eval_prior(theta, g);
     design_.set_beta(theta);
     if (has_marginal_term()) return eval_marginal(theta, g);
     if (uses_cells()) return eval_cells(theta, g);
     if (terms_.empty() && gauss_) return eval_gaussian(theta, g);
-    for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
     return with_family(family_, [&](auto f) { return eval_family<decltype(f)>(theta, g); });
   }
 
@@ -223,7 +224,6 @@ class GlmPotential {
 
   double eval_prior(const Vec& theta, Vec* g) {
     if (g) g->setZero();
-    for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
     r_.setZero();
     return priors_.eval(theta, g) + terms_finish(theta, g);
   }
@@ -238,7 +238,6 @@ class GlmPotential {
   // statistics, the cells' part (which sets each term's dloglik/db), the priors and the
   // terms' own.
   double eval_cells(const Vec& theta, Vec* g) {
-    for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
     if (g) g->setZero();
     const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
     double u = gauss_->dense(theta, inv_s2, aux_, g);
@@ -251,7 +250,6 @@ class GlmPotential {
   // The gaussian family with its terms integrated out: the sufficient statistics' part, the
   // priors, the terms' covariance priors and the integrated part.
   double eval_marginal(const Vec& theta, Vec* g) {
-    for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
     if (g) g->setZero();
     const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
     double u = gauss_->dense(theta, inv_s2, aux_, g) + priors_.eval(theta, g);
