@@ -141,6 +141,48 @@ TEST_CASE("Warmup convergence: settled metric and stationary energy", "[warmup]"
   CHECK_FALSE(vhmc::warmup_converged(w, w_close, vhmc::RunningMoments(), b, c));
 }
 
+TEST_CASE("Warmup convergence: a dense metric is compared whole", "[warmup]") {
+  vhmc::RunningMoments a, b;
+  vhmc::Rng rng(vt::seed(302), 1);
+  for (int i = 0; i < 100; ++i) {
+    a.add(rng.normal());
+    b.add(rng.normal());
+  }
+  const vhmc::ConvergenceConfig c;
+  SECTION("diagonal matrices: the rms log ratio of their diagonals") {
+    const Vec w = Vec::LinSpaced(8, 0.5, 4.0);
+    Vec v = w;
+    v.head(3) *= 1.7;
+    const Mat W = w.asDiagonal(), V = v.asDiagonal();
+    CHECK(vhmc::rms_log_change(W, V) == Approx(vhmc::rms_log_change(w, v)).epsilon(1e-12));
+    CHECK(vhmc::rms_log_change(W, W) == Approx(0.0).margin(1e-12));
+  }
+  SECTION("hand-computed eigenvalues, invariant under a change of coordinates") {
+    // A = I, B with eigenvalues 4 and 1/4 in a rotated basis: rms log = log 4.
+    Mat B(2, 2);
+    B << 2.125, 1.875, 1.875, 2.125;
+    const Mat I = Mat::Identity(2, 2);
+    CHECK(vhmc::rms_log_change(I, B) == Approx(std::log(4.0)).epsilon(1e-12));
+    Mat T(2, 2);
+    T << 3.0, 1.0, -0.5, 2.0;
+    CHECK(vhmc::rms_log_change(Mat(T * T.transpose()), Mat(T * B * T.transpose())) ==
+          Approx(std::log(4.0)).epsilon(1e-10));
+  }
+  SECTION("equal diagonals but moved correlations: not settled") {
+    const Mat W = test_covariance(10, 1.0, 0.0);
+    const Mat V = test_covariance(10, 1.0, 0.9);  // same unit diagonal, correlation 0.9
+    CHECK(vhmc::rms_log_change(Vec(W.diagonal()), Vec(V.diagonal())) == 0.0);
+    CHECK(vhmc::warmup_converged(Vec(W.diagonal()), Vec(V.diagonal()), a, b, c));
+    CHECK_FALSE(vhmc::warmup_converged(W, V, a, b, c));
+    CHECK(vhmc::warmup_converged(W, W, a, b, c));
+  }
+  SECTION("a matrix that is not positive definite never passes") {
+    const Mat W = test_covariance(4, 1.0, 0.5);
+    CHECK(std::isnan(vhmc::rms_log_change(Mat(-W), W)));
+    CHECK_FALSE(vhmc::warmup_converged(Mat(-W), W, a, b, c));
+  }
+}
+
 TEST_CASE("Initial metrics from a covariance", "[warmup]") {
   const Mat S = test_covariance(6, 2.0, 0.99);
   SECTION("diag: its diagonal") {

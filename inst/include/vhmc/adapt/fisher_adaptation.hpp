@@ -15,6 +15,8 @@
 // pairs, since a few pairs estimate it worse than the curvature did.
 // Only pairs of transitions that moved the chain are used (a rejected transition repeats a
 // pair and would shrink the variances).
+#include <utility>
+
 #include "../integrator/phase_point.hpp"
 #include "adapt_config.hpp"
 #include "fisher_estimators.hpp"
@@ -50,7 +52,7 @@ class FisherAdaptation : public WarmupAdaptation {
     if (Estimator::adapts && adapt_.metric && !cfg_.initial_metric)
       set_metric_diagonal(m, inv_metric_from_gradient(z_.g));
     if (Estimator::adapts && adapt_.metric && cfg_.initial_metric) est_.set_base(m);
-    w_switch_ = metric_diagonal(m);
+    w_switch_ = metric_snapshot(m);
     last_theta_ = z_.theta;
     est_.add(z_.theta, kernel_.hamiltonian().adaptation_gradient(z_));
     restart_step_size(rng, true);
@@ -99,7 +101,7 @@ class FisherAdaptation : public WarmupAdaptation {
   // At a switch: compare the metric now with the one at the previous switch, and the
   // energy of the window just closed with the one before it.
   void check_convergence(int t) {
-    const Vec w_now = metric_diagonal(kernel_.hamiltonian().metric());
+    const auto w_now = metric_snapshot(kernel_.hamiltonian().metric());
     if (plan_.stage(t) == FisherSchedule::Stage::Main && updates_ > 0 &&
         warmup_converged(w_switch_, w_now, energy_old_, energy_new_, cfg_.convergence)) {
       plan_.converge_at(t);
@@ -125,7 +127,8 @@ class FisherAdaptation : public WarmupAdaptation {
   FisherSchedule plan_;
   Estimator est_;
   DualAveraging da_;
-  Vec last_theta_, w_switch_;
+  Vec last_theta_;
+  decltype(metric_snapshot(std::declval<const M&>())) w_switch_;  // at the last switch
   RunningMoments energy_old_, energy_new_;
   int last_t_ = -1;
   int updates_ = 0;

@@ -10,8 +10,11 @@
 //    re-estimated every `update_every` iterations and at every switch;
 //  * dense: the same estimate with every eigen-direction kept (cutoff 1, rank up to d),
 //    stored as a dense matrix: the Fisher-optimal covariance within the span of the window.
-// metric_diagonal() reads the diagonal of any inverse metric (for the convergence test and
-// reports); set_metric_diagonal() starts a metric from a diagonal.
+// metric_diagonal() reads the diagonal of any inverse metric (for reports);
+// set_metric_diagonal() starts a metric from a diagonal; metric_snapshot() is what the
+// convergence test (adapt/warmup_convergence.hpp) compares between window switches: the
+// whole inverse metric where every entry is adapted (dense), else its diagonal (a low-rank
+// metric's correction spans at most max_rank of the d directions).
 #include "../metric/low_rank_metric.hpp"
 #include "../metric/metrics.hpp"
 #include "draw_grad_buffer.hpp"
@@ -24,6 +27,11 @@ inline Vec metric_diagonal(const UnitMetric& m) { return m.inv_metric_diag(); }
 inline Vec metric_diagonal(const DiagMetric& m) { return m.w(); }
 inline Vec metric_diagonal(const DenseMetric& m) { return m.W().diagonal(); }
 inline Vec metric_diagonal(const LowRankMetric& m) { return m.inv_metric_diag(); }
+
+inline Vec metric_snapshot(const UnitMetric& m) { return metric_diagonal(m); }
+inline Vec metric_snapshot(const DiagMetric& m) { return metric_diagonal(m); }
+inline Mat metric_snapshot(const DenseMetric& m) { return m.W(); }
+inline Vec metric_snapshot(const LowRankMetric& m) { return metric_diagonal(m); }
 
 inline void set_metric_diagonal(UnitMetric&, const Vec&) {}
 inline void set_metric_diagonal(DiagMetric& m, const Vec& w) { m.set_w(w); }
