@@ -85,8 +85,9 @@ inline bool energy_stationary(const RunningMoments& older, const RunningMoments&
 template <class S>
 bool warmup_converged(const S& w_before, const S& w_now, const RunningMoments& older, const RunningMoments& newer,
                       const ConvergenceConfig& c) {
+  if (!energy_stationary(older, newer, c)) return false;  // first: it costs O(1), a dense metric's test O(d^3)
   const double rms = rms_log_change(w_before, w_now);
-  return std::isfinite(rms) && rms <= c.rms_tol && energy_stationary(older, newer, c);
+  return std::isfinite(rms) && rms <= c.rms_tol;
 }
 
 }  // namespace vhmc
