@@ -260,12 +260,12 @@ class GlmPotential {
   template <class F>
   void family_hessian(const Vec& theta, Mat& H);
 
-  // The rows' terms at theta (gathered by batch_.gather) into (r, z).
-  void batch_terms(const Vec& theta, Vec& r, Vec& z) {
+  // The gathered rows' terms at theta (batch_.gather), or at theta_hat with at_hat.
+  void batch_terms(const Vec& theta, bool at_hat) {
     design_.set_beta(theta);
     with_family(family_, [&](auto f) {
       using F = decltype(f);
-      batch_.terms<F>(design_, theta, aux_of<F>(theta), r, z);
+      batch_.terms<F>(design_, theta, aux_of<F>(theta), at_hat);
     });
   }
 
@@ -281,7 +281,7 @@ class GlmPotential {
   bool prior_only_ = false;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, scratch)
   MinibatchRows batch_;
-  Vec rb_, zb_, rh_, zh_, prior_hat_;  // minibatch row terms at theta and theta_hat
+  Vec prior_hat_;  // the priors' gradient at theta_hat (minibatch_grad_diff)
 };
 
 }  // namespace vhmc

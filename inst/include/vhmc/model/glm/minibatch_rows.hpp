@@ -1,9 +1,10 @@
 #pragma once
 // Minibatch gradients of the GLM potential (Welling & Teh 2011, eq. 1): the rows of a batch
 // gathered once into per-object buffers (resized only when the batch size changes; X itself
-// is never copied), their linear predictor, the family's per-row derivatives, and the
-// gradient and its per-coordinate variance from them. For the gaussian family this is the
-// per-row residual form, not the sufficient statistics.
+// is never copied), their linear predictor, the family's per-row derivatives (at theta, and
+// for the control variates of SGLD-CV / SGHMC-CV, Baker et al. 2019, at theta_hat too), and
+// the gradient and its per-coordinate variance from them. For the gaussian family this is
+// the per-row residual form, not the sufficient statistics.
 #include "../../base/types.hpp"
 #include "dense_design.hpp"
 #include "families.hpp"
@@ -26,9 +27,12 @@ class MinibatchRows {
   }
 
   // Per gathered row at theta: r = d loglik_i / d eta and z = d(-loglik_i) / d t (aux
-  // families). Needs design.set_beta(theta).
+  // families), the batch's terms; with at_hat, its terms at the reference point theta_hat.
+  // Needs design.set_beta(theta).
   template <class F>
-  void terms(const DenseDesign& design, const Vec& theta, const typename F::Aux& a, Vec& r, Vec& z) {
+  void terms(const DenseDesign& design, const Vec& theta, const typename F::Aux& a, bool at_hat) {
+    Vec& r = at_hat ? rh_ : r_;
+    Vec& z = at_hat ? zh_ : z_;
     const GlmData& d = design.data();
     const Eigen::Index m = yb_.size();
     design.batch_predictor(theta, Xb_, eb_);
@@ -43,31 +47,38 @@ class MinibatchRows {
     }
   }
 
-  // g = -(N/m) sum over the gathered rows of the log-likelihood gradient (r, and z for the
-  // auxiliary parameter at theta[aux] when aux >= 0).
-  void gradient(const DenseDesign& design, const Vec& r, const Vec& z, Eigen::Index aux, Vec& g) const {
+  // The terms at theta less those at theta_hat (the control-variate difference).
+  void subtract_hat(Eigen::Index aux) {
+    r_ -= rh_;
+    if (aux >= 0) z_ -= zh_;
+  }
+
+  // g = -(N/m) sum over the gathered rows of the log-likelihood gradient (from the terms: r,
+  // and z for the auxiliary parameter at theta[aux] when aux >= 0).
+  void gradient(const DenseDesign& design, Eigen::Index aux, Vec& g) const {
     const double f = static_cast<double>(design.data().n()) / static_cast<double>(Xb_.rows());
-    design.batch_scatter(Xb_, r, f, g);
-    if (aux >= 0) g[aux] = f * z.sum();
+    design.batch_scatter(Xb_, r_, f, g);
+    if (aux >= 0) g[aux] = f * z_.sum();
   }
 
   // V_hat = (N^2/m) var_{i in batch}(grad log p(y_i | theta)) per coordinate (the estimate
   // behind Chen et al. 2014's B_hat), 0 if m < 2.
-  void variance(const DenseDesign& design, const Vec& r, const Vec& z, Eigen::Index aux, Vec& v) const {
+  void variance(const DenseDesign& design, Eigen::Index aux, Vec& v) const {
     const Eigen::Index m = Xb_.rows();
     if (m < 2) return;
     const double n = static_cast<double>(design.data().n());
     const double f = n * n / static_cast<double>(m);
-    design.batch_variance(Xb_, r, f, v);
+    design.batch_variance(Xb_, r_, f, v);
     if (aux >= 0) {
-      const double mu = z.sum() / static_cast<double>(m);
-      v[aux] = f * ((z.array() - mu).square().sum() / static_cast<double>(m - 1));
+      const double mu = z_.sum() / static_cast<double>(m);
+      v[aux] = f * ((z_.array() - mu).square().sum() / static_cast<double>(m - 1));
     }
   }
 
  private:
   Mat Xb_;
   Vec eb_, yb_, wb_, tb_;
+  Vec r_, z_, rh_, zh_;  // the terms at theta and at theta_hat
   const int* idx_ = nullptr;
 };
 

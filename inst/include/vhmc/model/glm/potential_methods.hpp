@@ -97,12 +97,12 @@ inline void GlmPotential::minibatch_grad(const Vec& theta, const int* idx, Eigen
   require_no_terms("minibatch gradients");
   if (g.size() != dim()) g.resize(dim());
   batch_.gather(design_, idx, m);
-  batch_terms(theta, rb_, zb_);
-  batch_.gradient(design_, rb_, zb_, aux_, g);
+  batch_terms(theta, false);
+  batch_.gradient(design_, aux_, g);
   priors_.eval(theta, &g);
   if (noise_var) {
     noise_var->setZero(dim());
-    batch_.variance(design_, rb_, zb_, aux_, *noise_var);
+    batch_.variance(design_, aux_, *noise_var);
   }
 }
 
@@ -113,16 +113,15 @@ inline void GlmPotential::minibatch_grad_diff(const Vec& theta, const Vec& theta
   batch_.gather(design_, idx, m);
   prior_hat_.setZero(dim());
   priors_.eval(theta_hat, &prior_hat_);
-  batch_terms(theta_hat, rh_, zh_);
-  batch_terms(theta, rb_, zb_);
-  rb_ -= rh_;
-  if (aux_ >= 0) zb_ -= zh_;
-  batch_.gradient(design_, rb_, zb_, aux_, g);
+  batch_terms(theta_hat, true);
+  batch_terms(theta, false);
+  batch_.subtract_hat(aux_);
+  batch_.gradient(design_, aux_, g);
   priors_.eval(theta, &g);
   g -= prior_hat_;
   if (noise_var) {
     noise_var->setZero(dim());
-    batch_.variance(design_, rb_, zb_, aux_, *noise_var);
+    batch_.variance(design_, aux_, *noise_var);
   }
 }
 
