@@ -51,7 +51,6 @@ test_that("warmup = NULL ends early, keeps iter - floor(iter / 2) draws and says
   expect_equal(stan$timing$warmup_iterations, 200)
 })
 
-
 test_that("with the dense metric the whole-matrix convergence test still ends warmup early", {
   # An AR(0.9) correlation in 30 dimensions: a dense metric learns it and settles well before
   # the most warmup may take (measured: 272 and 276 of 1000 iterations, 7 leapfrog steps per
@@ -66,6 +65,7 @@ test_that("with the dense metric the whole-matrix convergence test still ends wa
   expect_true(all(fit$timing$warmup_iterations < 600))
   expect_true(all(vapply(fit$diagnostics, function(x) mean(x$n_leapfrog__), numeric(1)) < 15))
 })
+
 test_that("the funnel's divergences are reported after the default warmup as before", {
   skip_on_cran()
   ld <- function(th) dnorm(th[1], 0, 3, log = TRUE) + sum(dnorm(th[-1], 0, exp(th[1] / 2), log = TRUE))

@@ -28,10 +28,11 @@ inline Vec metric_diagonal(const DiagMetric& m) { return m.w(); }
 inline Vec metric_diagonal(const DenseMetric& m) { return m.W().diagonal(); }
 inline Vec metric_diagonal(const LowRankMetric& m) { return m.inv_metric_diag(); }
 
-inline Vec metric_snapshot(const UnitMetric& m) { return metric_diagonal(m); }
-inline Vec metric_snapshot(const DiagMetric& m) { return metric_diagonal(m); }
+template <class M>
+Vec metric_snapshot(const M& m) {
+  return metric_diagonal(m);
+}
 inline Mat metric_snapshot(const DenseMetric& m) { return m.W(); }
-inline Vec metric_snapshot(const LowRankMetric& m) { return metric_diagonal(m); }
 
 inline void set_metric_diagonal(UnitMetric&, const Vec&) {}
 inline void set_metric_diagonal(DiagMetric& m, const Vec& w) { m.set_w(w); }

@@ -49,11 +49,9 @@ class GaussianLikelihood {
   // The integrated part, with the terms' covariance parameters' gradient through their
   // chain rule (after their prepare()).
   double marginal_part(const Vec& theta, Eigen::Index aux, std::vector<GroupTerm>& terms, Vec* g) {
-    std::vector<Vec> dtau;
-    std::vector<Mat> dL;
-    const double u = marginal_->eval(q(theta), theta[aux], terms, aux, g, &dtau, &dL);
+    const double u = marginal_->eval(q(theta), theta[aux], terms, aux, g, &dtau_, &dL_);
     if (g)
-      for (size_t t = 0; t < terms.size(); ++t) terms[t].add_covariance_gradient(dtau[t], dL[t], *g);
+      for (size_t t = 0; t < terms.size(); ++t) terms[t].add_covariance_gradient(dtau_[t], dL_[t], *g);
     return u;
   }
   // The integrated terms' effects at theta: a draw from their conditional with rng, its
@@ -72,6 +70,8 @@ class GaussianLikelihood {
   double sum_w_;
   std::unique_ptr<GaussianCells> cells_;
   std::unique_ptr<MarginalGaussian> marginal_;
+  std::vector<Vec> dtau_;  // dU/dtau and dU/dL per term, kept: no allocation per gradient
+  std::vector<Mat> dL_;
 };
 
 }  // namespace vhmc

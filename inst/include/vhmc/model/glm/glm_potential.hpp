@@ -188,74 +188,18 @@ class GlmPotential {
     if (data_->has_offset()) eta_ += data_->offset;
   }
 
-  // Every path reads the group-level terms' covariances at theta (prepare()), once.
-  double eval(const Vec& theta, Vec* g) {
-    for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
-    if (prior_only_) return eval_prior(theta, g);
-    design_.set_beta(theta);
-    if (has_marginal_term()) return eval_marginal(theta, g);
-    if (uses_cells()) return eval_cells(theta, g);
-    if (terms_.empty() && gauss_) return eval_gaussian(theta, g);
-    return with_family(family_, [&](auto f) { return eval_family<decltype(f)>(theta, g); });
-  }
-
-  // The group-level terms' priors (and their share of the gradient from r_).
-  double terms_finish(const Vec& theta, Vec* g) {
-    double u = 0.0;
-    for (GroupTerm& t : terms_) u += t.finish(theta, &r_, g);
-    return u;
-  }
-
+  // The evaluation paths (defined in glm/potential_eval.hpp): eval() reads the group-level
+  // terms' covariances at theta once and picks the path; the family's row pass; the priors
+  // alone; the gaussian family from its statistics, with the terms from their cells, or with
+  // them integrated out; and the group-level terms' priors (their gradient from r_).
+  double eval(const Vec& theta, Vec* g);
   template <class F>
-  double eval_family(const Vec& theta, Vec* g) {
-    linear_predictor(theta);
-    double dt = 0.0;
-    const double ll = F::pass(data_->y, eta_, data_->weights, aux_of<F>(theta), g ? &r_ : nullptr,
-                              g && aux_ >= 0 ? &dt : nullptr, z_);
-    const double u = -ll;
-    if (!g) return u + priors_.eval(theta, nullptr) + (terms_.empty() ? 0.0 : terms_finish(theta, nullptr));
-    design_.scatter(r_, *g);
-    if (aux_ >= 0) (*g)[aux_] = -dt;
-    if (terms_.empty()) return u + priors_.eval(theta, g);
-    g->tail(dim() - (aux_ >= 0 ? aux_ + 1 : design_.size())).setZero();
-    const double up = priors_.eval(theta, g);
-    return u + up + terms_finish(theta, g);
-  }
-
-  double eval_prior(const Vec& theta, Vec* g) {
-    if (g) g->setZero();
-    r_.setZero();
-    return priors_.eval(theta, g) + terms_finish(theta, g);
-  }
-
-  double eval_gaussian(const Vec& theta, Vec* g) {
-    const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
-    const double u = gauss_->dense(theta, inv_s2, aux_, g);
-    return u + priors_.eval(theta, g);
-  }
-
-  // The gaussian family with sampled terms from the cells: the dense block's sufficient
-  // statistics, the cells' part (which sets each term's dloglik/db), the priors and the
-  // terms' own.
-  double eval_cells(const Vec& theta, Vec* g) {
-    if (g) g->setZero();
-    const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
-    double u = gauss_->dense(theta, inv_s2, aux_, g);
-    u += gauss_->cells_part(theta, inv_s2, aux_, terms_, g);
-    u += priors_.eval(theta, g);
-    for (GroupTerm& t : terms_) u += t.finish(theta, nullptr, g);
-    return u;
-  }
-
-  // The gaussian family with its terms integrated out: the sufficient statistics' part, the
-  // priors, the terms' covariance priors and the integrated part.
-  double eval_marginal(const Vec& theta, Vec* g) {
-    if (g) g->setZero();
-    const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
-    double u = gauss_->dense(theta, inv_s2, aux_, g) + priors_.eval(theta, g);
-    for (const GroupTerm& t : terms_) u += t.covariance_prior();
-    return u + gauss_->marginal_part(theta, aux_, terms_, g);
-  }
+  double eval_family(const Vec& theta, Vec* g);
+  double eval_prior(const Vec& theta, Vec* g);
+  double eval_gaussian(const Vec& theta, Vec* g);
+  double eval_cells(const Vec& theta, Vec* g);
+  double eval_marginal(const Vec& theta, Vec* g);
+  double terms_finish(const Vec& theta, Vec* g);
 
   template <class F>
   void family_hessian(const Vec& theta, Mat& H);
@@ -285,3 +229,6 @@ class GlmPotential {
 };
 
 }  // namespace vhmc
+
+// The evaluation paths' definitions (after the class: they need it whole).
+#include "potential_eval.hpp"

@@ -1,0 +1,82 @@
+#pragma once
+// GlmPotential's evaluation paths, U and grad U (glm/glm_potential.hpp declares them): the
+// dispatch, a family's pass over the rows, the priors alone, and the gaussian family's
+// likelihood from statistics (glm/gaussian_likelihood.hpp), with or without group-level terms.
+#include "glm_potential.hpp"
+
+namespace vhmc {
+
+// Every path reads the group-level terms' covariances at theta (prepare()), once.
+inline double GlmPotential::eval(const Vec& theta, Vec* g) {
+  for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
+  if (prior_only_) return eval_prior(theta, g);
+  design_.set_beta(theta);
+  if (has_marginal_term()) return eval_marginal(theta, g);
+  if (uses_cells()) return eval_cells(theta, g);
+  if (terms_.empty() && gauss_) return eval_gaussian(theta, g);
+  return with_family(family_, [&](auto f) { return eval_family<decltype(f)>(theta, g); });
+}
+
+// The group-level terms' priors (and their share of the gradient from r_).
+inline double GlmPotential::terms_finish(const Vec& theta, Vec* g) {
+  double u = 0.0;
+  for (GroupTerm& t : terms_) u += t.finish(theta, &r_, g);
+  return u;
+}
+
+// A family's pass over the rows (with group-level terms, their predictors in eta and their
+// priors).
+template <class F>
+inline double GlmPotential::eval_family(const Vec& theta, Vec* g) {
+  linear_predictor(theta);
+  double dt = 0.0;
+  const double ll = F::pass(data_->y, eta_, data_->weights, aux_of<F>(theta), g ? &r_ : nullptr,
+                            g && aux_ >= 0 ? &dt : nullptr, z_);
+  const double u = -ll;
+  if (!g) return u + priors_.eval(theta, nullptr) + (terms_.empty() ? 0.0 : terms_finish(theta, nullptr));
+  design_.scatter(r_, *g);
+  if (aux_ >= 0) (*g)[aux_] = -dt;
+  if (terms_.empty()) return u + priors_.eval(theta, g);
+  g->tail(dim() - (aux_ >= 0 ? aux_ + 1 : design_.size())).setZero();
+  const double up = priors_.eval(theta, g);
+  return u + up + terms_finish(theta, g);
+}
+
+// The priors alone (prior_only).
+inline double GlmPotential::eval_prior(const Vec& theta, Vec* g) {
+  if (g) g->setZero();
+  r_.setZero();
+  return priors_.eval(theta, g) + terms_finish(theta, g);
+}
+
+// The gaussian family without terms: its sufficient statistics and the priors.
+inline double GlmPotential::eval_gaussian(const Vec& theta, Vec* g) {
+  const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
+  const double u = gauss_->dense(theta, inv_s2, aux_, g);
+  return u + priors_.eval(theta, g);
+}
+
+// The gaussian family with sampled terms from the cells: the dense block's sufficient
+// statistics, the cells' part (which sets each term's dloglik/db), the priors and the
+// terms' own.
+inline double GlmPotential::eval_cells(const Vec& theta, Vec* g) {
+  if (g) g->setZero();
+  const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
+  double u = gauss_->dense(theta, inv_s2, aux_, g);
+  u += gauss_->cells_part(theta, inv_s2, aux_, terms_, g);
+  u += priors_.eval(theta, g);
+  for (GroupTerm& t : terms_) u += t.finish(theta, nullptr, g);
+  return u;
+}
+
+// The gaussian family with its terms integrated out: the sufficient statistics' part, the
+// priors, the terms' covariance priors and the integrated part.
+inline double GlmPotential::eval_marginal(const Vec& theta, Vec* g) {
+  if (g) g->setZero();
+  const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
+  double u = gauss_->dense(theta, inv_s2, aux_, g) + priors_.eval(theta, g);
+  for (const GroupTerm& t : terms_) u += t.covariance_prior();
+  return u + gauss_->marginal_part(theta, aux_, terms_, g);
+}
+
+}  // namespace vhmc
