@@ -170,13 +170,13 @@
 #' can decide differently on a machine under another load; `fallback = FALSE` fixes the
 #' decision (and RNS-RMHMC never hands over).
 #'
-#' The automatic exploration can be too short near 100 dimensions. On a9a's full design
-#' (d = 118, `inst/bench/surrogate_explore.R`) its 30-43 iterations give a surrogate whose
-#' trajectories are rejected at any step size, although it predicts held-out gradients
-#' within 3.3%, and the chains hand over. With `explore = 150` or more (and
-#' `fallback = FALSE`), the quadratic base fitted by least squares alone predicts within 3%
-#' and the chains mix (acceptance 0.76-0.88, min bulk ESS about 600 of 2000 draws, R-hat
-#' at most 1.011): 1.0-1.4x `nuts()`'s effective draws per second there.
+#' Where the start regularised the Laplace approximation (a rare category that separates the
+#' responses: see `init` in [vhmc_sample()]), the chains start from its draws but explore with the
+#' Laplace metric itself, whose spread along the flat sides the training points must cover
+#' (`fit$start$metric_regularised` is `FALSE`). With the regularised metric, on a9a's full
+#' design (d = 118, `inst/bench/surrogate_explore.R`), the exploration's 30-43 iterations
+#' hardly moved along five such directions, the surrogate's trajectories were rejected at any
+#' step size, and the chains handed over; with the Laplace metric they keep the surrogate.
 #'
 #' Training itself can cost more than a cheap gradient ever saves, so each chain first
 #' decides, between drawing the bases and fitting them, whether training can pay at all. It
@@ -327,6 +327,15 @@ surrogate_fallback <- function(sampler) {
 }
 
 auto_warmup.vhmc_surrogate_hmc <- function(sampler) is.null(sampler$explore)
+
+# Where the start regularised the Laplace covariance (a rare category's half-wall, R/start.R),
+# the exploration samples with the Laplace metric itself, whose spread along those directions
+# (the flat side) the training points must cover; the split leapfrog resolves the walls. With
+# the regularised one (variance shrunk 6,000-25,000-fold in five directions of a9a's full
+# design, d = 118) NUTS's 30-43 exploration iterations hardly moved along them, and the
+# surrogate, whose dynamics' metric gives them back their spread, ran beyond its training
+# points: acceptance 0.55-0.69 at step sizes 0.008-0.035 (inst/bench/surrogate_explore.R).
+start_metric.vhmc_surrogate_hmc <- function(sampler) "laplace"
 
 sampler_label.vhmc_surrogate_hmc <- function(sampler) {
   if (isTRUE(sampler$riemann)) {

@@ -14,8 +14,9 @@
 # overstates the rise keep their variance: warmup widens them. A point outside the
 # potential's domain halves c, up to 30 times. The check costs 2 d evaluations of U.
 
-# The anchor with its covariance regularised (anchor$cov) and what was done
-# (anchor$regularised: the directions shrunk and the evaluations spent).
+# The anchor with its covariance regularised (anchor$cov; the Laplace one kept as
+# anchor$laplace_cov) and what was done (anchor$regularised: the directions shrunk and the
+# evaluations spent).
 regularise_anchor <- function(target, anchor, c0 = 2) {
   e <- eigen(anchor$hessian, symmetric = TRUE)
   scale <- 1 / sqrt(pmax(e$values, .Machine$double.xmin))
@@ -31,6 +32,7 @@ regularise_anchor <- function(target, anchor, c0 = 2) {
   }, numeric(1))
   var <- scale^2 * shrink
   cov <- e$vectors %*% (var * t(e$vectors))
+  anchor$laplace_cov <- anchor$cov
   anchor$cov <- (cov + t(cov)) / 2
   anchor$regularised <- list(directions = sum(shrink < 1), evaluations = evaluations,
                              shrink = shrink)

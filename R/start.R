@@ -46,11 +46,15 @@ start_chains <- function(sampler, target, inits, init, seed, progress = FALSE) {
   inits$user <- lapply(res$theta, target$user_values)
   inits$anchor <- res$anchors[[1]]
   info <- start_info("mode", NULL, res$evaluations, res$hessians, seconds)
+  inv_metric <- res$cov
   if (!is.null(res$regularised)) {
     info$regularised <- res$regularised$directions
-    message(regularised_message(res$regularised, length(res$theta[[1]])))
+    kind <- start_metric(sampler)
+    info$metric_regularised <- kind == "regularised"
+    if (kind == "laplace") inv_metric <- lapply(res$anchors, `[[`, "laplace_cov")
+    message(regularised_message(res$regularised, length(res$theta[[1]]), kind))
   }
-  list(inits = inits, inv_metric = res$cov,
+  list(inits = inits, inv_metric = inv_metric,
        laplace = lapply(res$anchors, function(a) list(mode = a$mode, hessian = a$hessian)),
        info = info)
 }
@@ -59,10 +63,17 @@ start_info <- function(how, reason, evaluations, hessians, seconds) {
   list(method = how, reason = reason, evaluations = evaluations, hessians = hessians, seconds = seconds)
 }
 
-regularised_message <- function(reg, d) {
+# metric: "regularised" (the chains' metric is the regularised one) or "laplace" (only
+# their starting draws are; start_metric()).
+regularised_message <- function(reg, d, metric = "regularised") {
   k <- paste(unique(reg$directions), collapse = "/")
-  paste0("Starting the chains from the posterior mode with a regularised Laplace metric: ",
-         sub("\\.$", "", reg$reason), "; its variance was shrunk in ", k, " of ", d,
+  what <- if (metric == "laplace") {
+    "the posterior mode (drawn from a regularised Laplace approximation, with the Laplace metric)"
+  } else {
+    "the posterior mode with a regularised Laplace metric"
+  }
+  paste0("Starting the chains from ", what, ": ", sub("\\.$", "", reg$reason),
+         "; its variance was shrunk in ", k, " of ", d,
          " directions, where the curvature at the mode understates how fast the log density falls.")
 }
 

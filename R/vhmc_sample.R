@@ -23,9 +23,14 @@
 #'   coordinate, redrawn up to 100 times until the log density is finite) to a mode, takes
 #'   the Hessian there by central differences of the gradient, and starts at a draw of
 #'   the Laplace approximation with its covariance doubled; the sampler's metric starts
-#'   from that covariance. When there is no finite mode with a positive definite Hessian,
-#'   or the Gaussian does not describe the posterior there (a funnel), the chains start
-#'   from the random points with a unit metric and a message says why. `"random"`: those
+#'   from that covariance. Where the Gaussian fails in a few directions only (a rare
+#'   category that separates the responses: a wall on one side of the mode), the
+#'   covariance is first shrunk there; the starting draws use the shrunk covariance, and so
+#'   does the metric of every sampler but [surrogate_hmc()] (`fit$start$regularised`,
+#'   `fit$start$metric_regularised`). When there is no finite mode with a positive
+#'   definite Hessian, or the Gaussian does not describe the posterior there (a funnel),
+#'   even so, the chains start from the random points with a unit metric and a message
+#'   says why. `"random"`: those
 #'   random points, no mode search (Stan's start). Or values: a named numeric vector used
 #'   for every chain; a list with one vector per chain; or a function returning a vector,
 #'   called with the chain id if it takes an argument. `fit$start` records how the chains
