@@ -11,12 +11,8 @@
 # Environment: VHMC_BENCH_SEEDS (comma separated; 2017), VHMC_BENCH_OUT.
 #   Rscript inst/bench/surrogate_explore.R
 suppressPackageStartupMessages(library(vhmc))
-bench_dir <- if (file.exists(file.path("inst", "bench", "table1_data.R"))) {
-  file.path("inst", "bench")
-} else {
-  system.file("bench", package = "vhmc")
-}
-source(file.path(bench_dir, "table1_data.R"))
+source(Find(file.exists, c(file.path("inst", "bench", "table1_data.R"),
+                           system.file("bench", "table1_data.R", package = "vhmc"))))
 
 seeds <- as.integer(strsplit(Sys.getenv("VHMC_BENCH_SEEDS", "2017"), ",")[[1]])
 out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("inst", "bench", "results", "surrogate_explore.csv"))

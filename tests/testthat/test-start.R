@@ -163,7 +163,7 @@ test_that("a near-separated rare category: mode start with a regularised Laplace
   # split leapfrog too, and the draws agree with NUTS's within Monte Carlo error. Its chains
   # start from the same regularised draws but explore with the Laplace metric, whose spread
   # along the coefficient's flat side the training points need (measured: min bulk ESS 394
-  # of 1,000 draws, R-hat 1.01, the flat side's sd 6.3 as NUTS's).
+  # of 1,000 draws, R-hat 1.01, the flat side's sd 6.3 against NUTS's 6.1).
   expect_message(
     sur <- suppressWarnings(
       vhmc_glm(y ~ x + rare, data = d, family = binomial(), prior = normal(0, 10, autoscale = FALSE),
