@@ -24,9 +24,10 @@
 #' ratios of their diagonals; for `"dense"`, of the eigenvalues of the previous metric's
 #' inverse times the new one, so that correlations must have settled too) and the mean log
 #' density of the last window agrees with the one before it. A final window of max(50, 15%
-#' of the warmup so far) iterations then tunes the step size. It takes at most `floor(iter / 2)` iterations; the number of draws kept is
-#' always `iter - floor(iter / 2)`, as with a full warmup. `fit$timing$warmup_iterations`
-#' says how many each chain took. A warmup given as a number is run in full.
+#' of the warmup so far) iterations then tunes the step size. It takes at most
+#' `floor(iter / 2)` iterations; the number of draws kept is always `iter - floor(iter / 2)`,
+#' as with a full warmup. `fit$timing$warmup_iterations` says how many each chain took. A
+#' warmup given as a number is run in full.
 #'
 #' Metrics: `"low_rank"` (the default: per-parameter scales and a correction
 #' along the at most 10 directions in which the posterior's correlation matrix differs most

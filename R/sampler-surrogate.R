@@ -335,7 +335,7 @@ auto_warmup.vhmc_surrogate_hmc <- function(sampler) is.null(sampler$explore)
 # design, d = 118) NUTS's 30-43 exploration iterations hardly moved along them, and the
 # surrogate, whose dynamics' metric gives them back their spread, ran beyond its training
 # points: acceptance 0.55-0.69 at step sizes 0.008-0.035 (inst/bench/surrogate_explore.R).
-start_metric.vhmc_surrogate_hmc <- function(sampler) "laplace"
+start_metric_regularised.vhmc_surrogate_hmc <- function(sampler) FALSE
 
 sampler_label.vhmc_surrogate_hmc <- function(sampler) {
   if (isTRUE(sampler$riemann)) {

@@ -7,8 +7,8 @@
 #   sampler_config(s, run, target) the settings the core reads, every default settled
 #   check_target(s, target)       refuse a target the sampler cannot use (before anything runs)
 #   start_method(s)               how chains start with init = NULL: "mode" (R/start.R) or "random"
-#   start_metric(s)               a mode start's metric where the Laplace one was regularised:
-#                                 "regularised" or "laplace" (R/start.R)
+#   start_metric_regularised(s)   whether a mode start whose Laplace covariance was regularised
+#                                 gives the chains that metric (else the Laplace one; R/start.R)
 #   auto_warmup(s)                whether warmup = NULL lets warmup end when adaptation converged
 #   prepare_fit(s, target, inits) fit-time computations shared by the chains (a mode, ...)
 #   add_report(s, fit, results, target)  what each chain's sampler reported, into the fit
@@ -72,8 +72,8 @@ check_target.vhmc_sampler <- function(sampler, target) invisible()
 
 start_method <- function(sampler) UseMethod("start_method")
 start_method.vhmc_sampler <- function(sampler) "mode"
-start_metric <- function(sampler) UseMethod("start_metric")
-start_metric.vhmc_sampler <- function(sampler) "regularised"
+start_metric_regularised <- function(sampler) UseMethod("start_metric_regularised")
+start_metric_regularised.vhmc_sampler <- function(sampler) TRUE
 
 auto_warmup <- function(sampler) UseMethod("auto_warmup")
 auto_warmup.vhmc_sampler <- function(sampler) FALSE

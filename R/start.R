@@ -49,10 +49,9 @@ start_chains <- function(sampler, target, inits, init, seed, progress = FALSE) {
   inv_metric <- res$cov
   if (!is.null(res$regularised)) {
     info$regularised <- res$regularised$directions
-    kind <- start_metric(sampler)
-    info$metric_regularised <- kind == "regularised"
-    if (kind == "laplace") inv_metric <- lapply(res$anchors, `[[`, "laplace_cov")
-    message(regularised_message(res$regularised, length(res$theta[[1]]), kind))
+    info$metric_regularised <- start_metric_regularised(sampler)
+    if (!info$metric_regularised) inv_metric <- lapply(res$anchors, `[[`, "laplace_cov")
+    message(regularised_message(res$regularised, length(res$theta[[1]]), info$metric_regularised))
   }
   list(inits = inits, inv_metric = inv_metric,
        laplace = lapply(res$anchors, function(a) list(mode = a$mode, hessian = a$hessian)),
@@ -63,14 +62,14 @@ start_info <- function(how, reason, evaluations, hessians, seconds) {
   list(method = how, reason = reason, evaluations = evaluations, hessians = hessians, seconds = seconds)
 }
 
-# metric: "regularised" (the chains' metric is the regularised one) or "laplace" (only
-# their starting draws are; start_metric()).
-regularised_message <- function(reg, d, metric = "regularised") {
+# metric_regularised: whether the chains' metric is the regularised covariance too, or only
+# their starting draws come from it (start_metric_regularised()).
+regularised_message <- function(reg, d, metric_regularised = TRUE) {
   k <- paste(unique(reg$directions), collapse = "/")
-  what <- if (metric == "laplace") {
-    "the posterior mode (drawn from a regularised Laplace approximation, with the Laplace metric)"
-  } else {
+  what <- if (metric_regularised) {
     "the posterior mode with a regularised Laplace metric"
+  } else {
+    "the posterior mode (drawn from a regularised Laplace approximation, with the Laplace metric)"
   }
   paste0("Starting the chains from ", what, ": ", sub("\\.$", "", reg$reason),
          "; its variance was shrunk in ", k, " of ", d,

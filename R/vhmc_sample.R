@@ -28,10 +28,9 @@
 #'   covariance is first shrunk there; the starting draws use the shrunk covariance, and so
 #'   does the metric of every sampler but [surrogate_hmc()] (`fit$start$regularised`,
 #'   `fit$start$metric_regularised`). When there is no finite mode with a positive
-#'   definite Hessian, or the Gaussian does not describe the posterior there (a funnel),
-#'   even so, the chains start from the random points with a unit metric and a message
-#'   says why. `"random"`: those
-#'   random points, no mode search (Stan's start). Or values: a named numeric vector used
+#'   definite Hessian, or the Gaussian still does not describe the posterior there (a
+#'   funnel), the chains start from the random points with a unit metric and a message
+#'   says why. `"random"`: those random points, no mode search (Stan's start). Or values: a named numeric vector used
 #'   for every chain; a list with one vector per chain; or a function returning a vector,
 #'   called with the chain id if it takes an argument. `fit$start` records how the chains
 #'   started and what the search cost.
