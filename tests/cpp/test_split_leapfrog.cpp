@@ -139,3 +139,46 @@ TEST_CASE("NUTS with the split leapfrog gives NUTS's posterior with fewer gradie
   }
   CHECK(with.counts_total.grad < without.counts_total.grad / 2);
 }
+
+TEST_CASE("the split step follows the metric that warmup sets, and only recomputes for a new one", "[split]") {
+  AtMode at;
+  vhmc::Target<GlmPotential> target(at.pot);
+  using Ham = vhmc::Hamiltonian<vhmc::Target<GlmPotential>, vhmc::DenseMetric>;
+  const auto rows = *vhmc::find_stiff_rows(at.pot, at.mode.hessian, vhmc::SplitConfig{});
+  // A metric's stamp names its content: a copy keeps it, every change takes a new one.
+  vhmc::DenseMetric m(at.cov);
+  const vhmc::DenseMetric copy = m;
+  CHECK(copy.revision() == m.revision());
+  const auto before = m.revision();
+  m.set_W(2.0 * at.cov);
+  CHECK(m.revision() != before);
+  CHECK(copy.revision() == before);
+  // Warmup changes the metric in place; the next transition's steps use the new one,
+  // exactly as a Hamiltonian built with it.
+  Ham changed(target, vhmc::DenseMetric(at.cov)), fresh(target, vhmc::DenseMetric(2.0 * at.cov));
+  for (Ham* h : {&changed, &fresh}) h->set_stiff_rows(rows, 0.5);
+  vhmc::Rng r1(4, 0), r2(4, 0);
+  vhmc::PhasePoint a(at.pot.dim());
+  a.theta = at.mode.mode;
+  REQUIRE(changed.init_point(a));
+  changed.sample_momentum(a, r1);
+  REQUIRE(changed.leapfrog(a, 0.4));
+  const double kappa_before = changed.split()->kappa();
+  changed.metric().set_W(2.0 * at.cov);
+  vhmc::PhasePoint b(at.pot.dim());
+  b.theta = at.mode.mode;
+  REQUIRE(changed.init_point(b));
+  vhmc::PhasePoint c = b;
+  changed.sample_momentum(b, r1);
+  fresh.sample_momentum(c, r2);
+  c.p = b.p;
+  fresh.metric().sharp(c.p, c.v);
+  CHECK(changed.split()->kappa() == fresh.split()->kappa());
+  CHECK(changed.split()->kappa() == Approx(2.0 * kappa_before).epsilon(1e-6));
+  for (int t = 0; t < 10; ++t) {
+    REQUIRE(changed.leapfrog(b, 0.4));
+    REQUIRE(fresh.leapfrog(c, 0.4));
+  }
+  CHECK(b.theta == c.theta);
+  CHECK(b.p == c.p);
+}

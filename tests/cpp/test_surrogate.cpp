@@ -693,6 +693,61 @@ TEST_CASE("trajectory length: closed-form sums and the ESS rule", "[surrogate]")
   CHECK(choose_trajectory(unstable, eps, 100).steps == 0);
 }
 
+TEST_CASE("trajectory length along a wall: the reflected coordinate's correlation and a shorter L", "[surrogate]") {
+  using vhmc::choose_trajectory;
+  using vhmc::detail::abs_corr;
+  // g(rho) = corr(|X|, |Y|) for standard normals of correlation rho, against simulation.
+  CHECK(abs_corr(0.0) == Approx(0.0).margin(1e-15));
+  CHECK(abs_corr(1.0) == Approx(1.0));
+  CHECK(abs_corr(-1.0) == Approx(1.0));
+  Rng rng(77, 0);
+  for (double rho : {-0.9, -0.4, 0.3, 0.8}) {
+    const int n = 200000;
+    double sx = 0, sy = 0, sxy = 0, sxx = 0, syy = 0;
+    for (int i = 0; i < n; ++i) {
+      const double a = rng.normal(), b = rng.normal();
+      const double x = std::fabs(a), y = std::fabs(rho * a + std::sqrt(1 - rho * rho) * b);
+      sx += x, sy += y, sxy += x * y, sxx += x * x, syy += y * y;
+    }
+    const double cov = sxy / n - (sx / n) * (sy / n);
+    const double corr = cov / std::sqrt((sxx / n - std::pow(sx / n, 2)) * (syy / n - std::pow(sy / n, 2)));
+    INFO("rho " << rho);
+    CHECK(abs_corr(rho) == Approx(corr).margin(0.01));
+    CHECK(abs_corr(rho) >= 0.0);
+  }
+  // A Gaussian direction alone: the antithetic length near half a period. A wall's
+  // direction of the same frequency pulls L down toward a quarter period, where |x| forgets
+  // its start; the prediction is the direct average over the jitter.
+  const double eps = 0.01;
+  Vec w2(1), none(0), wall(1);
+  w2 << 1.0;
+  wall << 1.0;
+  const auto free = choose_trajectory(w2, eps, 2000);
+  CHECK(choose_trajectory(w2, eps, 2000, none).steps == free.steps);
+  const auto walled = choose_trajectory(w2, eps, 2000, wall);
+  REQUIRE(walled.steps > 0);
+  CHECK(walled.steps < free.steps);
+  CHECK(walled.steps * eps > 0.3 * vhmc::kPi);
+  CHECK(walled.steps * eps < 0.8 * vhmc::kPi);
+  const double phi = std::acos(1.0 - 0.5 * eps * eps);
+  const int lo = vhmc::jitter_low(walled.steps);
+  double g = 0.0, c = 0.0;
+  for (int k = lo; k <= walled.steps; ++k) {
+    g += abs_corr(std::cos(k * phi));
+    c += std::cos(k * phi);
+  }
+  g /= (walled.steps - lo + 1);
+  c /= (walled.steps - lo + 1);
+  const double ess_wall = (1 - g) / (1 + g), ess_free = (1 - c) / (1 + c);
+  CHECK(walled.ess_mean == Approx(std::min(ess_wall, ess_free)).epsilon(1e-8));
+  CHECK(walled.ess_mean > 0.5);
+  // At the Gaussian rule's length the wall's direction would have kept far fewer.
+  double g_free = 0.0;
+  for (int k = vhmc::jitter_low(free.steps); k <= free.steps; ++k) g_free += abs_corr(std::cos(k * phi));
+  g_free /= (free.steps - vhmc::jitter_low(free.steps) + 1);
+  CHECK((1 - g_free) / (1 + g_free) < 0.5 * walled.ess_mean);
+}
+
 TEST_CASE("variational field: V blends the network with the Laplace quadratic", "[surrogate]") {
   Rng rng(404, 2);
   const int d = 3, s = 25;

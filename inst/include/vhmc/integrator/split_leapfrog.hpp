@@ -20,6 +20,7 @@
 // wall; on a9a's full design 0.5 doubled the inner steps (736 against 296 per step, 6.1
 // against 3.3 ms a step) for no better acceptance (0.85 against 0.89).
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -71,9 +72,12 @@ class SplitLeapfrog {
     vs_.resize(n);
   }
 
-  // W Z', Q = Z W Z' and kappa for the metric in force (once per transition).
+  // W Z', Q = Z W Z' and kappa for the metric in force (asked at every transition; computed
+  // again only when the metric changed, metric/metric_revision.hpp).
   template <class M>
   void refresh(const M& metric) {
+    if (metric_revision_ == metric.revision()) return;
+    metric_revision_ = metric.revision();
     const Eigen::Index n = rows_.size(), d = rows_.Z.cols();
     WZt_.resize(d, n);
     Vec col(d);
@@ -192,6 +196,7 @@ class SplitLeapfrog {
   double resolution_;
   Mat WZt_, Q_;
   double kappa_ = 0.0;
+  std::uint64_t metric_revision_ = 0;  // the metric W Z', Q and kappa are for (0: none yet)
   Vec eta_, r_, a_, sum_a_, vs_, zr_;
   Vec at_;  // where eta_ and r_ were last evaluated (when at_valid_)
   bool at_valid_ = false;

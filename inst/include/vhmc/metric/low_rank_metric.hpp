@@ -15,10 +15,11 @@
 #include "../adapt/fisher_low_rank.hpp"
 #include "../base/rng.hpp"
 #include "../base/types.hpp"
+#include "metric_revision.hpp"
 
 namespace vhmc {
 
-class LowRankMetric {
+class LowRankMetric : public MetricRevision {
  public:
   using Estimator = DrawGradBuffer;
   static constexpr bool adapts = true;
@@ -62,6 +63,7 @@ class LowRankMetric {
     lam_mhalf_m1_ = lambda_.array().rsqrt() - 1.0;
     z_.resize(sigma_.size());
     t_.resize(lambda_.size());
+    touch();
   }
   // Re-estimate from a window of (draw, gradient) pairs; the current diagonal is the
   // fallback for coordinates the window says nothing about.

@@ -11,6 +11,7 @@
 #include "../base/rng.hpp"
 #include "../base/types.hpp"
 #include "low_rank_metric.hpp"
+#include "metric_revision.hpp"
 
 namespace vhmc {
 
@@ -34,7 +35,7 @@ inline const char* metric_name(MetricKind k) {
   return "?";
 }
 
-class UnitMetric {
+class UnitMetric : public MetricRevision {
  public:
   using Estimator = NoEstimator;
   explicit UnitMetric(int d) : d_(d) {}
@@ -50,7 +51,7 @@ class UnitMetric {
   int d_;
 };
 
-class DiagMetric {
+class DiagMetric : public MetricRevision {
  public:
   using Estimator = WelfordDiag;
   explicit DiagMetric(const Vec& w) : w_(w), sd_inv_(w.cwiseSqrt().cwiseInverse()) {}
@@ -62,6 +63,7 @@ class DiagMetric {
   void set_w(const Vec& w) {
     w_ = w;
     sd_inv_ = w_.cwiseSqrt().cwiseInverse();
+    touch();
   }
   const Vec& w() const { return w_; }
   static constexpr bool adapts = true;
@@ -70,7 +72,7 @@ class DiagMetric {
   Vec w_, sd_inv_;
 };
 
-class DenseMetric {
+class DenseMetric : public MetricRevision {
  public:
   using Estimator = WelfordDense;
   explicit DenseMetric(const Mat& W) : z_(W.rows()) { set_W(W); }
@@ -86,6 +88,7 @@ class DenseMetric {
     llt_.compute(W_);
     if (llt_.info() != Eigen::Success)
       throw std::runtime_error("dense metric is not positive definite");
+    touch();
   }
   const Mat& W() const { return W_; }
   static constexpr bool adapts = true;

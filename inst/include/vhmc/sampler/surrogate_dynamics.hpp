@@ -31,6 +31,26 @@ Vec surrogate_frequencies(RandomBasisNetwork& net, const Vec& theta, const M& me
   return es.eigenvalues().real();
 }
 
+// The squared frequency of the surrogate dynamics at theta along each stiff row z_i (n x d,
+// in the sampler's coordinates; integrator/split_leapfrog.hpp): row i's predictor z_i' theta
+// moves along A z_i, and the Rayleigh quotient a' H a / a' A^-1 a = a' H a / z_i' a with
+// a = A z_i is the squared frequency of the motion in that direction. A stiff row is one whose
+// curvature can far exceed the posterior's: a rare category that separates the responses
+// makes a wall there (trajectory_length.hpp chooses shorter trajectories for it). Not the
+// eigen-directions of A H: on a near-Gaussian posterior with the base's metric most
+// frequencies are ~1 and their eigenvectors mix any wall's direction among them.
+inline Vec wall_frequencies(RandomBasisNetwork& net, const Vec& theta, const Mat& A, const Mat& Z) {
+  if (Z.rows() == 0) return Vec();
+  const Mat H = net.hessian(theta);
+  const Mat AZ = A * Z.transpose();  // d x n
+  Vec out(Z.rows());
+  for (Eigen::Index i = 0; i < Z.rows(); ++i) {
+    const double norm = Z.row(i).dot(AZ.col(i));
+    out[i] = norm > 0.0 ? AZ.col(i).dot(H * AZ.col(i)) / norm : 0.0;
+  }
+  return out.allFinite() ? out : Vec();
+}
+
 // The step size of the surrogate dynamics (trajectory_tuning.hpp) from the exploration's:
 // the stability margin eps w_max of the fastest direction kept when the metric changes the
 // largest squared frequency from r_old to r_new (when both are known), halved: surrogate steps cost a small

@@ -8,6 +8,7 @@
 
 #include "../adapt/robbins_monro.hpp"
 #include "../driver/phase.hpp"
+#include "../integrator/split_leapfrog.hpp"
 #include "surrogate_dynamics.hpp"
 #include "surrogate_exploration.hpp"
 #include "surrogate_payoff.hpp"
@@ -55,7 +56,7 @@ class TrajectoryTuning : public Phase {
     const Mat A = sampling_metric();
     kernel_ = &s_.chain.enter(A, s_.chain.explore_hamiltonian().split());
     const TrajectoryChoice choice =
-        s_.dc.steps ? TrajectoryChoice{} : choose_trajectory(omega2_, eps_, s_.dc.max_steps);
+        s_.dc.steps ? TrajectoryChoice{} : choose_trajectory(omega2_, eps_, s_.dc.max_steps, wall_omega2_);
     T_max_ = choice.steps > 0 ? choice.steps * eps_ : std::max(kPi, s_.explore.trajectory_cap());
     ess_mean_ = choice.ess_mean;
     ess_square_ = choice.ess_square;
@@ -124,7 +125,7 @@ class TrajectoryTuning : public Phase {
     }
     eps_ = s_.explore.step_size();
     if (auto_traj) {
-      omega2_ = surrogate_frequencies(net, s_.explore.mean(), DenseMetric(A));
+      set_frequencies(net, A);
       if (s_.auto_eps) {
         const Vec w_old = surrogate_frequencies(net, s_.explore.mean(), DenseMetric(A_explore));
         const double r_old = w_old.size() ? w_old.maxCoeff() : 0.0;
@@ -133,6 +134,13 @@ class TrajectoryTuning : public Phase {
       }
     }
     return A;
+  }
+  // omega2_ of the surrogate dynamics with inverse metric A at the exploration's mean and,
+  // when the exploration split stiff rows off (its walls), wall_omega2_ along them.
+  void set_frequencies(RandomBasisNetwork& net, const Mat& A) {
+    omega2_ = surrogate_frequencies(net, s_.explore.mean(), DenseMetric(A));
+    if (const SplitLeapfrog* split = s_.chain.explore_hamiltonian().split())
+      wall_omega2_ = wall_frequencies(net, s_.explore.mean(), A, split->rows().Z);
   }
   // Robbins-Monro in log T toward the acceptance target; where one step of eps_ already
   // misses it, eps_ itself shrinks (with T = eps_), so that the target is always reachable.
@@ -170,7 +178,7 @@ class TrajectoryTuning : public Phase {
   double t0_ = 0.0, t_half_ = 0.0, seconds_ = 0.0;  // t_: the chain's clock (seconds())
   long grads0_ = 0, surrogate_grads_ = 0;
   typename Chain::Motion::Kernel* kernel_ = nullptr;
-  Vec omega2_;
+  Vec omega2_, wall_omega2_;  // squared frequencies: of A H, and along the walls
   double eps_ = 0.0, T_max_ = 0.0, T_ = 0.0, ess_mean_ = 0.0, ess_square_ = 0.0;
   LogRobbinsMonro time_;  // log T in [log eps, log T_max]
   LogAverage log_eps_;    // of the second half, for a step size that had to shrink
