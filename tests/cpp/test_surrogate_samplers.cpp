@@ -367,6 +367,15 @@ TEST_CASE("The payoff decision: AR(1) effective samples, cost ratio and acceptan
   CHECK(vhmc::pooled_ess(sur, var) == Approx(3.0 / 13.0));
   CHECK(vhmc::jump_ratio(sur, nuts, var) == Approx(0.75));
   CHECK(vhmc::ess_ratio(sur, nuts, var) == Approx(9.0 / 13.0));
+  // Antithetic NUTS (standardized jump 3: rho -0.5, 3 per iteration) counts as 1.
+  vhmc::JumpMeter anti(2);
+  Vec c = Vec::Zero(2);
+  for (int i = 0; i < 11; ++i) {
+    anti.add(c);
+    c += (Vec(2) << std::sqrt(3.0), 2.0 * std::sqrt(3.0)).finished();
+  }
+  CHECK(vhmc::pooled_ess(anti, var) == Approx(3.0));
+  CHECK(vhmc::ess_ratio(sur, anti, var) == Approx(3.0 / 13.0));
   // A coordinate without variance is left out.
   CHECK(vhmc::standardized_jump(sur, (Vec(2) << 0.0, 4.0).finished()) == Approx(1.0));
   // A NUTS iteration 10x the seconds of a surrogate one: efficiency 9/13 x 10 = 6.9 >= 2.
