@@ -32,6 +32,15 @@ struct AtMode {
   Mat cov = mode.hessian.inverse();
 };
 
+// A phase point at the mode, its potential and gradient evaluated by ham.
+template <class Ham>
+vhmc::PhasePoint point_at_mode(Ham& ham, const AtMode& at) {
+  vhmc::PhasePoint z(at.pot.dim());
+  z.theta = at.mode.mode;
+  REQUIRE(ham.init_point(z));
+  return z;
+}
+
 }  // namespace
 
 TEST_CASE("the stiff rows of a GLM are the rows of the separating category", "[split]") {
@@ -94,9 +103,7 @@ TEST_CASE("the split step evaluates the stiff rows once per position, wherever i
       alone_b(target, vhmc::DenseMetric(at.cov));
   for (Ham* h : {&shared, &alone_a, &alone_b}) h->set_stiff_rows(rows, 0.5);
   vhmc::Rng rng(9, 0);
-  vhmc::PhasePoint a(at.pot.dim());
-  a.theta = at.mode.mode;
-  REQUIRE(shared.init_point(a));
+  vhmc::PhasePoint a = point_at_mode(shared, at);
   vhmc::PhasePoint b = a;
   shared.sample_momentum(a, rng);
   shared.sample_momentum(b, rng);
@@ -158,16 +165,12 @@ TEST_CASE("the split step follows the metric that warmup sets, and only recomput
   Ham changed(target, vhmc::DenseMetric(at.cov)), fresh(target, vhmc::DenseMetric(2.0 * at.cov));
   for (Ham* h : {&changed, &fresh}) h->set_stiff_rows(rows, 0.5);
   vhmc::Rng r1(4, 0), r2(4, 0);
-  vhmc::PhasePoint a(at.pot.dim());
-  a.theta = at.mode.mode;
-  REQUIRE(changed.init_point(a));
+  vhmc::PhasePoint a = point_at_mode(changed, at);
   changed.sample_momentum(a, r1);
   REQUIRE(changed.leapfrog(a, 0.4));
   const double kappa_before = changed.split()->kappa();
   changed.metric().set_W(2.0 * at.cov);
-  vhmc::PhasePoint b(at.pot.dim());
-  b.theta = at.mode.mode;
-  REQUIRE(changed.init_point(b));
+  vhmc::PhasePoint b = point_at_mode(changed, at);
   vhmc::PhasePoint c = b;
   changed.sample_momentum(b, r1);
   fresh.sample_momentum(c, r2);
