@@ -22,9 +22,9 @@
 // of a Gaussian one, and |x| is correlated with its start by
 //   g(rho) = (sqrt(1 - rho^2) + rho asin(rho) - 1) / (pi/2 - 1),   rho = cos(k phi)
 // (from E|XY| = (2/pi)(sqrt(1 - rho^2) + rho asin(rho)) for standard normals of correlation
-// rho, the bivariate normal's quadrant integrals), never negative and 1 at half a period, where the
-// Gaussian's is -1: the antithetic length is the worst there, and the best is near a quarter
-// period. (On the full a9a design, d = 118, the Gaussian rule's L gave the five separated
+// rho, the bivariate normal's quadrant integrals), never negative and 1 at half a period,
+// where the Gaussian's is -1: the antithetic length is the worst there, and the best is near
+// a quarter period. (On the full a9a design, d = 118, the Gaussian rule's L gave the five separated
 // categories a bulk ESS of 0.33 per iteration against 1.4 for the other coordinates.) The
 // walls' directions (surrogate_dynamics.hpp) join the minimum with c1 = E g(cos(k phi)) at
 // their own frequencies; the squares |x|^2 = x^2 are as for a Gaussian.
