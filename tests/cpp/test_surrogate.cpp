@@ -331,6 +331,16 @@ TEST_CASE("trainer: a quadratic potential is recovered from gradients and from v
     CHECK(rel_err(gfull, gonly) < 1e-13);
     // Quadratic U: the Hessian is constant and equals the base's (v = 0 here).
     CHECK(rel_err(net.hessian(x0), net.hessian(X.row(1).transpose())) < 1e-10);
+    // Frequencies along rows (wall_frequencies()): with the unit metric along e_j, H_jj; with
+    // the inverse Hessian as metric, 1 along any row.
+    const Mat H = net.hessian(x0);
+    const Vec unit = vhmc::wall_frequencies(net, x0, Mat::Identity(d, d), Mat::Identity(d, d));
+    CHECK(rel_err(unit, Vec(H.diagonal())) < 1e-12);
+    Mat Z(5, d);
+    for (int i = 0; i < 5; ++i) Z.row(i) = normal_vec(rng, d).transpose();
+    const Vec w2 = vhmc::wall_frequencies(net, x0, Mat(H.inverse()), Z);
+    CHECK(rel_err(w2, Vec::Ones(5)) < 1e-8);
+    CHECK(vhmc::wall_frequencies(net, x0, Mat::Identity(d, d), Mat(0, d)).size() == 0);
   }
 
   SECTION("score matching on gradients") {
