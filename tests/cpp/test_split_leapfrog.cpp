@@ -147,7 +147,7 @@ TEST_CASE("NUTS with the split leapfrog gives NUTS's posterior with fewer gradie
   CHECK(with.counts_total.grad < without.counts_total.grad / 2);
 }
 
-TEST_CASE("the split step follows the metric that warmup sets, and only recomputes for a new one", "[split]") {
+TEST_CASE("the split step follows the metric that warmup sets; a metric's stamp names its content", "[split]") {
   AtMode at;
   vhmc::Target<GlmPotential> target(at.pot);
   using Ham = vhmc::Hamiltonian<vhmc::Target<GlmPotential>, vhmc::DenseMetric>;

@@ -10,13 +10,12 @@
 
 namespace vhmc {
 
-// Squared frequencies of the surrogate dynamics at theta: eigenvalues of A H, H the
-// surrogate's Hessian there and A the inverse metric (applied column by column through
-// sharp(), so that every metric works). A H is similar to the symmetric A^1/2 H A^1/2, so its
-// eigenvalues are real; rounding's imaginary parts are dropped.
+// Squared frequencies of the surrogate dynamics where the surrogate's Hessian is H:
+// eigenvalues of A H, A the inverse metric (applied column by column through sharp(), so that
+// every metric works). A H is similar to the symmetric A^1/2 H A^1/2, so its eigenvalues are
+// real; rounding's imaginary parts are dropped.
 template <class M>
-Vec surrogate_frequencies(RandomBasisNetwork& net, const Vec& theta, const M& metric) {
-  const Mat H = net.hessian(theta);
+Vec surrogate_frequencies(const Mat& H, const M& metric) {
   const Eigen::Index d = H.rows();
   Mat AH(d, d);
   Vec col(d), v(d);
@@ -31,17 +30,17 @@ Vec surrogate_frequencies(RandomBasisNetwork& net, const Vec& theta, const M& me
   return es.eigenvalues().real();
 }
 
-// The squared frequency of the surrogate dynamics at theta along each stiff row z_i (n x d,
+// The squared frequency of the surrogate dynamics along each stiff row z_i (n x d,
 // in the sampler's coordinates; integrator/split_leapfrog.hpp): row i's predictor z_i' theta
 // moves along A z_i, and the Rayleigh quotient a' H a / a' A^-1 a = a' H a / z_i' a with
 // a = A z_i is the squared frequency of the motion in that direction. A stiff row is one whose
 // curvature can far exceed the posterior's: a rare category that separates the responses
 // makes a wall there (trajectory_length.hpp chooses shorter trajectories for it). Not the
 // eigen-directions of A H: on a near-Gaussian posterior with the base's metric most
-// frequencies are ~1 and their eigenvectors mix any wall's direction among them.
-inline Vec wall_frequencies(RandomBasisNetwork& net, const Vec& theta, const Mat& A, const Mat& Z) {
+// frequencies are ~1 and their eigenvectors mix any wall's direction among them. H: the
+// surrogate's Hessian (as for surrogate_frequencies()).
+inline Vec wall_frequencies(const Mat& H, const Mat& A, const Mat& Z) {
   if (Z.rows() == 0) return Vec();
-  const Mat H = net.hessian(theta);
   const Mat AZ = A * Z.transpose();  // d x n
   Vec out(Z.rows());
   for (Eigen::Index i = 0; i < Z.rows(); ++i) {

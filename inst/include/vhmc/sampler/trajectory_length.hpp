@@ -55,11 +55,12 @@ inline double abs_corr(double rho) {
   rho = std::min(1.0, std::max(-1.0, rho));
   return (std::sqrt(1.0 - rho * rho) + rho * std::asin(rho) - 1.0) / (0.5 * kPi - 1.0);
 }
-// The mean of g(cos(k phi)) over k = a..b.
-inline double abs_cos_mean(int a, int b, double phi) {
-  double s = 0.0;
-  for (int k = a; k <= b; ++k) s += abs_corr(std::cos(k * phi));
-  return s / static_cast<double>(b - a + 1);
+// sums[k] = sum_{j=1}^{k} g(cos(j phi)) for k = 0..K (no closed form as for the cosines: one
+// pass, and the mean over any jitter k = a..b is (sums[b] - sums[a - 1]) / (b - a + 1)).
+inline std::vector<double> abs_cos_sums(int K, double phi) {
+  std::vector<double> sums(static_cast<std::size_t>(K) + 1, 0.0);
+  for (int k = 1; k <= K; ++k) sums[k] = sums[k - 1] + abs_corr(std::cos(k * phi));
+  return sums;
 }
 }  // namespace detail
 
@@ -73,19 +74,21 @@ inline int jitter_low(int L) { return (L + 1) / 2; }
 inline TrajectoryChoice choose_trajectory(const Vec& omega2, double eps, int max_steps,
                                           const Vec& wall_omega2 = Vec()) {
   std::vector<double> phi;
-  std::vector<bool> wall;
-  for (const Vec* w2 : {&omega2, &wall_omega2})
+  std::size_t n_free = 0;  // phi[0..n_free) free directions, the rest walls
+  for (const Vec* w2 : {&omega2, &wall_omega2}) {
     for (Eigen::Index i = 0; i < w2->size(); ++i) {
       const double w = std::sqrt(std::max((*w2)[i], 0.0)) * eps;
-      if (!((*w2)[i] > 0 && std::isfinite(w) && w < 2.0)) continue;
-      phi.push_back(std::acos(1.0 - 0.5 * w * w));
-      wall.push_back(w2 == &wall_omega2);
+      if ((*w2)[i] > 0 && std::isfinite(w) && w < 2.0) phi.push_back(std::acos(1.0 - 0.5 * w * w));
     }
+    if (w2 == &omega2) n_free = phi.size();
+  }
   TrajectoryChoice best;
   if (phi.empty()) return best;
   // Longest useful L: one full period of the slowest direction.
   const double phi_min = *std::min_element(phi.begin(), phi.end());
   const int L_cap = std::max(1, std::min(max_steps, static_cast<int>(std::ceil(2.0 * kPi / phi_min))));
+  std::vector<std::vector<double>> wall_sums;
+  for (std::size_t i = n_free; i < phi.size(); ++i) wall_sums.push_back(detail::abs_cos_sums(L_cap, phi[i]));
   TrajectoryChoice fallback;  // best squares' ESS when no L meets the constraint
   for (int L = 1; L <= L_cap; ++L) {
     const int lo = jitter_low(L);
@@ -93,7 +96,8 @@ inline TrajectoryChoice choose_trajectory(const Vec& omega2, double eps, int max
     double e1 = kInf, e2 = kInf;
     for (std::size_t i = 0; i < phi.size(); ++i) {
       const double p = phi[i];
-      const double c1 = wall[i] ? detail::abs_cos_mean(lo, L, p) : detail::cos_sum(lo, L, p) / n;
+      const double c1 = i < n_free ? detail::cos_sum(lo, L, p) / n
+                                   : (wall_sums[i - n_free][L] - wall_sums[i - n_free][lo - 1]) / n;
       const double c2 = 0.5 + 0.5 * detail::cos_sum(lo, L, 2.0 * p) / n;
       e1 = std::min(e1, detail::ess_of(c1));
       e2 = std::min(e2, detail::ess_of(c2));

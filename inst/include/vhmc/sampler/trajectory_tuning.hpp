@@ -125,9 +125,10 @@ class TrajectoryTuning : public Phase {
     }
     eps_ = s_.explore.step_size();
     if (auto_traj) {
-      set_frequencies(net, A);
+      const Mat H = net.hessian(s_.explore.mean());
+      set_frequencies(H, A);
       if (s_.auto_eps) {
-        const Vec w_old = surrogate_frequencies(net, s_.explore.mean(), DenseMetric(A_explore));
+        const Vec w_old = surrogate_frequencies(H, DenseMetric(A_explore));
         const double r_old = w_old.size() ? w_old.maxCoeff() : 0.0;
         const double r_new = omega2_.size() ? omega2_.maxCoeff() : 0.0;
         eps_ = surrogate_step_size(eps_, r_old, r_new);
@@ -135,12 +136,13 @@ class TrajectoryTuning : public Phase {
     }
     return A;
   }
-  // omega2_ of the surrogate dynamics with inverse metric A at the exploration's mean and,
-  // when the exploration split stiff rows off (its walls), wall_omega2_ along them.
-  void set_frequencies(RandomBasisNetwork& net, const Mat& A) {
-    omega2_ = surrogate_frequencies(net, s_.explore.mean(), DenseMetric(A));
+  // omega2_ of the surrogate dynamics with inverse metric A where the surrogate's Hessian is H
+  // (at the exploration's mean) and, when the exploration split stiff rows off (its walls),
+  // wall_omega2_ along them.
+  void set_frequencies(const Mat& H, const Mat& A) {
+    omega2_ = surrogate_frequencies(H, DenseMetric(A));
     if (const SplitLeapfrog* split = s_.chain.explore_hamiltonian().split())
-      wall_omega2_ = wall_frequencies(net, s_.explore.mean(), A, split->rows().Z);
+      wall_omega2_ = wall_frequencies(H, A, split->rows().Z);
   }
   // Robbins-Monro in log T toward the acceptance target; where one step of eps_ already
   // misses it, eps_ itself shrinks (with T = eps_), so that the target is always reachable.
