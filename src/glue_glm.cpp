@@ -14,14 +14,12 @@ namespace {
 // The random stream of the effects' conditional draws, apart from every chain's.
 constexpr std::uint64_t kEffectsStream = 0x9E3779B97F4A7C15ULL;
 
-vhmc::GlmFamily glm_family(const std::string& name) {
-  if (name == "gaussian_identity") return vhmc::GlmFamily::GaussianIdentity;
-  if (name == "binomial_logit") return vhmc::GlmFamily::BinomialLogit;
-  if (name == "binomial_probit") return vhmc::GlmFamily::BinomialProbit;
-  if (name == "poisson_log") return vhmc::GlmFamily::PoissonLog;
-  if (name == "neg_binomial_2_log") return vhmc::GlmFamily::NegBinomial2Log;
-  if (name == "Gamma_log") return vhmc::GlmFamily::GammaLog;
-  Rcpp::stop("internal: unknown family '" + name + "'");
+vhmc::GlmFamily glm_family(const std::string& code) {
+  try {
+    return vhmc::family_named(code);
+  } catch (const std::invalid_argument& e) {
+    Rcpp::stop(std::string("internal: ") + e.what());
+  }
 }
 
 // A prior as expanded by R (R/priors.R, prior_for_core(): validated, vectors recycled).
@@ -29,6 +27,8 @@ vhmc::Prior glm_prior(const Rcpp::List& p) {
   const std::string kind = Rcpp::as<std::string>(p["dist"]);
   if (kind == "flat") return vhmc::Prior::flat();
   if (kind == "exponential") return vhmc::Prior::exponential(Rcpp::as<double>(p["rate"]));
+  if (kind == "gamma") return vhmc::Prior::gamma(Rcpp::as<double>(p["shape"]), Rcpp::as<double>(p["rate"]));
+  if (kind == "beta") return vhmc::Prior::beta(Rcpp::as<double>(p["shape1"]), Rcpp::as<double>(p["shape2"]));
   const vhmc::Vec loc = Rcpp::as<vhmc::Vec>(p["location"]);
   const vhmc::Vec scale = Rcpp::as<vhmc::Vec>(p["scale"]);
   if (kind == "normal") return vhmc::Prior::normal(loc, scale);
@@ -39,6 +39,14 @@ vhmc::Prior glm_prior(const Rcpp::List& p) {
 }
 
 const double* optional(SEXP v) { return Rf_isNull(v) ? nullptr : REAL(v); }
+
+// The priors of the family's auxiliary parameters, one per parameter in the family's order
+// (R/glm-spec.R).
+std::vector<vhmc::Prior> aux_priors(const Rcpp::List& priors) {
+  std::vector<vhmc::Prior> out;
+  for (R_xlen_t i = 0; i < priors.size(); ++i) out.push_back(glm_prior(priors[i]));
+  return out;
+}
 
 // A group-level term's prior on its covariance (R/glmer-priors.R, covariance_prior_for_core()).
 vhmc::CovPrior cov_prior(const Rcpp::List& p) {
@@ -119,8 +127,8 @@ struct GlmModel {
       return vhmc::GlmPotential(data, glm_family(Rcpp::as<std::string>(spec["family"])),
                                 Rcpp::as<bool>(spec["intercept"]),
                                 glm_prior(spec["prior_intercept"]), glm_prior(spec["prior"]),
-                                glm_prior(spec["prior_aux"]),
-                                Rcpp::as<double>(spec["noise_precision"]));
+                                aux_priors(spec["prior_aux"]), Rcpp::as<double>(spec["noise_precision"]),
+                                Rcpp::as<int>(spec["n_cutpoints"]));
     } catch (const std::invalid_argument& e) {
       Rcpp::stop(std::string("internal: ") + e.what());
     }
@@ -185,26 +193,73 @@ Rcpp::List vhmc_glm_mode(SEXP model, Rcpp::NumericVector init) {
       Rcpp::_["evaluations"] = r.n_value + r.n_gradient, Rcpp::_["hessians"] = r.n_hessian);
 }
 
+// The family registry of the core (model/glm/families.hpp), one row per family and link:
+// its code, names, traits, and its auxiliary parameters (one row each in `aux`, by code).
+// R's family registry (R/family-registry.R) derives its lists and checks from it.
+// [[Rcpp::export]]
+Rcpp::List vhmc_family_table() {
+  const int n = vhmc::kFamilyCount;
+  Rcpp::CharacterVector code(n), family(n), link(n);
+  Rcpp::LogicalVector fisher(n), stats(n), thresholds(n);
+  Rcpp::NumericVector curvature(n);
+  std::vector<std::string> a_code, a_name, a_transform;
+  std::vector<double> a_lower;
+  std::vector<int> a_scales, a_sized;
+  for (int i = 0; i < n; ++i) {
+    vhmc::with_family(vhmc::GlmFamily{i}, [&](auto f) {
+      using F = decltype(f);
+      code[i] = vhmc::family_code<F>();
+      family[i] = F::kFamily;
+      link[i] = F::kLink;
+      fisher[i] = F::kHasFisher && vhmc::family::aux_count<F>() == 0;
+      stats[i] = F::kGaussianStats;
+      thresholds[i] = F::kThresholds;
+      curvature[i] = F::kMaxCurvature;
+      for (const auto& a : F::kAux) {
+        a_code.push_back(vhmc::family_code<F>());
+        a_name.push_back(a.name);
+        a_transform.push_back(vhmc::transform_name(a.transform));
+        a_lower.push_back(a.lower);
+        a_scales.push_back(a.scales_with_y);
+        a_sized.push_back(a.sized_by_data);
+      }
+    });
+  }
+  using Rcpp::_;
+  return Rcpp::List::create(
+      _["families"] = Rcpp::DataFrame::create(_["code"] = code, _["family"] = family, _["link"] = link,
+                                              _["has_fisher"] = fisher, _["gaussian_stats"] = stats,
+                                              _["thresholds"] = thresholds, _["max_curvature"] = curvature,
+                                              _["stringsAsFactors"] = false),
+      _["aux"] = Rcpp::DataFrame::create(_["code"] = Rcpp::wrap(a_code), _["name"] = Rcpp::wrap(a_name),
+                                         _["transform"] = Rcpp::wrap(a_transform), _["lower"] = Rcpp::wrap(a_lower),
+                                         _["scales_with_y"] = Rcpp::LogicalVector(Rcpp::wrap(a_scales)),
+                                         _["sized_by_data"] = Rcpp::LogicalVector(Rcpp::wrap(a_sized)),
+                                         _["stringsAsFactors"] = false));
+}
+
 // The parameter layout of the model's potential (model/glm/layout.hpp): one element per
-// block with its name, label, offset (0-based), size and transform; and whether the family
-// has rmhmc()'s Fisher metric. R names the parameters from it (R/glm-spec.R).
+// block with its name, label, offset (0-based), size, transform and lower bound; and whether
+// the family has rmhmc()'s Fisher metric. R names the parameters from it (R/glm-spec.R).
 // [[Rcpp::export]]
 Rcpp::List vhmc_glm_layout(SEXP model) {
   const vhmc::GlmPotential& pot = ModelPtr(model)->potential;
   const auto& blocks = pot.layout().blocks();
   Rcpp::CharacterVector name(blocks.size()), label(blocks.size()), transform(blocks.size());
   Rcpp::IntegerVector offset(blocks.size()), size(blocks.size());
+  Rcpp::NumericVector lower(blocks.size());
   for (size_t b = 0; b < blocks.size(); ++b) {
     name[b] = blocks[b].name;
     label[b] = blocks[b].label;
     transform[b] = vhmc::transform_name(blocks[b].transform);
     offset[b] = static_cast<int>(blocks[b].offset);
     size[b] = static_cast<int>(blocks[b].size);
+    lower[b] = blocks[b].lower;
   }
   return Rcpp::List::create(
       Rcpp::_["blocks"] = Rcpp::DataFrame::create(Rcpp::_["name"] = name, Rcpp::_["label"] = label,
                                                   Rcpp::_["offset"] = offset, Rcpp::_["size"] = size,
-                                                  Rcpp::_["transform"] = transform,
+                                                  Rcpp::_["transform"] = transform, Rcpp::_["lower"] = lower,
                                                   Rcpp::_["stringsAsFactors"] = false),
       Rcpp::_["dim"] = pot.dim(), Rcpp::_["has_fisher"] = pot.has_fisher());
 }

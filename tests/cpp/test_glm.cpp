@@ -23,25 +23,17 @@ using vhmc::Mat;
 using vhmc::Prior;
 using vhmc::Vec;
 
-const GlmFamily kFamilies[] = {GlmFamily::GaussianIdentity, GlmFamily::BinomialLogit,
-                               GlmFamily::BinomialProbit, GlmFamily::PoissonLog,
-                               GlmFamily::NegBinomial2Log, GlmFamily::GammaLog};
+const GlmFamily kFamilies[] = {vt::fam::GaussianIdentity, vt::fam::BinomialLogit,
+                               vt::fam::BinomialProbit, vt::fam::PoissonLog,
+                               vt::fam::NegBinomial2Log, vt::fam::GammaLog};
 
 // Families whose auxiliary parameter (log sigma, log phi, log shape) is sampled.
 bool has_aux(GlmFamily f) {
-  return f == GlmFamily::GaussianIdentity || f == GlmFamily::NegBinomial2Log || f == GlmFamily::GammaLog;
+  return f == vt::fam::GaussianIdentity || f == vt::fam::NegBinomial2Log || f == vt::fam::GammaLog;
 }
 
 std::string family_name(GlmFamily f) {
-  switch (f) {
-    case GlmFamily::GaussianIdentity: return "gaussian";
-    case GlmFamily::BinomialLogit: return "logit";
-    case GlmFamily::BinomialProbit: return "probit";
-    case GlmFamily::PoissonLog: return "poisson";
-    case GlmFamily::NegBinomial2Log: return "neg_binomial_2";
-    case GlmFamily::GammaLog: return "Gamma";
-  }
-  return "?";
+  return vhmc::with_family(f, [](auto g) { return vhmc::family_code<decltype(g)>(); });
 }
 
 double Phi(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
@@ -87,25 +79,21 @@ Problem make_problem(GlmFamily f, int n, int k, std::uint64_t seed, bool weights
     for (int j = 0; j < k; ++j) eta += 0.5 * p.X[static_cast<size_t>(j) * n + i];
     const double trials = weights ? static_cast<double>(1 + static_cast<int>(4 * rng.uniform())) : 1.0;
     p.w[i] = trials;
-    switch (f) {
-      case GlmFamily::GaussianIdentity: p.y[i] = eta + 0.8 * rng.normal(); break;
-      case GlmFamily::BinomialLogit:
-      case GlmFamily::BinomialProbit: {
-        const double pr = f == GlmFamily::BinomialLogit ? 1.0 / (1.0 + std::exp(-eta)) : Phi(eta);
-        int s = 0;
-        for (int t = 0; t < static_cast<int>(trials); ++t) s += rng.uniform() < pr;
-        p.y[i] = s / trials;  // proportion; trials are the weights
-        break;
-      }
-      case GlmFamily::PoissonLog: p.y[i] = poisson_draw(rng, std::exp(eta)); break;
+    if (f == vt::fam::GaussianIdentity) {
+      p.y[i] = eta + 0.8 * rng.normal();
+    } else if (f == vt::fam::BinomialLogit || f == vt::fam::BinomialProbit) {
+      const double pr = f == vt::fam::BinomialLogit ? 1.0 / (1.0 + std::exp(-eta)) : Phi(eta);
+      int s = 0;
+      for (int t = 0; t < static_cast<int>(trials); ++t) s += rng.uniform() < pr;
+      p.y[i] = s / trials;  // proportion; trials are the weights
+    } else if (f == vt::fam::PoissonLog) {
+      p.y[i] = poisson_draw(rng, std::exp(eta));
+    } else if (f == vt::fam::NegBinomial2Log) {
       // Negative binomial with phi = 2 as a Poisson whose mean is Gamma(2, 2 / mu) (the
       // sum of two exponentials); Gamma with shape 3 as a sum of three exponentials.
-      case GlmFamily::NegBinomial2Log:
-        p.y[i] = poisson_draw(rng, -std::log(rng.uniform() * rng.uniform()) * std::exp(eta) / 2.0);
-        break;
-      case GlmFamily::GammaLog:
-        p.y[i] = -std::log(rng.uniform() * rng.uniform() * rng.uniform()) * std::exp(eta) / 3.0;
-        break;
+      p.y[i] = poisson_draw(rng, -std::log(rng.uniform() * rng.uniform()) * std::exp(eta) / 2.0);
+    } else if (f == vt::fam::GammaLog) {
+      p.y[i] = -std::log(rng.uniform() * rng.uniform() * rng.uniform()) * std::exp(eta) / 3.0;
     }
   }
   return p;
@@ -269,35 +257,26 @@ TEST_CASE("GLM potentials equal naive log likelihoods at moderate eta", "[glm]")
     for (int i = 0; i < n; ++i) {
       const double eta = theta[0] + X.row(i).dot(theta.segment(1, k));
       const double y = prob.y[i];
-      switch (f) {
-        case GlmFamily::GaussianIdentity: {
-          const double sigma = std::exp(theta[k + 1]);
-          expect += 0.5 * (y - eta) * (y - eta) / (sigma * sigma);
-          break;
-        }
-        case GlmFamily::BinomialLogit: {
-          const double p = 1.0 / (1.0 + std::exp(-eta));
-          expect -= y * std::log(p) + (1 - y) * std::log(1 - p);
-          break;
-        }
-        case GlmFamily::BinomialProbit:
-          expect -= y * std::log(Phi(eta)) + (1 - y) * std::log(1 - Phi(eta));
-          break;
-        case GlmFamily::PoissonLog: expect -= y * eta - std::exp(eta); break;
-        case GlmFamily::NegBinomial2Log: {  // log dnbinom(y, size = phi, mu) + lgamma(y + 1)
-          const double phi = std::exp(theta[k + 1]), mu = std::exp(eta);
-          expect -= std::lgamma(y + phi) - std::lgamma(phi) + phi * std::log(phi / (mu + phi)) +
-                    y * std::log(mu / (mu + phi));
-          break;
-        }
-        case GlmFamily::GammaLog: {  // log dgamma(y, shape = a, rate = a / mu)
-          const double a = std::exp(theta[k + 1]), mu = std::exp(eta);
-          expect -= a * std::log(a / mu) - std::lgamma(a) + (a - 1) * std::log(y) - a * y / mu;
-          break;
-        }
+      if (f == vt::fam::GaussianIdentity) {
+        const double sigma = std::exp(theta[k + 1]);
+        expect += 0.5 * (y - eta) * (y - eta) / (sigma * sigma);
+      } else if (f == vt::fam::BinomialLogit) {
+        const double p = 1.0 / (1.0 + std::exp(-eta));
+        expect -= y * std::log(p) + (1 - y) * std::log(1 - p);
+      } else if (f == vt::fam::BinomialProbit) {
+        expect -= y * std::log(Phi(eta)) + (1 - y) * std::log(1 - Phi(eta));
+      } else if (f == vt::fam::PoissonLog) {
+        expect -= y * eta - std::exp(eta);
+      } else if (f == vt::fam::NegBinomial2Log) {  // log dnbinom(y, size = phi, mu) + lgamma(y + 1)
+        const double phi = std::exp(theta[k + 1]), mu = std::exp(eta);
+        expect -= std::lgamma(y + phi) - std::lgamma(phi) + phi * std::log(phi / (mu + phi)) +
+                  y * std::log(mu / (mu + phi));
+      } else if (f == vt::fam::GammaLog) {  // log dgamma(y, shape = a, rate = a / mu)
+        const double a = std::exp(theta[k + 1]), mu = std::exp(eta);
+        expect -= a * std::log(a / mu) - std::lgamma(a) + (a - 1) * std::log(y) - a * y / mu;
       }
     }
-    if (f == GlmFamily::GaussianIdentity) {
+    if (f == vt::fam::GaussianIdentity) {
       // + N log sigma (likelihood) - log sigma (Jacobian of the flat prior on sigma)
       expect += n * theta[k + 1] - theta[k + 1];
     } else if (has_aux(f)) {
@@ -315,7 +294,7 @@ TEST_CASE("Stable formulas at extreme linear predictors", "[glm][stability]") {
     const std::vector<double> yv = {y};
     const GlmData data(X.data(), 1, 1, yv.data());
     for (double eta : {-800.0, 800.0}) {
-      GlmPotential pot(data, GlmFamily::BinomialLogit, false, Prior::flat(), Prior::flat());
+      GlmPotential pot(data, vt::fam::BinomialLogit, false, Prior::flat(), Prior::flat());
       Vec g;
       const Vec th = Vec::Constant(1, eta);
       const double u = pot.U_grad(th, g);
@@ -327,7 +306,7 @@ TEST_CASE("Stable formulas at extreme linear predictors", "[glm][stability]") {
       CHECK(g[0] == Approx(wrong ? (y == 1.0 ? -1.0 : 1.0) : 0.0).margin(1e-300));
     }
     for (double eta : {-40.0, 40.0}) {
-      GlmPotential pot(data, GlmFamily::BinomialProbit, false, Prior::flat(), Prior::flat());
+      GlmPotential pot(data, vt::fam::BinomialProbit, false, Prior::flat(), Prior::flat());
       Vec g;
       const Vec th = Vec::Constant(1, eta);
       const double u = pot.U_grad(th, g);
@@ -376,7 +355,7 @@ TEST_CASE("Stable formulas at extreme linear predictors", "[glm][stability]") {
   {
     const std::vector<double> yv = {3.0};
     const GlmData data(X.data(), 1, 1, yv.data());
-    GlmPotential pot(data, GlmFamily::PoissonLog, false, Prior::flat(), Prior::flat());
+    GlmPotential pot(data, vt::fam::PoissonLog, false, Prior::flat(), Prior::flat());
     vhmc::Target<GlmPotential> target(pot);
     Vec g(1);
     CHECK(target.U_grad(Vec::Constant(1, 800.0), g) == vhmc::kInf);
@@ -439,7 +418,7 @@ TEST_CASE("Weight 2 equals a duplicated row; offsets are honoured", "[glm]") {
     GlmPotential pb(db, f, true, Prior::flat(), Prior::flat(), Prior::flat());
     GlmPotential pnb(dn, f, true, Prior::flat(), Prior::flat(), Prior::flat());
     CHECK(pb.U(theta) != Approx(pnb.U(theta)).epsilon(1e-6));
-    if (f == GlmFamily::PoissonLog) {
+    if (f == vt::fam::PoissonLog) {
       double expect = 0.0;
       const auto Xb = base.Xm();
       for (int i = 0; i < n; ++i) {
@@ -456,7 +435,7 @@ TEST_CASE("Binomial proportions with trials as weights", "[glm]") {
   const std::vector<double> X1 = {0.4}, y1 = {0.6}, w1 = {5.0};
   const std::vector<double> X5 = {0.4, 0.4, 0.4, 0.4, 0.4}, y5 = {1, 1, 1, 0, 0};
   const GlmData d1(X1.data(), 1, 1, y1.data(), w1.data()), d5(X5.data(), 5, 1, y5.data());
-  for (GlmFamily f : {GlmFamily::BinomialLogit, GlmFamily::BinomialProbit}) {
+  for (GlmFamily f : {vt::fam::BinomialLogit, vt::fam::BinomialProbit}) {
     GlmPotential p1(d1, f, true, Prior::flat(), Prior::flat()),
         p5(d5, f, true, Prior::flat(), Prior::flat());
     const Vec th = (Vec(2) << -0.3, 1.1).finished();
@@ -470,7 +449,7 @@ TEST_CASE("Binomial proportions with trials as weights", "[glm]") {
 TEST_CASE("Invalid priors are rejected at construction", "[glm][prior]") {
   const std::vector<double> X = {1.0, 2.0, 3.0, 4.0}, y = {0.5, 1.5};
   const GlmData data(X.data(), 2, 2, y.data());
-  const auto G = GlmFamily::GaussianIdentity;
+  const auto G = vt::fam::GaussianIdentity;
   CHECK_THROWS_AS(GlmPotential(data, G, true, Prior::flat(), Prior::exponential(1.0)),
                   std::invalid_argument);
   CHECK_THROWS_AS(GlmPotential(data, G, true, Prior::flat(), Prior::normal(0.0, -1.0)),
@@ -487,7 +466,7 @@ TEST_CASE("Invalid priors are rejected at construction", "[glm][prior]") {
   CHECK_NOTHROW(GlmPotential(data, G, true, Prior::normal(0.0, 10.0),
                              Prior::normal(Vec::Zero(2), Vec::Ones(2)), Prior::cauchy(0.0, 1.0)));
   // Non-gaussian families ignore prior_aux; dims.
-  GlmPotential pl(data, GlmFamily::BinomialLogit, false, Prior::flat(), Prior::flat(),
+  GlmPotential pl(data, vt::fam::BinomialLogit, false, Prior::flat(), Prior::flat(),
                   Prior::normal(1.0, 1.0));
   CHECK(pl.dim() == 2);
   GlmPotential pg(data, G, true, Prior::flat(), Prior::flat());
@@ -612,10 +591,10 @@ TEST_CASE("GLM Hessians match differences of the gradient (families, priors, cen
 
 TEST_CASE("Fixed-precision gaussian: Hessian alpha Z'Z + prior, Newton gives the conjugate mean",
           "[glm][hessian][mode]") {
-  const Problem prob = make_problem(GlmFamily::GaussianIdentity, 90, 3, 9, false, false);
+  const Problem prob = make_problem(vt::fam::GaussianIdentity, 90, 3, 9, false, false);
   const GlmData data = prob.data();
   const double alpha = 2.5, beta = 0.01;
-  GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::normal(0.0, 1 / std::sqrt(beta)),
+  GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::normal(0.0, 1 / std::sqrt(beta)),
                    Prior::normal(0.0, 1 / std::sqrt(beta)), Prior::flat(), alpha);
   REQUIRE(pot.dim() == 4);
   vhmc::Rng rng(3, 3);
@@ -657,9 +636,9 @@ TEST_CASE("Newton finds the GLM mode: zero gradient, and the gaussian closed for
   }
   // Gaussian, flat priors: b = least squares, sigma^2 = SSR / (n - 1) (the -log sigma
   // Jacobian of the flat prior on sigma).
-  const Problem prob = make_problem(GlmFamily::GaussianIdentity, 120, 2, 5, false, false);
+  const Problem prob = make_problem(vt::fam::GaussianIdentity, 120, 2, 5, false, false);
   const GlmData data = prob.data();
-  GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::flat(), Prior::flat(),
+  GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat(),
                    Prior::flat());
   const vhmc::ModeResult r = vhmc::newton_mode(pot, Vec::Zero(pot.dim()));
   REQUIRE(r.converged);
@@ -676,9 +655,9 @@ TEST_CASE("Newton finds the GLM mode: zero gradient, and the gaussian closed for
 TEST_CASE("Newton converges where U's rounding exceeds an absolute tolerance (large N)", "[glm][mode]") {
   // With N = 1e5 observations U is ~ 5e4 and carries a rounding error far above 1e-14 nats;
   // an absolute tolerance left the iteration wandering in that noise until its limit.
-  const Problem prob = make_problem(GlmFamily::BinomialLogit, 100000, 8, 91, false, false);
+  const Problem prob = make_problem(vt::fam::BinomialLogit, 100000, 8, 91, false, false);
   const GlmData data = prob.data();
-  GlmPotential pot(data, GlmFamily::BinomialLogit, true, Prior::normal(0.0, 10.0), Prior::normal(0.0, 2.5),
+  GlmPotential pot(data, vt::fam::BinomialLogit, true, Prior::normal(0.0, 10.0), Prior::normal(0.0, 2.5),
                    Prior::flat());
   vhmc::Rng rng(92, 1);
   Vec start(pot.dim());

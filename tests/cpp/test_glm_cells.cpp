@@ -141,9 +141,9 @@ TEST_CASE("gaussian cells: U and grad U equal the row pass's (nested, several te
       for (int centring = 0; centring < (1 << s.terms.size()); ++centring) {
         for (CovPriorKind kind : {CovPriorKind::Decov, CovPriorKind::Lkj}) {
           for (double precision : {0.0, 2.5}) {
-            GlmPotential rows(data, GlmFamily::GaussianIdentity, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0),
+            GlmPotential rows(data, vt::fam::GaussianIdentity, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0),
                               Prior::exponential(1.0), precision);
-            GlmPotential cells(data, GlmFamily::GaussianIdentity, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0),
+            GlmPotential cells(data, vt::fam::GaussianIdentity, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0),
                                Prior::exponential(1.0), precision);
             for (const GroupTermData& d : spec_terms(p, s, centring, kind)) {
               rows.add_group_term(d);
@@ -172,12 +172,12 @@ TEST_CASE("gaussian cells: U and grad U equal the row pass's (nested, several te
 TEST_CASE("gaussian cells: refused where they do not apply", "[glm][cells]") {
   const CellProblem p = cell_problem(3);
   const GlmData data(p.X.data(), p.n, p.k, p.y.data());
-  GlmPotential none(data, GlmFamily::GaussianIdentity, true, Prior::flat(), Prior::flat());
+  GlmPotential none(data, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat());
   CHECK_THROWS_AS(none.use_cells(), std::invalid_argument);
-  GlmPotential logit(data, GlmFamily::PoissonLog, true, Prior::flat(), Prior::flat());
+  GlmPotential logit(data, vt::fam::PoissonLog, true, Prior::flat(), Prior::flat());
   logit.add_group_term(cell_term(p, p.g_outer, p.outer, 1, false, CovPriorKind::Lkj, "g"));
   CHECK_THROWS_AS(logit.use_cells(), std::invalid_argument);
-  GlmPotential marginal(data, GlmFamily::GaussianIdentity, true, Prior::flat(), Prior::flat());
+  GlmPotential marginal(data, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat());
   GroupTermData m = cell_term(p, p.g_outer, p.outer, 1, false, CovPriorKind::Lkj, "g");
   m.marginal = true;
   marginal.add_group_term(m);

@@ -43,11 +43,14 @@ GroupProblem group_problem(GlmFamily f, std::uint64_t seed) {
     p.Z[i + p.n] = rng.normal();
     p.Z[i + 2 * p.n] = rng.uniform();
     const double eta = 0.3 + 0.4 * p.X[i] + 0.2 * (p.g.back() - 2.5) / 3.0;
-    switch (f) {
-      case GlmFamily::BinomialLogit: p.y.push_back(rng.uniform() < 1 / (1 + std::exp(-eta)) ? 1.0 : 0.0); break;
-      case GlmFamily::PoissonLog: p.y.push_back(std::floor(std::exp(eta) + rng.uniform())); break;
-      case GlmFamily::GammaLog: p.y.push_back(std::exp(eta) * (0.5 + rng.uniform())); break;
-      default: p.y.push_back(eta + 0.7 * rng.normal()); break;
+    if (f == vt::fam::BinomialLogit) {
+      p.y.push_back(rng.uniform() < 1 / (1 + std::exp(-eta)) ? 1.0 : 0.0);
+    } else if (f == vt::fam::PoissonLog) {
+      p.y.push_back(std::floor(std::exp(eta) + rng.uniform()));
+    } else if (f == vt::fam::GammaLog) {
+      p.y.push_back(std::exp(eta) * (0.5 + rng.uniform()));
+    } else {
+      p.y.push_back(eta + 0.7 * rng.normal());
     }
   }
   return p;
@@ -65,21 +68,24 @@ GroupTermData term(const GroupProblem& p, int cols, bool centred, CovPriorKind k
 TEST_CASE("group-level terms: gradients match differences (priors, forms, p, families)", "[glm][groups]") {
   vhmc::Rng rng(8, 8);
   int combos = 0;
-  for (GlmFamily f : {GlmFamily::GaussianIdentity, GlmFamily::BinomialLogit, GlmFamily::PoissonLog,
-                      GlmFamily::GammaLog}) {
-    const GroupProblem prob = group_problem(f, 40 + static_cast<int>(f));
+  const std::pair<GlmFamily, int> families[] = {
+      {vt::fam::GaussianIdentity, 0}, {vt::fam::BinomialLogit, 1}, {vt::fam::PoissonLog, 3}, {vt::fam::GammaLog, 5}};
+  for (const auto& [f, id] : families) {
+    const GroupProblem prob = group_problem(f, 40 + id);
     const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data());
     for (int cols = 1; cols <= 3; ++cols) {
       for (bool centred : {false, true}) {
         for (CovPriorKind kind : {CovPriorKind::Decov, CovPriorKind::Lkj}) {
           GlmPotential pot(data, f, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0), Prior::exponential(1.0));
-          pot.add_group_term(term(prob, cols, centred, kind, kind == CovPriorKind::Decov));
+          // decov relative to sigma: the gaussian family's (as R decides, R/glmer-priors.R)
+          const bool rel = kind == CovPriorKind::Decov && f == vt::fam::GaussianIdentity;
+          pot.add_group_term(term(prob, cols, centred, kind, rel));
           GroupTermData second = term(prob, 1, !centred, CovPriorKind::Decov, false);
           second.name = "(1 | g2)";
           pot.add_group_term(second);
           Vec theta(pot.dim());
           for (int j = 0; j < pot.dim(); ++j) theta[j] = 0.6 * rng.normal();
-          vt::check_gradient(pot, theta, std::to_string(static_cast<int>(f)) + " p=" + std::to_string(cols) +
+          vt::check_gradient(pot, theta, std::to_string(id) + " p=" + std::to_string(cols) +
                                          (centred ? " centred " : " noncentred ") +
                                          (kind == CovPriorKind::Decov ? "decov" : "lkj"));
           ++combos;
@@ -91,12 +97,12 @@ TEST_CASE("group-level terms: gradients match differences (priors, forms, p, fam
 }
 
 TEST_CASE("centred and non-centred forms differ by the log Jacobian of b = D L z", "[glm][groups]") {
-  const GroupProblem prob = group_problem(GlmFamily::PoissonLog, 5);
+  const GroupProblem prob = group_problem(vt::fam::PoissonLog, 5);
   const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data());
   vhmc::Rng rng(2, 2);
   for (int cols = 1; cols <= 3; ++cols) {
-    GlmPotential nc(data, GlmFamily::PoissonLog, true, Prior::flat(), Prior::flat());
-    GlmPotential c(data, GlmFamily::PoissonLog, true, Prior::flat(), Prior::flat());
+    GlmPotential nc(data, vt::fam::PoissonLog, true, Prior::flat(), Prior::flat());
+    GlmPotential c(data, vt::fam::PoissonLog, true, Prior::flat(), Prior::flat());
     nc.add_group_term(term(prob, cols, false, CovPriorKind::Lkj, false));
     c.add_group_term(term(prob, cols, true, CovPriorKind::Lkj, false));
     Vec theta(nc.dim());
@@ -117,10 +123,10 @@ TEST_CASE("centred and non-centred forms differ by the log Jacobian of b = D L z
 }
 
 TEST_CASE("the reported map gives the effects and Sigma of each term", "[glm][groups]") {
-  const GroupProblem prob = group_problem(GlmFamily::GaussianIdentity, 7);
+  const GroupProblem prob = group_problem(vt::fam::GaussianIdentity, 7);
   GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data());
   data.y_scale = 2.0;
-  GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
+  GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
   pot.add_group_term(term(prob, 2, false, CovPriorKind::Decov, true));
   vhmc::Rng rng(4, 4);
   Vec theta(pot.dim()), rep;

@@ -62,7 +62,7 @@ double dense_u(GlmPotential& pot, const MarginalProblem& p, const Vec& theta, in
   const vhmc::GroupTerm& t = pot.group_terms()[0];
   Mat zb;
   pot.design().rows(0, p.n, zb);
-  const Eigen::Index k = pot.design().size(), aux = pot.layout().offset("aux");
+  const Eigen::Index k = pot.design().size(), aux = pot.aux_offset();
   Vec r(p.n);
   for (int i = 0; i < p.n; ++i) r[i] = p.y[i] - p.off[i];
   r -= zb * theta.head(k);
@@ -88,7 +88,7 @@ TEST_CASE("marginal gaussian term: gradients match differences", "[glm][groups][
   vhmc::Rng rng(5, 5);
   for (int cols = 1; cols <= 3; ++cols) {
     for (CovPriorKind kind : {CovPriorKind::Decov, CovPriorKind::Lkj}) {
-      GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
+      GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
       pot.add_group_term(term(prob, cols, kind, true));
       REQUIRE(pot.dim() == 1 + prob.k + 1 + cols * (cols + 1) / 2);
       for (int rep = 0; rep < 3; ++rep) {
@@ -104,7 +104,7 @@ TEST_CASE("marginal gaussian term: the dense marginal likelihood up to a constan
   const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, prob.off.data());
   vhmc::Rng rng(6, 6);
   for (int cols = 1; cols <= 2; ++cols) {
-    GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
+    GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
     pot.add_group_term(term(prob, cols, CovPriorKind::Lkj, true));
     const Vec t0 = random_theta(pot.dim(), rng);
     const double c0 = pot.U(t0) - dense_u(pot, prob, t0, cols);
@@ -138,8 +138,8 @@ TEST_CASE("marginal gaussian term: frequency weights equal duplicated rows", "[g
   }
   const GlmData dw(prob.X.data(), prob.n, prob.k, prob.y.data(), prob.w.data(), prob.off.data());
   const GlmData dd(dup.X.data(), dup.n, dup.k, dup.y.data(), nullptr, dup.off.data());
-  GlmPotential pw(dw, GlmFamily::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
-  GlmPotential pd(dd, GlmFamily::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
+  GlmPotential pw(dw, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
+  GlmPotential pd(dd, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
   pw.add_group_term(term(prob, 2, CovPriorKind::Lkj, true));
   pd.add_group_term(term(dup, 2, CovPriorKind::Lkj, true));
   vhmc::Rng rng(7, 7);
@@ -155,7 +155,7 @@ TEST_CASE("marginal gaussian term: the effects' conditional is the dense one", "
   const MarginalProblem prob = problem(50, 17);
   const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, prob.off.data());
   const int cols = 2;
-  GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
+  GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
   pot.add_group_term(term(prob, cols, CovPriorKind::Lkj, true));
   vhmc::Rng rng(8, 8);
   const Vec theta = random_theta(pot.dim(), rng);
@@ -171,7 +171,7 @@ TEST_CASE("marginal gaussian term: the effects' conditional is the dense one", "
   Vec r(prob.n);
   for (int i = 0; i < prob.n; ++i) r[i] = prob.y[i] - prob.off[i];
   r -= zb * theta.head(pot.design().size());
-  const double s2 = std::exp(2.0 * theta[pot.layout().offset("aux")]);
+  const double s2 = std::exp(2.0 * theta[pot.aux_offset()]);
   const int draws = 40000;
   Mat sum = Mat::Zero(cols, prob.J), sq = Mat::Zero(cols, prob.J);
   vhmc::Rng draw_rng(9, 9);

@@ -100,7 +100,7 @@ double dense_u(GlmPotential& pot, const NestProblem& p, const Terms& terms, cons
   dense_terms(pot, p, terms, theta, Zg, S);
   Mat zb;
   pot.design().rows(0, p.n, zb);
-  const Eigen::Index aux = pot.layout().offset("aux");
+  const Eigen::Index aux = pot.aux_offset();
   Vec r(p.n);
   for (int i = 0; i < p.n; ++i) r[i] = p.y[i] - p.off[i];
   r -= zb * theta.head(pot.design().size());
@@ -127,7 +127,7 @@ TEST_CASE("nested marginal: gradients match differences", "[glm][groups][nested]
   vhmc::Rng rng(5, 5);
   for (const Terms& terms : kNested) {
     for (CovPriorKind kind : {CovPriorKind::Decov, CovPriorKind::Lkj}) {
-      GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
+      GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
       add_terms(pot, prob, terms, kind);
       for (int rep = 0; rep < 2; ++rep) {
         const Vec theta = random_theta(pot.dim(), rng);
@@ -142,7 +142,7 @@ TEST_CASE("nested marginal: the dense marginal likelihood up to a constant", "[g
   const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, prob.off.data());
   vhmc::Rng rng(6, 6);
   for (const Terms& terms : kNested) {
-    GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
+    GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
     add_terms(pot, prob, terms, CovPriorKind::Lkj);
     const Vec t0 = random_theta(pot.dim(), rng);
     const double c0 = pot.U(t0) - dense_u(pot, prob, terms, t0);
@@ -157,7 +157,7 @@ TEST_CASE("nested marginal: the effects' conditional is the dense one", "[glm][g
   const NestProblem prob = nest_problem(8);
   const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, prob.off.data());
   const Terms terms = {{2, 2}, {1, 1}, {0, 1}};
-  GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
+  GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
   add_terms(pot, prob, terms, CovPriorKind::Lkj);
   vhmc::Rng rng(9, 9);
   const Vec theta = random_theta(pot.dim(), rng);
@@ -169,7 +169,7 @@ TEST_CASE("nested marginal: the effects' conditional is the dense one", "[glm][g
   Vec r(prob.n);
   for (int i = 0; i < prob.n; ++i) r[i] = prob.y[i] - prob.off[i];
   r -= zb * theta.head(pot.design().size());
-  const double s2 = std::exp(2.0 * theta[pot.layout().offset("aux")]);
+  const double s2 = std::exp(2.0 * theta[pot.aux_offset()]);
   const Mat C = (Mat(S.inverse()) + Zg.transpose() * Zg / s2).inverse();
   const Vec m = C * Zg.transpose() * r / s2;
   auto stacked = [&](const std::vector<Mat>& b) {
@@ -211,7 +211,7 @@ TEST_CASE("nested marginal: terms that do not nest are refused", "[glm][groups][
   CHECK_FALSE(nests({&middle, &crossed}));
   const GroupTermData inner = nest_term(prob, 2, 1, CovPriorKind::Lkj), outer = nest_term(prob, 0, 1, CovPriorKind::Lkj);
   CHECK(nests({&outer, &inner, &middle}));
-  GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::flat(), Prior::flat());
+  GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat());
   pot.add_group_term(middle);
   CHECK_THROWS_AS(pot.add_group_term(crossed), std::invalid_argument);
 }
@@ -220,7 +220,7 @@ TEST_CASE("marginal terms far out in the tails: an infinite potential, not a cra
   const NestProblem prob = nest_problem(12);
   const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data());
   for (const Terms& terms : {Terms{{1, 2}}, Terms{{2, 1}, {1, 1}}}) {
-    GlmPotential pot(data, GlmFamily::GaussianIdentity, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
+    GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
     add_terms(pot, prob, terms, CovPriorKind::Lkj);
     Vec theta = Vec::Constant(pot.dim(), 0.1), g;
     theta[pot.group_terms().front().sd_offset()] = 800.0;  // tau = exp(800) overflows

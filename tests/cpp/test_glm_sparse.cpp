@@ -94,9 +94,9 @@ TEST_CASE("a GLM's row pass through sparse columns gives the dense pass's U and 
     centre[j] = X.col(j).mean();
     scale[j] = 1.0 + 0.5 * j;
   }
-  for (GlmFamily fam : {GlmFamily::BinomialLogit, GlmFamily::PoissonLog, GlmFamily::GammaLog}) {
+  for (GlmFamily fam : {vt::fam::BinomialLogit, vt::fam::PoissonLog, vt::fam::GammaLog}) {
     Vec yy = y;
-    if (fam == GlmFamily::GammaLog) yy.array() += 0.5;
+    if (fam == vt::fam::GammaLog) yy.array() += 0.5;
     const GlmData data(X.data(), n, k, yy.data(), w.data(), off.data(), centre.data(), scale.data());
     GlmPotential sparse(data, fam, true, Prior::normal(0, 5), Prior::normal(0, 2.5));
     REQUIRE(sparse.design().sparse_columns() != nullptr);

@@ -67,8 +67,8 @@ struct GlmProblem {
       double eta = 0.3;
       for (int j = 0; j < k; ++j) eta += 0.4 * (X[static_cast<size_t>(j) * n + i] - 1.0) / 2.0;
       w[i] = 1.0 + (i % 3);
-      const double mu = f == GlmFamily::PoissonLog ? std::exp(eta) : 1.0 / (1.0 + std::exp(-eta));
-      y[i] = f == GlmFamily::PoissonLog ? std::floor(mu + rng.uniform()) : (rng.uniform() < mu ? 1.0 : 0.0);
+      const double mu = f == vt::fam::PoissonLog ? std::exp(eta) : 1.0 / (1.0 + std::exp(-eta));
+      y[i] = f == vt::fam::PoissonLog ? std::floor(mu + rng.uniform()) : (rng.uniform() < mu ? 1.0 : 0.0);
     }
     center.assign(k, 1.0);
     scale.assign(k, 2.0);
@@ -87,7 +87,7 @@ Mat metric_at(vhmc::GlmGeometry& geo, const Vec& th) {
 }  // namespace
 
 TEST_CASE("GLM Fisher geometry: trace and nu terms match finite differences of G", "[rmhmc]") {
-  for (GlmFamily f : {GlmFamily::BinomialLogit, GlmFamily::PoissonLog}) {
+  for (GlmFamily f : {vt::fam::BinomialLogit, vt::fam::PoissonLog}) {
     GlmProblem prob(f, 300, 3, 5);
     const GlmData data = prob.data(true);
     GlmPotential pot(data, f, true, Prior::normal(0.0, 2.5), Prior::student_t(3.0, 0.0, 2.0));
@@ -186,9 +186,9 @@ TEST_CASE("RMHMC samples a standard normal exactly under a position-dependent me
 }
 
 TEST_CASE("RMHMC agrees with NUTS on a logistic regression", "[rmhmc]") {
-  GlmProblem prob(GlmFamily::BinomialLogit, 400, 3, 9);
+  GlmProblem prob(vt::fam::BinomialLogit, 400, 3, 9);
   const GlmData data = prob.data(false);
-  GlmPotential pot(data, GlmFamily::BinomialLogit, true, Prior::normal(0.0, 2.5), Prior::normal(0.0, 2.5));
+  GlmPotential pot(data, vt::fam::BinomialLogit, true, Prior::normal(0.0, 2.5), Prior::normal(0.0, 2.5));
   vhmc::GlmGeometry geo(pot);
   vhmc::Callbacks cb;
   const auto rm = vhmc::run_rmhmc(geo, vhmc::RmhmcConfig{}, vt::chain_config(300, 3000, 82), Vec::Zero(4), cb);

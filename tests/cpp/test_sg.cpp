@@ -48,13 +48,14 @@ SgProblem sg_problem(GlmFamily f, int n, int k, std::uint64_t seed) {
     p.w[i] = 1.0 + static_cast<int>(3 * rng.uniform());
     double eta = -0.1 + p.o[i];
     for (int j = 0; j < k; ++j) eta += 0.4 * p.X[static_cast<size_t>(j) * n + i];
-    switch (f) {
-      case GlmFamily::GaussianIdentity: p.y[i] = eta + 0.7 * rng.normal(); break;
-      case GlmFamily::BinomialLogit:
-      case GlmFamily::BinomialProbit: p.y[i] = rng.uniform() < 1.0 / (1.0 + std::exp(-eta)) ? 1.0 : 0.0; break;
-      case GlmFamily::PoissonLog:
-      case GlmFamily::NegBinomial2Log: p.y[i] = std::floor(std::exp(eta) + rng.uniform()); break;
-      case GlmFamily::GammaLog: p.y[i] = std::exp(eta) * (0.5 + rng.uniform()); break;
+    if (f == vt::fam::GaussianIdentity) {
+      p.y[i] = eta + 0.7 * rng.normal();
+    } else if (f == vt::fam::BinomialLogit || f == vt::fam::BinomialProbit) {
+      p.y[i] = rng.uniform() < 1.0 / (1.0 + std::exp(-eta)) ? 1.0 : 0.0;
+    } else if (f == vt::fam::PoissonLog || f == vt::fam::NegBinomial2Log) {
+      p.y[i] = std::floor(std::exp(eta) + rng.uniform());
+    } else if (f == vt::fam::GammaLog) {
+      p.y[i] = std::exp(eta) * (0.5 + rng.uniform());
     }
   }
   for (int j = 0; j < k; ++j) {
@@ -72,9 +73,9 @@ GlmData variant_data(const SgProblem& p, int variant) {
                  variant > 1 ? p.s.data() : nullptr);
 }
 
-const GlmFamily kSgFamilies[] = {GlmFamily::GaussianIdentity, GlmFamily::BinomialLogit,
-                                 GlmFamily::BinomialProbit,   GlmFamily::PoissonLog,
-                                 GlmFamily::NegBinomial2Log,  GlmFamily::GammaLog};
+const GlmFamily kSgFamilies[] = {vt::fam::GaussianIdentity, vt::fam::BinomialLogit,
+                                 vt::fam::BinomialProbit,   vt::fam::PoissonLog,
+                                 vt::fam::NegBinomial2Log,  vt::fam::GammaLog};
 
 double max_rel_diff(const Vec& a, const Vec& b) {
   return (a - b).lpNorm<Eigen::Infinity>() / std::max(1.0, b.lpNorm<Eigen::Infinity>());
@@ -92,7 +93,7 @@ TEST_CASE("minibatch gradients average to the full gradient over one epoch", "[s
       const GlmData data = variant_data(p, variant);
       GlmPotential pot(data, f, icpt, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0),
                        Prior::exponential(1.0));
-      INFO("family " << static_cast<int>(f) << " variant " << variant);
+      INFO("family " << f.index << " variant " << variant);
       vhmc::Rng rng(5, 1);
       Vec theta(pot.dim());
       for (int j = 0; j < pot.dim(); ++j) theta[j] = 0.3 * rng.normal();
@@ -120,9 +121,9 @@ TEST_CASE("minibatch gradients average to the full gradient over one epoch", "[s
 
 TEST_CASE("minibatch gradient is unbiased over random batches and reshuffles per epoch", "[sg]") {
   const int n = 50, k = 2;
-  SgProblem p = sg_problem(GlmFamily::BinomialLogit, n, k, 3);
+  SgProblem p = sg_problem(vt::fam::BinomialLogit, n, k, 3);
   GlmData data(p.X.data(), n, k, p.y.data());
-  GlmPotential pot(data, GlmFamily::BinomialLogit, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
+  GlmPotential pot(data, vt::fam::BinomialLogit, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
   Vec theta(3);
   theta << 0.1, -0.2, 0.3;
   Vec g_full, g, acc = Vec::Zero(3);
@@ -361,7 +362,7 @@ TEST_CASE("minibatch gradient-noise estimate V_hat matches per-row gradients", "
     SgProblem p = sg_problem(f, n, k, 21);
     GlmData data(p.X.data(), n, k, p.y.data(), p.w.data(), p.o.data(), p.c.data(), p.s.data());
     GlmPotential pot(data, f, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
-    INFO("family " << static_cast<int>(f));
+    INFO("family " << f.index);
     Vec theta(pot.dim());
     for (int j = 0; j < pot.dim(); ++j) theta[j] = 0.1 * (j + 1);
     std::vector<int> idx(m);
@@ -418,10 +419,10 @@ TEST_CASE("fixed-precision gaussian potential: closed form and epoch-averaged mi
   // column of ones (the intercept, not centred) and k other columns.
   const int n = 120, k = 3;
   const double alpha = 2.5, beta = 0.01;
-  SgProblem p = sg_problem(GlmFamily::GaussianIdentity, n, k, 31);
+  SgProblem p = sg_problem(vt::fam::GaussianIdentity, n, k, 31);
   GlmData data(p.X.data(), n, k, p.y.data());
   const Prior prior = Prior::normal(0.0, 1.0 / std::sqrt(beta));
-  GlmPotential pot(data, GlmFamily::GaussianIdentity, true, prior, prior, Prior::flat(), alpha);
+  GlmPotential pot(data, vt::fam::GaussianIdentity, true, prior, prior, Prior::flat(), alpha);
   REQUIRE(pot.dim() == k + 1);  // no sigma
   CHECK_FALSE(pot.has_aux());
   vhmc::Mat Z(n, k + 1);
@@ -458,9 +459,9 @@ TEST_CASE("fixed-precision gaussian potential: closed form and epoch-averaged mi
     CHECK(max_rel_diff(acc, g_full) < 1e-10);
   }
   // The fixed precision is the gaussian family's alone, and must be >= 0.
-  CHECK_THROWS_AS(GlmPotential(data, GlmFamily::BinomialLogit, true, prior, prior, Prior::flat(), alpha),
+  CHECK_THROWS_AS(GlmPotential(data, vt::fam::BinomialLogit, true, prior, prior, Prior::flat(), alpha),
                   std::invalid_argument);
-  CHECK_THROWS_AS(GlmPotential(data, GlmFamily::GaussianIdentity, true, prior, prior, Prior::flat(), -1.0),
+  CHECK_THROWS_AS(GlmPotential(data, vt::fam::GaussianIdentity, true, prior, prior, Prior::flat(), -1.0),
                   std::invalid_argument);
 }
 
@@ -473,7 +474,7 @@ TEST_CASE("control-variate gradient is unbiased: one epoch averages to the full 
       const GlmData data = variant_data(p, variant);
       GlmPotential pot(data, f, icpt, Prior::normal(0.0, 5.0), Prior::student_t(3.0, 0.0, 2.0),
                        Prior::exponential(1.0));
-      INFO("family " << static_cast<int>(f) << " variant " << variant);
+      INFO("family " << f.index << " variant " << variant);
       vhmc::Rng rng(7, 1);
       vhmc::ControlVariate cv;
       cv.theta_hat.resize(pot.dim());
@@ -508,11 +509,11 @@ TEST_CASE("control-variate gradient is unbiased: one epoch averages to the full 
 
 TEST_CASE("control-variate gradient noise is far below the plain minibatch noise near the mode", "[sg][cv]") {
   const int n = 20000, k = 3, B = 40;
-  for (GlmFamily f : {GlmFamily::GaussianIdentity, GlmFamily::BinomialLogit, GlmFamily::PoissonLog}) {
+  for (GlmFamily f : {vt::fam::GaussianIdentity, vt::fam::BinomialLogit, vt::fam::PoissonLog}) {
     SgProblem p = sg_problem(f, n, k, 41);
     GlmData data(p.X.data(), n, k, p.y.data(), nullptr, nullptr, p.c.data(), p.s.data());
     GlmPotential pot(data, f, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
-    INFO("family " << static_cast<int>(f));
+    INFO("family " << f.index);
     const int d = pot.dim();
     // The mode by damped Newton steps with a finite-difference Hessian of the full gradient.
     Vec th = Vec::Zero(d), g(d), g1(d);

@@ -56,7 +56,7 @@ TEST_CASE("the stiff rows of a GLM are the rows of the separating category", "[s
   off.enabled = false;
   CHECK_FALSE(vhmc::find_stiff_rows(at.pot, at.mode.hessian, off));
   // A family without a curvature bound has none.
-  GlmPotential pois(at.data, GlmFamily::PoissonLog, true, Prior::normal(0, 10), Prior::normal(0, 10));
+  GlmPotential pois(at.data, vt::fam::PoissonLog, true, Prior::normal(0, 10), Prior::normal(0, 10));
   CHECK_FALSE(vhmc::find_stiff_rows(pois, at.mode.hessian, vhmc::SplitConfig{}));
 }
 

@@ -23,6 +23,16 @@ namespace vt {
 using vhmc::Mat;
 using vhmc::Vec;
 
+// Families of the registry by code, for tests that name them.
+namespace fam {
+inline const vhmc::GlmFamily GaussianIdentity = vhmc::family_named("gaussian_identity");
+inline const vhmc::GlmFamily BinomialLogit = vhmc::family_named("binomial_logit");
+inline const vhmc::GlmFamily BinomialProbit = vhmc::family_named("binomial_probit");
+inline const vhmc::GlmFamily PoissonLog = vhmc::family_named("poisson_log");
+inline const vhmc::GlmFamily NegBinomial2Log = vhmc::family_named("neg_binomial_2_log");
+inline const vhmc::GlmFamily GammaLog = vhmc::family_named("Gamma_log");
+}  // namespace fam
+
 // ---------------------------------------------------------------------------------------
 // Monte Carlo error
 
@@ -355,7 +365,7 @@ inline vhmc::GroupTermData group_term(const std::string& name, int levels, int c
 inline Vec vec1(double x) { return Vec::Constant(1, x); }
 
 inline vhmc::GlmPotential separated_potential(const vhmc::GlmData& data) {
-  return vhmc::GlmPotential(data, vhmc::GlmFamily::BinomialLogit, true, vhmc::Prior::normal(0, 10),
+  return vhmc::GlmPotential(data, vt::fam::BinomialLogit, true, vhmc::Prior::normal(0, 10),
                             vhmc::Prior::normal(0, 10));
 }
 

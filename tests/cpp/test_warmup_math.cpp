@@ -533,7 +533,7 @@ TEST_CASE("L-BFGS: logistic regression mode agrees with damped Newton", "[warmup
     y[i] = rng.uniform() < 1.0 / (1.0 + std::exp(-eta)) ? 1.0 : 0.0;
   }
   const vhmc::GlmData data(X.data(), n, k, y.data());
-  vhmc::GlmPotential pot(data, vhmc::GlmFamily::BinomialLogit, true, vhmc::Prior::normal(0.0, 10.0),
+  vhmc::GlmPotential pot(data, vhmc::family_named("binomial_logit"), true, vhmc::Prior::normal(0.0, 10.0),
                          vhmc::Prior::normal(0.0, 5.0));
   const vhmc::ModeResult newton = vhmc::newton_mode(pot, Vec::Zero(k + 1));
   REQUIRE(newton.converged);

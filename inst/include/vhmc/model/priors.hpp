@@ -5,7 +5,10 @@
 // length 1, recycled). Auxiliary (gaussian sigma) is sampled on the log scale,
 // theta_aux = log sigma, with U_aux = -log p(sigma) - log sigma (the Jacobian); there the
 // location-scale families are half-distributions on (0, inf) (location must be 0), flat() is
-// improper on (0, inf) (U_aux = -log sigma), and exponential(rate) is allowed.
+// improper on (0, inf) (U_aux = -log sigma), and exponential(rate) and gamma(shape, rate) are
+// allowed. Other auxiliary transforms (glm/aux_transforms.hpp) have their own evaluations
+// below: a positive parameter with a lower bound, a probability (beta, or flat = beta(1, 1))
+// and ordered cutpoints (a location prior on each).
 // Terms that do not depend on theta (normalising constants) are dropped throughout.
 #include <cmath>
 #include <stdexcept>
@@ -16,7 +19,7 @@
 
 namespace vhmc {
 
-enum class PriorKind { Flat, Normal, StudentT, Cauchy, Laplace, Exponential };
+enum class PriorKind { Flat, Normal, StudentT, Cauchy, Laplace, Exponential, Gamma, Beta };
 
 inline const char* prior_kind_name(PriorKind k) {
   switch (k) {
@@ -26,18 +29,22 @@ inline const char* prior_kind_name(PriorKind k) {
     case PriorKind::Cauchy: return "cauchy";
     case PriorKind::Laplace: return "laplace";
     case PriorKind::Exponential: return "exponential";
+    case PriorKind::Gamma: return "gamma";
+    case PriorKind::Beta: return "beta";
   }
   return "unknown";
 }
 
 // Description of the prior of one family of parameters. location, scale and df hold one value
-// per coefficient or a single value that applies to all. rate is used by Exponential only.
+// per coefficient or a single value that applies to all. rate is used by Exponential and
+// Gamma (with shape1, its shape), shape1 and shape2 by Beta.
 struct Prior {
   PriorKind kind = PriorKind::Flat;
   Vec location = Vec::Zero(1);
   Vec scale = Vec::Ones(1);
   Vec df = Vec::Ones(1);
   double rate = 1.0;
+  double shape1 = 1.0, shape2 = 1.0;
 
   static Prior flat() { return Prior{}; }
   static Prior normal(const Vec& location, const Vec& scale) {
@@ -70,6 +77,20 @@ struct Prior {
     p.rate = rate;
     return p;
   }
+  static Prior gamma(double shape, double rate) {
+    Prior p;
+    p.kind = PriorKind::Gamma;
+    p.shape1 = shape;
+    p.rate = rate;
+    return p;
+  }
+  static Prior beta(double shape1, double shape2) {
+    Prior p;
+    p.kind = PriorKind::Beta;
+    p.shape1 = shape1;
+    p.shape2 = shape2;
+    return p;
+  }
 
  private:
   static Prior make(PriorKind k, const Vec& location, const Vec& scale, const Vec& df) {
@@ -93,8 +114,8 @@ inline bool length_ok(const Vec& v, Eigen::Index k) { return v.size() == 1 || v.
 // Checks a coefficient prior for k coefficients (called at construction, never in a chain).
 inline void validate_coef_prior(const Prior& p, Eigen::Index k, const std::string& what) {
   if (p.kind == PriorKind::Flat) return;
-  if (p.kind == PriorKind::Exponential)
-    throw std::invalid_argument(what + ": exponential() is only for the auxiliary parameter");
+  if (p.kind == PriorKind::Exponential || p.kind == PriorKind::Gamma || p.kind == PriorKind::Beta)
+    throw std::invalid_argument(what + ": " + prior_kind_name(p.kind) + " is only for an auxiliary parameter");
   if (!detail::length_ok(p.location, k) || !detail::length_ok(p.scale, k) ||
       !detail::length_ok(p.df, k))
     throw std::invalid_argument(what + ": location, scale and df must have length 1 or " +
@@ -106,12 +127,16 @@ inline void validate_coef_prior(const Prior& p, Eigen::Index k, const std::strin
   if (!p.location.allFinite()) throw std::invalid_argument(what + ": location must be finite");
 }
 
-// Checks the prior of the auxiliary sigma (half-distributions: location 0, scalar).
+// Checks the prior of a positive auxiliary parameter such as sigma (half-distributions:
+// location 0, scalar; exponential; gamma).
 inline void validate_aux_prior(const Prior& p, const std::string& what) {
   if (p.kind == PriorKind::Flat) return;
-  if (p.kind == PriorKind::Exponential) {
+  if (p.kind == PriorKind::Beta) throw std::invalid_argument(what + ": beta() is for a probability");
+  if (p.kind == PriorKind::Exponential || p.kind == PriorKind::Gamma) {
     if (!(p.rate > 0) || !std::isfinite(p.rate))
       throw std::invalid_argument(what + ": rate must be positive and finite");
+    if (!(p.shape1 > 0) || !std::isfinite(p.shape1))
+      throw std::invalid_argument(what + ": shape must be positive and finite");
     return;
   }
   if (p.location.size() != 1 || p.scale.size() != 1 || p.df.size() != 1)
@@ -132,7 +157,9 @@ inline double prior_eval(const Prior& p, const Eigen::Ref<const Vec>& beta, Eige
   double u = 0.0;
   switch (p.kind) {
     case PriorKind::Flat:
-    case PriorKind::Exponential:  // rejected by validate_coef_prior; contributes nothing
+    case PriorKind::Exponential:  // these three are rejected by validate_coef_prior
+    case PriorKind::Gamma:
+    case PriorKind::Beta:
       break;
     case PriorKind::Normal:
       for (Eigen::Index j = 0; j < k; ++j) {
@@ -189,6 +216,14 @@ inline double aux_prior_eval(const Prior& p, double t, double* dU) {
       d = p.rate * sigma;
       break;
     }
+    case PriorKind::Gamma: {  // -(a - 1) log sigma + rate sigma
+      const double sigma = std::exp(t);
+      u = -(p.shape1 - 1.0) * t + p.rate * sigma;
+      d = -(p.shape1 - 1.0) + p.rate * sigma;
+      break;
+    }
+    case PriorKind::Beta:  // rejected by validate_aux_prior
+      break;
     case PriorKind::Normal: {  // half-normal: sigma^2 / (2 s^2)
       const double z2 = std::exp(2.0 * (t - std::log(p.scale[0])));
       u = 0.5 * z2;
@@ -223,7 +258,9 @@ inline double aux_prior_eval(const Prior& p, double t, double* dU) {
 // (Lange, Little & Taylor 1989, eq. 6); cauchy: 1 / (2 s^2); laplace: 1/s^2; flat: 0.
 inline void prior_add_fisher_diag(const Prior& p, Eigen::Index k, Eigen::Ref<Vec> h) {
   for (Eigen::Index j = 0; j < k; ++j) {
-    if (p.kind == PriorKind::Flat || p.kind == PriorKind::Exponential) continue;
+    if (p.kind == PriorKind::Flat || p.kind == PriorKind::Exponential || p.kind == PriorKind::Gamma ||
+        p.kind == PriorKind::Beta)
+      continue;
     const double s = detail::recycled(p.scale, j);
     double info = 1.0;
     if (p.kind == PriorKind::StudentT || p.kind == PriorKind::Cauchy) {
@@ -243,6 +280,8 @@ inline void prior_add_hessian_diag(const Prior& p, const Eigen::Ref<const Vec>& 
     switch (p.kind) {
       case PriorKind::Flat:
       case PriorKind::Exponential:
+      case PriorKind::Gamma:
+      case PriorKind::Beta:
       case PriorKind::Laplace:
         break;
       case PriorKind::Normal: {
@@ -270,7 +309,10 @@ inline double aux_prior_hessian(const Prior& p, double t) {
     case PriorKind::Flat:
       return 0.0;
     case PriorKind::Exponential:
+    case PriorKind::Gamma:
       return p.rate * std::exp(t);
+    case PriorKind::Beta:
+      return 0.0;
     case PriorKind::Normal:
       return 2.0 * std::exp(2.0 * (t - std::log(p.scale[0])));
     case PriorKind::StudentT:
@@ -289,6 +331,39 @@ inline double aux_prior_value(const Prior& p, double t) { return aux_prior_eval(
 
 inline double aux_prior_value_grad(const Prior& p, double t, double& dU) {
   return aux_prior_eval(p, t, &dU);
+}
+
+// A positive parameter with a lower bound, x = lower + exp(t) (Student's nu > 1): the prior
+// of x at s = log x from aux_prior_eval(), whose Jacobian -s is swapped for -t:
+// U = U_aux(s) + s - t, and with r = exp(t) / x = ds/dt, dU/dt = (U_aux'(s) + 1) r - 1 and
+// d2U/dt2 = U_aux''(s) r^2 + (U_aux'(s) + 1) r (1 - r). The prior is truncated to x > lower
+// (its normalising constant is dropped).
+inline double shifted_prior_eval(const Prior& p, double t, double lower, double* dU, double* d2U = nullptr) {
+  const double x = lower + std::exp(t), s = std::log(x), r = std::exp(t) / x;
+  double da = 0.0;
+  const double u = aux_prior_eval(p, s, &da) + s - t;
+  if (dU) *dU = (da + 1.0) * r - 1.0;
+  if (d2U) *d2U = aux_prior_hessian(p, s) * r * r + (da + 1.0) * r * (1.0 - r);
+  return u;
+}
+
+// A probability x = logistic(t) with a beta(a, b) prior (flat: beta(1, 1)), Jacobian
+// included: U = -a log x - b log(1 - x) = a softplus(-t) + b softplus(t).
+inline double probability_prior_eval(const Prior& p, double t, double* dU, double* d2U = nullptr) {
+  const double a = p.kind == PriorKind::Beta ? p.shape1 : 1.0, b = p.kind == PriorKind::Beta ? p.shape2 : 1.0;
+  double x, xc;
+  logistic_pair(t, x, xc);
+  if (dU) *dU = -a * xc + b * x;
+  if (d2U) *d2U = (a + b) * x * xc;
+  return a * softplus(-t) + b * softplus(t);
+}
+
+// Checks the prior of a probability (beta or flat).
+inline void validate_probability_prior(const Prior& p, const std::string& what) {
+  if (p.kind == PriorKind::Flat) return;
+  if (p.kind != PriorKind::Beta) throw std::invalid_argument(what + ": a probability takes beta() or flat()");
+  if (!(p.shape1 > 0) || !(p.shape2 > 0) || !std::isfinite(p.shape1) || !std::isfinite(p.shape2))
+    throw std::invalid_argument(what + ": the beta shapes must be positive and finite");
 }
 
 }  // namespace vhmc

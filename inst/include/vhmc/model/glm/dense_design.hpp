@@ -5,10 +5,12 @@
 // layout; with R's model.matrix the pointer to its column 2 skips the column of ones), and
 // eta = alpha + X beta (+ offset, added by the potential). One pass over X for eta, one for
 // the gradient -X' r with r = d loglik / d eta.
-// Centring (GlmData::center, with an intercept only): eta = alpha + (X - 1 c') beta, so alpha
-// is the intercept at the predictor means c, where prior_intercept applies (as in rstanarm
-// and brms), and the posterior of (alpha, beta) is far less correlated. X itself is never
-// copied: (X - 1 c') beta = X beta - c'beta, and the gradient gains c sum(r).
+// Centring (GlmData::center): eta = alpha + (X - 1 c') beta, so alpha is the intercept at the
+// predictor means c, where prior_intercept applies (as in rstanarm and brms), and the
+// posterior of (alpha, beta) is far less correlated. Without an intercept, only where a
+// family's cutpoints take its place (cumulative models, whose cutpoints are then at the
+// predictor means, as brms's). X itself is never copied: (X - 1 c') beta = X beta - c'beta,
+// and the gradient gains c sum(r).
 // Scaling (GlmData::scale): the sampler's coordinates for the slopes are beta_j * s_j (s_j the
 // spread of predictor j), so that all coordinates have comparable posterior scales whatever
 // the predictors' units; this keeps the early warmup and Stan's metric regularisation (which
@@ -65,7 +67,11 @@ class DenseDesign {
     } else {
       eta.noalias() = d_->X * beta_;
     }
-    if (intercept_) eta.array() += theta[first_] - centre_shift();
+    if (intercept_) {
+      eta.array() += theta[first_] - centre_shift();
+    } else if (d_->has_center()) {
+      eta.array() -= centre_shift();
+    }
   }
 
   // The block's gradient of -sum loglik from r = d loglik / d eta, into g: -Z' r.
@@ -82,6 +88,8 @@ class DenseDesign {
     if (intercept_) {
       g[first_] = -r.sum();
       if (d_->has_center()) gb -= g[first_] * d_->center;  // + c sum(r)
+    } else if (d_->has_center()) {
+      gb += r.sum() * d_->center;
     }
     if (d_->has_scale()) gb.array() /= d_->scale.array();
   }
@@ -138,7 +146,11 @@ class DenseDesign {
   // eta of gathered rows (without offset); needs set_beta().
   void batch_predictor(const Vec& theta, const Mat& Xb, Vec& eta) const {
     eta.noalias() = Xb * beta_;
-    if (intercept_) eta.array() += theta[first_] - (d_->has_center() ? d_->center.dot(beta_) : 0.0);
+    if (intercept_) {
+      eta.array() += theta[first_] - (d_->has_center() ? d_->center.dot(beta_) : 0.0);
+    } else if (d_->has_center()) {
+      eta.array() -= d_->center.dot(beta_);
+    }
   }
   // g's block = -f Z_b' r for gathered rows Xb.
   void batch_scatter(const Mat& Xb, const Vec& r, double f, Vec& g) const {
@@ -148,6 +160,8 @@ class DenseDesign {
     if (intercept_) {
       g[first_] = -f * r.sum();
       if (d_->has_center()) gb -= g[first_] * d_->center;
+    } else if (d_->has_center()) {
+      gb += f * r.sum() * d_->center;
     }
     if (d_->has_scale()) gb.array() /= d_->scale.array();
   }

@@ -4,8 +4,8 @@
 // eta = blocks + offset), a family (glm/families.hpp), prior terms over the blocks
 // (glm/prior_terms.hpp) and, for the gaussian family, its likelihood from sufficient
 // statistics (glm/gaussian_likelihood.hpp). theta = (alpha [if intercept], beta_1..beta_K
-// [times the predictors' scales], t [the family's auxiliary parameter on the log scale, if
-// any]).
+// [times the predictors' scales], t [the family's auxiliary parameters in their unconstrained
+// coordinates, glm/aux_transforms.hpp, if any]).
 // Weights multiply each observation's log likelihood (frequency weights, as rstanarm):
 // weight 2 equals a duplicated row for every family. Binomial: y is the proportion of
 // successes and the weight the number of trials.
@@ -17,6 +17,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "../../base/types.hpp"
 #include "../priors.hpp"
@@ -34,27 +35,37 @@ namespace vhmc {
 class GlmPotential {
  public:
   // data must outlive the potential (it is not copied). prior_intercept is ignored without an
-  // intercept; prior_aux is used by families with an auxiliary parameter only. Throws
+  // intercept; prior_aux holds one prior per auxiliary parameter of the family (kAux, in
+  // order); n_cutpoints sizes a family's cutpoints (categories less one). Throws
   // std::invalid_argument on an invalid prior or setting -- before any chain runs.
   GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept, const Prior& prior_intercept,
-               const Prior& prior, const Prior& prior_aux = Prior::exponential(1.0), double noise_precision = 0.0)
+               const Prior& prior, const std::vector<Prior>& prior_aux, double noise_precision = 0.0,
+               Eigen::Index n_cutpoints = 0)
       : data_(&data), family_(family), noise_precision_(noise_precision),
         design_(data, has_intercept, 0), eta_(data.n()), r_(data.n()), z_(data.n()) {
-    validate(prior_intercept, prior, prior_aux);
     layout_.add("intercept", "(Intercept)", has_intercept ? 1 : 0);
     layout_.add("coef", "", data.k());
-    aux_ = layout_.add("aux", aux_name(), has_aux() ? 1 : 0, Transform::Log);
+    add_aux_blocks(n_cutpoints);
+    validate(prior_intercept, prior, prior_aux);
     if (has_intercept) priors_.add_location(prior_intercept, 0, 1, nullptr);
     const Eigen::Ref<const Vec> scale(data.scale);
     priors_.add_location(prior, design_.slopes(), data.k(), data.has_scale() ? &scale : nullptr);
-    priors_.add_log_positive(prior_aux, aux_);
-    if (family_ == GlmFamily::GaussianIdentity) {
+    for (std::size_t b = 0; b < aux_blocks_.size(); ++b) {
+      const ParamBlock& blk = layout_.blocks()[aux_blocks_[b]];
+      priors_.add_aux(prior_aux[b], blk.offset, blk.size, blk.transform, blk.lower);
+    }
+    if (gaussian_stats()) {
       const double sum_w = data.has_weights() ? data.weights.sum() : static_cast<double>(data.n());
       gauss_ = std::make_unique<GaussianLikelihood>(design_, sum_w);
     } else {
       design_.use_sparse_columns();  // the row pass of every gradient
     }
   }
+  // One prior for every auxiliary parameter of the family.
+  GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept, const Prior& prior_intercept,
+               const Prior& prior, const Prior& prior_aux = Prior::exponential(1.0), double noise_precision = 0.0)
+      : GlmPotential(data, family, has_intercept, prior_intercept, prior,
+                     std::vector<Prior>(aux_specs(family).size(), prior_aux), noise_precision) {}
   GlmPotential(GlmPotential&&) = default;
 
   // Appends a group-level term (glm/group_term.hpp): its blocks join the layout after the
@@ -64,12 +75,13 @@ class GlmPotential {
   // effects in the layout; one term or nested ones (every term marginal; throws if they do
   // not nest).
   void add_group_term(const GroupTermData& d) {
-    const bool gaussian = family_ == GlmFamily::GaussianIdentity;
     const bool sampled = !terms_.empty() && !has_marginal_term();
-    if (d.marginal && (!gaussian || aux_ < 0 || sampled))
+    if (d.marginal && (!gauss_ || aux_ < 0 || sampled))
       throw std::invalid_argument("only the gaussian family's group-level terms can be integrated out, all of them");
     if (!d.marginal && has_marginal_term()) throw std::invalid_argument("marginal group-level terms exclude sampled ones");
-    const bool rel = d.prior.relative_to_sigma && aux_ >= 0 && gaussian;
+    // The family's first aux parameter is the scale the covariance is relative to (rstanarm's
+    // decov for the gaussian family; R decides which families).
+    const bool rel = d.prior.relative_to_sigma && aux_ >= 0;
     terms_.emplace_back(d, layout_, rel ? aux_ : -1);
     if (d.n != data_->n()) throw std::invalid_argument("a group-level term needs one level per row");
     if (gauss_) gauss_->drop_cells();
@@ -83,7 +95,7 @@ class GlmPotential {
   // factors (glm/gaussian_cells.hpp) instead of the row pass, exactly; it pays when the rows
   // fall in far fewer cells than there are rows (R decides). Returns the number of cells.
   Eigen::Index use_cells() {
-    if (family_ != GlmFamily::GaussianIdentity || terms_.empty() || has_marginal_term())
+    if (!gauss_ || terms_.empty() || has_marginal_term())
       throw std::invalid_argument("cell statistics need the gaussian family and sampled group-level terms");
     return gauss_->use_cells(design_, terms_);
   }
@@ -112,11 +124,24 @@ class GlmPotential {
 
   int dim() const { return static_cast<int>(layout_.dim()); }
   const ParameterLayout& layout() const { return layout_; }
-  bool has_aux() const {
-    return with_family(family_, [](auto f) { return decltype(f)::kHasAux; }) && !fixed_noise();
-  }
-  const char* aux_name() const { return with_family(family_, [](auto f) { return decltype(f)::kAuxName; }); }
+  bool has_aux() const { return aux_ >= 0; }
+  // Offset and total size of the aux blocks (contiguous; -1 and 0 without them).
+  Eigen::Index aux_offset() const { return aux_; }
+  Eigen::Index aux_size() const { return n_aux_; }
+  // The layout's aux blocks, in the family's order.
+  const std::vector<std::size_t>& aux_blocks() const { return aux_blocks_; }
   bool fixed_noise() const { return noise_precision_ > 0.0; }
+  // The family's aux parameters (glm/family/base.hpp), in order.
+  static std::vector<family::AuxSpec> aux_specs(GlmFamily family) {
+    return with_family(family, [](auto f) {
+      const auto& a = decltype(f)::kAux;
+      return std::vector<family::AuxSpec>(a.begin(), a.end());
+    });
+  }
+
+  // Traits of the family (glm/families.hpp): its gaussian closed forms, its cutpoints.
+  bool gaussian_stats() const { return with_family(family_, [](auto f) { return decltype(f)::kGaussianStats; }); }
+  bool thresholds() const { return with_family(family_, [](auto f) { return decltype(f)::kThresholds; }); }
   bool has_intercept() const { return design_.intercept(); }
   GlmFamily family() const { return family_; }
   const GlmData& data() const { return *data_; }
@@ -162,7 +187,7 @@ class GlmPotential {
                            Vec* noise_var = nullptr);
 
  private:
-  void validate(const Prior& prior_intercept, const Prior& prior, const Prior& prior_aux) const;
+  void validate(const Prior& prior_intercept, const Prior& prior, const std::vector<Prior>& prior_aux) const;
   // Paths without group-level terms (R refuses the samplers that need them for multilevel
   // models before any chain starts).
   void require_no_terms(const char* what) const {
@@ -172,13 +197,48 @@ class GlmPotential {
   // The family's auxiliary values at theta (the fixed precision, or from t).
   template <class F>
   typename F::Aux aux_of(const Vec& theta) const {
-    if constexpr (std::is_same_v<F, family::GaussianIdentity>) {
-      return fixed_noise() ? F::fixed(noise_precision_) : F::aux(theta[aux_]);
-    } else if constexpr (F::kHasAux) {
-      return F::aux(theta[aux_]);
+    if constexpr (F::kGaussianStats) {
+      return fixed_noise() ? F::fixed(noise_precision_) : F::aux(theta.data() + aux_, n_aux_);
+    } else if constexpr (family::aux_count<F>() > 0) {
+      return F::aux(theta.data() + aux_, n_aux_);
     } else {
-      return F::aux(0.0);
+      return F::aux(nullptr, 0);
     }
+  }
+  // 1 / sigma^2 of the gaussian family whose closed forms the potential uses.
+  double gaussian_precision(const Vec& theta) const {
+    return with_family(family_, [&](auto f) {
+      using F = decltype(f);
+      if constexpr (F::kGaussianStats) {
+        return aux_of<F>(theta).inv_s2;
+      } else {
+        return 0.0;
+      }
+    });
+  }
+  // Whether the responses are the categories of the family's cutpoints (kThresholds).
+  bool valid_categories() const {
+    return with_family(family_, [&](auto f) {
+      using F = decltype(f);
+      if constexpr (F::kThresholds) {
+        return F::valid_response(data_->y, n_aux_);
+      } else {
+        return true;
+      }
+    });
+  }
+  // The family's aux blocks in the layout ("aux:NAME"), unless the gaussian noise is fixed.
+  void add_aux_blocks(Eigen::Index n_cutpoints) {
+    if (fixed_noise()) return;
+    for (const family::AuxSpec& a : aux_specs(family_)) {
+      const Eigen::Index size = a.sized_by_data ? n_cutpoints : 1;
+      if (size <= 0) throw std::invalid_argument(std::string("the family's ") + a.name + " need a positive size");
+      aux_blocks_.push_back(layout_.blocks().size());
+      const Eigen::Index at = layout_.add(std::string("aux:") + a.name, a.name, size, a.transform, a.lower);
+      if (aux_ < 0) aux_ = at;
+      n_aux_ += size;
+    }
+    dt_.resize(n_aux_);
   }
 
   // eta_ = the blocks' predictors + offset; needs design_.set_beta() and the terms' prepare().
@@ -209,7 +269,7 @@ class GlmPotential {
     design_.set_beta(theta);
     with_family(family_, [&](auto f) {
       using F = decltype(f);
-      batch_.terms<F>(design_, theta, aux_of<F>(theta), at_hat);
+      batch_.terms<F>(design_, theta, aux_of<F>(theta), at_hat, n_aux_);
     });
   }
 
@@ -219,7 +279,10 @@ class GlmPotential {
   ParameterLayout layout_;
   DenseDesign design_;
   PriorTerms priors_;
-  Eigen::Index aux_ = -1;  // offset of the auxiliary parameter, -1 without one
+  Eigen::Index aux_ = -1;    // offset of the first auxiliary parameter, -1 without one
+  Eigen::Index n_aux_ = 0;   // the aux blocks' total size
+  std::vector<std::size_t> aux_blocks_;
+  Vec dt_;                   // d loglik / d t of the aux coordinates (a pass's sum)
   std::unique_ptr<GaussianLikelihood> gauss_;  // gaussian family: the likelihood from statistics
   std::vector<GroupTerm> terms_;
   bool prior_only_ = false;

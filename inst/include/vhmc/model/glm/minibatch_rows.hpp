@@ -5,6 +5,8 @@
 // for the control variates of SGLD-CV / SGHMC-CV, Baker et al. 2019, at theta_hat too), and
 // the gradient and its per-coordinate variance from them. For the gaussian family this is
 // the per-row residual form, not the sufficient statistics.
+#include <algorithm>
+
 #include "../../base/types.hpp"
 #include "dense_design.hpp"
 #include "families.hpp"
@@ -17,7 +19,7 @@ class MinibatchRows {
   void gather(const DenseDesign& design, const int* idx, Eigen::Index m) {
     const GlmData& d = design.data();
     if (Xb_.rows() != m || Xb_.cols() != d.k()) {
-      for (Vec* v : {&eb_, &yb_, &tb_}) v->resize(m);
+      for (Vec* v : {&eb_, &yb_}) v->resize(m);
       wb_.resize(d.has_weights() ? m : 0);
     }
     design.gather(idx, m, Xb_);
@@ -26,25 +28,22 @@ class MinibatchRows {
     idx_ = idx;
   }
 
-  // Per gathered row at theta: r = d loglik_i / d eta and z = d(-loglik_i) / d t (aux
-  // families), the batch's terms; with at_hat, its terms at the reference point theta_hat.
-  // Needs design.set_beta(theta).
+  // Per gathered row at theta: r = d loglik_i / d eta and z(i, k) = d(-loglik_i) / d t_k
+  // (the n_aux aux coordinates; one column of scratch without them), the batch's terms; with
+  // at_hat, its terms at the reference point theta_hat. Needs design.set_beta(theta).
   template <class F>
-  void terms(const DenseDesign& design, const Vec& theta, const typename F::Aux& a, bool at_hat) {
+  void terms(const DenseDesign& design, const Vec& theta, const typename F::Aux& a, bool at_hat,
+             Eigen::Index n_aux) {
     Vec& r = at_hat ? rh_ : r_;
-    Vec& z = at_hat ? zh_ : z_;
+    Mat& z = at_hat ? zh_ : z_;
     const GlmData& d = design.data();
     const Eigen::Index m = yb_.size();
     design.batch_predictor(theta, Xb_, eb_);
     if (d.has_offset())
       for (Eigen::Index i = 0; i < m; ++i) eb_[i] += d.offset[idx_[i]];
     r.resize(m);
-    z.resize(m);
-    if constexpr (F::kHasAux) {
-      F::derivs(yb_, eb_, wb_, a, r, z);
-    } else {
-      F::derivs(yb_, eb_, wb_, a, r, tb_);
-    }
+    z.resize(m, std::max<Eigen::Index>(n_aux, 1));
+    F::derivs(yb_, eb_, wb_, a, r, z);
   }
 
   // The terms at theta less those at theta_hat (the control-variate difference).
@@ -54,11 +53,12 @@ class MinibatchRows {
   }
 
   // g = -(N/m) sum over the gathered rows of the log-likelihood gradient (from the terms: r,
-  // and z for the auxiliary parameter at theta[aux] when aux >= 0).
+  // and z for the auxiliary parameters at theta[aux...] when aux >= 0).
   void gradient(const DenseDesign& design, Eigen::Index aux, Vec& g) const {
     const double f = static_cast<double>(design.data().n()) / static_cast<double>(Xb_.rows());
     design.batch_scatter(Xb_, r_, f, g);
-    if (aux >= 0) g[aux] = f * z_.sum();
+    if (aux >= 0)
+      for (Eigen::Index k = 0; k < z_.cols(); ++k) g[aux + k] = f * z_.col(k).sum();
   }
 
   // V_hat = (N^2/m) var_{i in batch}(grad log p(y_i | theta)) per coordinate (the estimate
@@ -70,15 +70,18 @@ class MinibatchRows {
     const double f = n * n / static_cast<double>(m);
     design.batch_variance(Xb_, r_, f, v);
     if (aux >= 0) {
-      const double mu = z_.sum() / static_cast<double>(m);
-      v[aux] = f * ((z_.array() - mu).square().sum() / static_cast<double>(m - 1));
+      for (Eigen::Index k = 0; k < z_.cols(); ++k) {
+        const double mu = z_.col(k).sum() / static_cast<double>(m);
+        v[aux + k] = f * ((z_.col(k).array() - mu).square().sum() / static_cast<double>(m - 1));
+      }
     }
   }
 
  private:
   Mat Xb_;
-  Vec eb_, yb_, wb_, tb_;
-  Vec r_, z_, rh_, zh_;  // the terms at theta and at theta_hat
+  Vec eb_, yb_, wb_;
+  Vec r_, rh_;  // the terms at theta and at theta_hat
+  Mat z_, zh_;
   const int* idx_ = nullptr;
 };
 

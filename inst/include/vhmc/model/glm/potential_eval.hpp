@@ -29,15 +29,14 @@ inline double GlmPotential::terms_finish(const Vec& theta, Vec* g) {
 template <class F>
 inline double GlmPotential::eval_family(const Vec& theta, Vec* g) {
   linear_predictor(theta);
-  double dt = 0.0;
   const double ll = F::pass(data_->y, eta_, data_->weights, aux_of<F>(theta), g ? &r_ : nullptr,
-                            g && aux_ >= 0 ? &dt : nullptr, z_);
+                            g && aux_ >= 0 ? dt_.data() : nullptr, z_);
   const double u = -ll;
   if (!g) return u + priors_.eval(theta, nullptr) + (terms_.empty() ? 0.0 : terms_finish(theta, nullptr));
   design_.scatter(r_, *g);
-  if (aux_ >= 0) (*g)[aux_] = -dt;
+  if (aux_ >= 0) g->segment(aux_, n_aux_) = -dt_;
   if (terms_.empty()) return u + priors_.eval(theta, g);
-  g->tail(dim() - (aux_ >= 0 ? aux_ + 1 : design_.size())).setZero();
+  g->tail(dim() - (aux_ >= 0 ? aux_ + n_aux_ : design_.size())).setZero();
   const double up = priors_.eval(theta, g);
   return u + up + terms_finish(theta, g);
 }
@@ -51,7 +50,7 @@ inline double GlmPotential::eval_prior(const Vec& theta, Vec* g) {
 
 // The gaussian family without terms: its sufficient statistics and the priors.
 inline double GlmPotential::eval_gaussian(const Vec& theta, Vec* g) {
-  const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
+  const double inv_s2 = gaussian_precision(theta);
   const double u = gauss_->dense(theta, inv_s2, aux_, g);
   return u + priors_.eval(theta, g);
 }
@@ -61,7 +60,7 @@ inline double GlmPotential::eval_gaussian(const Vec& theta, Vec* g) {
 // terms' own.
 inline double GlmPotential::eval_cells(const Vec& theta, Vec* g) {
   if (g) g->setZero();
-  const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
+  const double inv_s2 = gaussian_precision(theta);
   double u = gauss_->dense(theta, inv_s2, aux_, g);
   u += gauss_->cells_part(theta, inv_s2, aux_, terms_, g);
   u += priors_.eval(theta, g);
@@ -73,7 +72,7 @@ inline double GlmPotential::eval_cells(const Vec& theta, Vec* g) {
 // priors, the terms' covariance priors and the integrated part.
 inline double GlmPotential::eval_marginal(const Vec& theta, Vec* g) {
   if (g) g->setZero();
-  const double inv_s2 = aux_of<family::GaussianIdentity>(theta).inv_s2;
+  const double inv_s2 = gaussian_precision(theta);
   double u = gauss_->dense(theta, inv_s2, aux_, g) + priors_.eval(theta, g);
   for (const GroupTerm& t : terms_) u += t.covariance_prior();
   return u + gauss_->marginal_part(theta, aux_, terms_, g);

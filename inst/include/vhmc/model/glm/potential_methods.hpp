@@ -8,15 +8,26 @@
 
 namespace vhmc {
 
-inline void GlmPotential::validate(const Prior& prior_intercept, const Prior& prior, const Prior& prior_aux) const {
+inline void GlmPotential::validate(const Prior& prior_intercept, const Prior& prior,
+                                   const std::vector<Prior>& prior_aux) const {
   if (!(noise_precision_ >= 0.0) || !std::isfinite(noise_precision_))
     throw std::invalid_argument("noise_precision must be finite and >= 0 (0: sigma estimated)");
-  if (noise_precision_ > 0.0 && family_ != GlmFamily::GaussianIdentity)
+  if (noise_precision_ > 0.0 && !gaussian_stats())
     throw std::invalid_argument("a fixed noise precision needs the gaussian family");
   if (design_.intercept()) validate_coef_prior(prior_intercept, 1, "prior_intercept");
   validate_coef_prior(prior, data_->k(), "prior");
-  if (has_aux()) validate_aux_prior(prior_aux, "prior_aux");
-  if (data_->has_center() && !design_.intercept()) throw std::invalid_argument("centred predictors need an intercept");
+  if (prior_aux.size() < aux_blocks_.size()) throw std::invalid_argument("prior_aux: one prior per auxiliary parameter");
+  for (std::size_t b = 0; b < aux_blocks_.size(); ++b) {
+    const ParamBlock& blk = layout_.blocks()[aux_blocks_[b]];
+    const std::string what = "prior_aux (" + blk.label + ")";
+    if (blk.transform == Transform::Logit) validate_probability_prior(prior_aux[b], what);
+    else if (blk.transform == Transform::Ordered) validate_coef_prior(prior_aux[b], blk.size, what);
+    else validate_aux_prior(prior_aux[b], what);
+  }
+  if (data_->has_center() && !design_.intercept() && !thresholds())
+    throw std::invalid_argument("centred predictors need an intercept (or cutpoints)");
+  if (thresholds() && design_.intercept()) throw std::invalid_argument("cutpoints take the intercept's place");
+  if (thresholds() && !valid_categories()) throw std::invalid_argument("the responses must be categories 1..(cutpoints + 1)");
   if (data_->has_scale() && !((data_->scale.array() > 0).all() && data_->scale.allFinite()))
     throw std::invalid_argument("predictor scales must be positive and finite");
 }
@@ -34,7 +45,7 @@ inline void GlmPotential::hessian(const Vec& theta, Mat& H) {
   }
   design_.set_beta(theta);
   if (gauss_) {
-    gauss_->hessian(theta, aux_of<family::GaussianIdentity>(theta).inv_s2, aux_, H);
+    gauss_->hessian(theta, gaussian_precision(theta), aux_, H);
   } else {
     with_family(family_, [&](auto f) { family_hessian<decltype(f)>(theta, H); });
   }
@@ -47,32 +58,18 @@ void GlmPotential::family_hessian(const Vec& theta, Mat& H) {
   const Eigen::Index n = d.n(), p = design_.size();
   linear_predictor(theta);
   const auto a = aux_of<F>(theta);
-  Vec het(aux_ >= 0 ? n : 0);
-  double htt = 0.0;
-  if constexpr (std::is_same_v<F, family::PoissonLog>) {
-    z_.array() = eta_.array().exp();  // Eigen's packet exp, as the value's pass
-  } else {
-    for (Eigen::Index i = 0; i < n; ++i) {
-      double he = 0.0, hx = 0.0, ht = 0.0;
-      F::curvature(d.y[i], eta_[i], a, he, hx, ht);
-      z_[i] = he;
-      if (aux_ >= 0) {
-        het[i] = d.has_weights() ? d.weights[i] * hx : hx;
-        htt += d.has_weights() ? d.weights[i] * ht : ht;
-      }
-    }
-  }
-  if (d.has_weights()) z_.array() *= d.weights.array();
+  Mat het(aux_ >= 0 ? n : 0, n_aux_), htt = Mat::Zero(n_aux_, n_aux_);
+  F::hessian(d.y, eta_, d.weights, a, z_, het, htt);
   Mat Z;
   design_.gram<Vec>(z_, nullptr, Z, nullptr);
   H.topLeftCorner(p, p) = Z;
-  if (aux_ >= 0) {
+  for (Eigen::Index k = 0; k < n_aux_; ++k) {
     Vec cross;
-    design_.transpose_times(het, cross);
-    H.block(0, aux_, p, 1) = cross;
-    H.block(aux_, 0, 1, p) = cross.transpose();
-    H(aux_, aux_) = htt;
+    design_.transpose_times(het.col(k), cross);
+    H.block(0, aux_ + k, p, 1) = cross;
+    H.block(aux_ + k, 0, 1, p) = cross.transpose();
   }
+  if (aux_ >= 0) H.block(aux_, aux_, n_aux_, n_aux_) = htt;
 }
 
 inline void GlmPotential::fisher_weights(const Vec& theta, Vec& lam, Vec& dlam) {

@@ -7,9 +7,17 @@
 // matrix-vector product R used), so that reported draws kept their last bits.
 #include <cmath>
 
+#include "aux_transforms.hpp"
 #include "glm_potential.hpp"
 
 namespace vhmc {
+
+// Calls f(block, spec) for each aux block of the potential's family.
+template <class Fn>
+void pot_aux_blocks(const GlmPotential& pot, Fn&& f) {
+  const auto specs = GlmPotential::aux_specs(pot.family());
+  for (std::size_t i = 0; i < pot.aux_blocks().size(); ++i) f(pot.layout().blocks()[pot.aux_blocks()[i]], specs[i]);
+}
 
 // A group-level term's effects b (level by level) and its covariance matrix Sigma = D L L' D,
 // lower triangle by columns (rstanarm's Sigma[g:a,b]), in the response's units.
@@ -26,20 +34,42 @@ inline void group_term_to_reported(const GroupTerm& t, const Vec& theta, double 
     for (Eigen::Index r = c; r < p; ++r) out[pos++] = Sigma(r, c) * y_scale * y_scale;
 }
 
+// The sum c'beta of the centring (the data-scale slopes at out's slope block): the shift
+// from the intercept at the predictor means to the intercept at 0, and from the cutpoints at
+// the predictor means to the cutpoints of the uncentred predictors.
+inline double centring_shift(const GlmPotential& pot, const Vec& out) {
+  const GlmData& d = pot.data();
+  const Eigen::Index sl = pot.design().slopes();
+  double acc = 0.0;
+  for (Eigen::Index j = 0; j < d.k(); ++j) acc = acc + d.center[j] * out[sl + j];
+  return acc;
+}
+
+// Multiplies (or divides) by s the parameters in the response's units: the intercept, the
+// slopes and the aux parameters that scale with it (sigma).
+inline void scale_to_response(const GlmPotential& pot, double s, Vec& out, bool divide = false) {
+  auto apply = [&](Eigen::Index at, Eigen::Index n) {
+    if (divide) out.segment(at, n) /= s; else out.segment(at, n) *= s;
+  };
+  apply(0, pot.design().size());
+  pot_aux_blocks(pot, [&](const ParamBlock& b, const family::AuxSpec& a) {
+    if (a.scales_with_y) apply(b.offset, b.size);
+  });
+}
+
 inline void to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
   const GlmData& d = pot.data();
   const Eigen::Index sl = pot.design().slopes(), k = d.k();
-  const Eigen::Index aux = pot.layout().offset("aux");
   out = theta;
   if (d.has_scale())
     for (Eigen::Index j = 0; j < k; ++j) out[sl + j] = out[sl + j] / d.scale[j];
-  if (d.has_center()) {
-    double acc = 0.0;
-    for (Eigen::Index j = 0; j < k; ++j) acc = acc + d.center[j] * out[sl + j];
-    out[0] = out[0] - acc;
-  }
-  if (aux >= 0) out[aux] = std::exp(out[aux]);
-  if (d.y_scale != 1.0) out *= d.y_scale;
+  const double acc = d.has_center() ? centring_shift(pot, out) : 0.0;
+  if (d.has_center() && pot.has_intercept()) out[0] = out[0] - acc;
+  pot_aux_blocks(pot, [&](const ParamBlock& b, const family::AuxSpec&) {
+    aux_to_natural(b.transform, b.lower, theta.data() + b.offset, b.size, out.data() + b.offset);
+    if (b.transform == Transform::Ordered && d.has_center()) out.segment(b.offset, b.size).array() += acc;
+  });
+  if (d.y_scale != 1.0) scale_to_response(pot, d.y_scale, out);
   if (pot.has_intercept()) out[0] = out[0] + d.y_center;
   for (const GroupTerm& t : pot.group_terms()) group_term_to_reported(t, theta, d.y_scale, out);
 }
@@ -72,18 +102,18 @@ inline void from_reported(const GlmPotential& pot, const Vec& reported, Vec& the
   if (!pot.group_terms().empty()) throw std::invalid_argument("initial values on the reported scale need a model without group-level terms");
   const GlmData& d = pot.data();
   const Eigen::Index sl = pot.design().slopes(), k = d.k();
-  const Eigen::Index aux = pot.layout().offset("aux");
   theta = reported;
   if (pot.has_intercept()) theta[0] = theta[0] - d.y_center;
-  if (d.y_scale != 1.0) theta /= d.y_scale;
-  if (d.has_center()) {
-    double acc = 0.0;
-    for (Eigen::Index j = 0; j < k; ++j) acc = acc + d.center[j] * theta[sl + j];
-    theta[0] = theta[0] + acc;
-  }
+  if (d.y_scale != 1.0) scale_to_response(pot, d.y_scale, theta, true);
+  const double acc = d.has_center() ? centring_shift(pot, theta) : 0.0;
+  if (d.has_center() && pot.has_intercept()) theta[0] = theta[0] + acc;
   if (d.has_scale())
     for (Eigen::Index j = 0; j < k; ++j) theta[sl + j] = theta[sl + j] * d.scale[j];
-  if (aux >= 0) theta[aux] = std::log(theta[aux]);
+  pot_aux_blocks(pot, [&](const ParamBlock& b, const family::AuxSpec&) {
+    Vec x = theta.segment(b.offset, b.size);
+    if (b.transform == Transform::Ordered && d.has_center()) x.array() -= acc;
+    aux_from_natural(b.transform, b.lower, x.data(), b.size, theta.data() + b.offset);
+  });
 }
 
 }  // namespace vhmc

@@ -60,9 +60,13 @@ inline StiffRows glm_stiff_rows(const GlmPotential& pot, const std::vector<int>&
   rows.loss = [family = pot.family(), y, w, z = Vec(n)](const Vec& eta, Vec& r) mutable {
     return with_family(family, [&](auto f) {
       using F = decltype(f);
-      const double ll = F::pass(y, eta, w, F::aux(0.0), &r, nullptr, z);
-      r = -r;
-      return -ll;
+      if constexpr (family::aux_count<F>() == 0) {  // the families with a curvature bound
+        const double ll = F::pass(y, eta, w, F::aux(nullptr, 0), &r, nullptr, z);
+        r = -r;
+        return -ll;
+      } else {
+        return kInf;
+      }
     });
   };
   return rows;

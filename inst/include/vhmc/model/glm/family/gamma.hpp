@@ -1,0 +1,75 @@
+#pragma once
+// The Gamma family, mean mu and shape alpha = exp(t):
+//   ll = alpha log alpha - lgamma(alpha) + (alpha - 1) log y - alpha (log mu + y / mu).
+// The log link in eta directly (y exp(-eta), no division by an overflowing mean); the inverse
+// and identity links as a distribution in its mean (mu > 0).
+#include "base.hpp"
+#include "links.hpp"
+#include "mean_family.hpp"
+#include "neg_binomial.hpp"
+
+namespace vhmc {
+namespace family {
+
+constexpr std::array<AuxSpec, 1> kShape = {positive_param("shape")};
+
+struct GammaLog {
+  static constexpr const char* kFamily = "Gamma";
+  static constexpr const char* kLink = "log";
+  static constexpr auto kAux = kShape;
+  struct Aux {
+    double alpha, t, lgamma_alpha, digamma_alpha, trigamma_alpha;
+  };
+  static constexpr bool kHasFisher = false, kGaussianStats = false, kThresholds = false;
+  static constexpr double kMaxCurvature = 0.0;  // unbounded in eta: 0
+  static Aux aux(const double* t, Eigen::Index) {
+    const GammaAux g = GammaAux::at(t[0]);
+    return {g.x, g.t, g.lgamma_x, g.digamma_x, g.trigamma_x};
+  }
+  static double row(double y, double eta, const Aux& a, double* d, double* dt) {
+    const double ly = std::log(y), u = y * std::exp(-eta);
+    if (d) *d = a.alpha * (u - 1.0);
+    if (dt) *dt = a.alpha * (a.t + 1.0 - a.digamma_alpha - eta + ly - u);
+    return a.alpha * a.t - a.lgamma_alpha + (a.alpha - 1.0) * ly - a.alpha * (eta + u);
+  }
+  static double pass(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec* r, double* dt, Vec&) {
+    return row_pass<GammaLog>(y, eta, w, a, r, dt);
+  }
+  static void derivs(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& r, Mat& z) {
+    row_derivs<GammaLog>(y, eta, w, a, r, z);
+  }
+  static void curvature(double y, double eta, const Aux& a, double& he, double* het, double* htt) {
+    const double u = y * std::exp(-eta);
+    double dt = 0.0;
+    row(y, eta, a, nullptr, &dt);
+    he = a.alpha * u;
+    het[0] = -a.alpha * (u - 1.0);
+    htt[0] = -(dt + a.alpha - a.alpha * a.alpha * a.trigamma_alpha);
+  }
+  static void hessian(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& he, Mat& het, Mat& htt) {
+    row_hessian<GammaLog>(y, eta, w, a, he, het, htt);
+  }
+  static void fisher(double, const Aux&, double& lam, double& dlam) { lam = dlam = 0.0; }
+};
+
+struct GammaDist {
+  static constexpr const char* kFamily = "Gamma";
+  static constexpr auto kAux = kShape;
+  using Aux = GammaAux;
+  static Aux aux(const double* t) { return GammaAux::at(t[0]); }
+  static bool in_support(const MeanTerms& m) { return m.mu > 0.0; }
+  static void terms(double y, const MeanTerms& m, const Aux& a, int order, DistTerms& d) {
+    const double al = a.x, ly = std::log(y), lm = std::log(m.mu), u = y / m.mu;
+    d.v = al * a.t - a.lgamma_x + (al - 1.0) * ly - al * (lm + u);
+    if (order < 1) return;
+    d.l1 = al * (u - 1.0) / m.mu;
+    d.lt[0] = al * (a.t + 1.0 - a.digamma_x + ly - lm - u);
+    if (order < 2) return;
+    d.l2 = al * (1.0 - 2.0 * u) / (m.mu * m.mu);
+    d.lmt[0] = d.l1;
+    d.ltt[0][0] = d.lt[0] + al - al * al * a.trigamma_x;
+  }
+};
+
+}  // namespace family
+}  // namespace vhmc

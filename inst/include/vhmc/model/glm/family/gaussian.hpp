@@ -1,0 +1,77 @@
+#pragma once
+// The gaussian family: the identity link (whose likelihood the potential usually takes from
+// closed forms: sufficient statistics, cells, effects integrated out; glm/gaussian_*.hpp)
+// and the log and inverse links as a distribution in its mean. Aux: sigma, sampled as
+// t = log sigma, or (identity link) a fixed precision (Asaad 2017's fixed-noise ARDL).
+#include "base.hpp"
+#include "links.hpp"
+#include "mean_family.hpp"
+
+namespace vhmc {
+namespace family {
+
+constexpr std::array<AuxSpec, 1> kSigma = {positive_param("sigma", true)};
+
+struct GaussianIdentity {
+  static constexpr const char* kFamily = "gaussian";
+  static constexpr const char* kLink = "identity";
+  static constexpr auto kAux = kSigma;
+  struct Aux {
+    double inv_s2, t;  // 1 / sigma^2 and log sigma (0 when the precision is fixed)
+  };
+  static constexpr bool kHasFisher = true, kGaussianStats = true, kThresholds = false;
+  static constexpr double kMaxCurvature = 0.0;  // 1 / sigma^2: no bound while sigma moves
+  static Aux aux(const double* t, Eigen::Index) { return {std::exp(-2.0 * t[0]), t[0]}; }
+  static Aux fixed(double precision) { return {precision, 0.0}; }
+  static double row(double y, double eta, const Aux& a, double* d, double* dt) {
+    const double e = y - eta;
+    if (d) *d = e * a.inv_s2;
+    if (dt) *dt = e * e * a.inv_s2 - 1.0;
+    return -0.5 * e * e * a.inv_s2 - a.t;
+  }
+  static double pass(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec* r, double* dt, Vec&) {
+    return row_pass<GaussianIdentity>(y, eta, w, a, r, dt);
+  }
+  static void curvature(double y, double eta, const Aux& a, double& he, double* het, double* htt) {
+    const double e = y - eta;
+    he = a.inv_s2;
+    het[0] = 2.0 * e * a.inv_s2;
+    htt[0] = 2.0 * e * e * a.inv_s2;
+  }
+  static void hessian(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& he, Mat& het, Mat& htt) {
+    row_hessian<GaussianIdentity>(y, eta, w, a, he, het, htt);
+  }
+  // -log lik_i = w e^2 / (2 sigma^2) + w log sigma; d/d eta = -w e / sigma^2.
+  static void derivs(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& r, Mat& z) {
+    for (Eigen::Index i = 0; i < eta.size(); ++i) {
+      const double wi = weight(w, i), e = y[i] - eta[i];
+      r[i] = wi * e * a.inv_s2;
+      z(i, 0) = wi - wi * e * e * a.inv_s2;
+    }
+  }
+  static void fisher(double, const Aux& a, double& lam, double& dlam) {
+    lam = a.inv_s2;
+    dlam = 0.0;
+  }
+};
+
+// ll = -(y - mu)^2 / (2 sigma^2) - log sigma, for links other than the identity.
+struct GaussianDist {
+  static constexpr const char* kFamily = "gaussian";
+  static constexpr auto kAux = kSigma;
+  using Aux = GaussianIdentity::Aux;
+  static Aux aux(const double* t) { return {std::exp(-2.0 * t[0]), t[0]}; }
+  static bool in_support(const MeanTerms& m) { return std::isfinite(m.mu); }
+  static void terms(double y, const MeanTerms& m, const Aux& a, int, DistTerms& d) {
+    const double e = y - m.mu;
+    d.v = -0.5 * e * e * a.inv_s2 - a.t;
+    d.l1 = e * a.inv_s2;
+    d.l2 = -a.inv_s2;
+    d.lt[0] = e * e * a.inv_s2 - 1.0;
+    d.lmt[0] = -2.0 * e * a.inv_s2;
+    d.ltt[0][0] = -2.0 * e * e * a.inv_s2;
+  }
+};
+
+}  // namespace family
+}  // namespace vhmc
