@@ -21,6 +21,10 @@ vhmc_glm_mode <- function(model, init) {
     .Call(`_vhmc_vhmc_glm_mode`, model, init)
 }
 
+vhmc_family_table <- function() {
+    .Call(`_vhmc_vhmc_family_table`)
+}
+
 vhmc_glm_layout <- function(model) {
     .Call(`_vhmc_vhmc_glm_layout`, model)
 }

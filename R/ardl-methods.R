@@ -17,7 +17,7 @@ ardl_draws <- function(object) {
 # design and response), with the family and the known noise sd, for predictive_parts().
 ardl_fixed_design <- function(object) {
   a <- object$ardl
-  list(family = resolve_family(stats::gaussian()), aux = 1 / sqrt(a$noise_precision),
+  list(family = resolve_family(stats::gaussian()), aux = list(sigma = 1 / sqrt(a$noise_precision)),
        design = list(x = a$Z, offset = NULL, y = a$y, trials = NULL, weights = NULL,
                      prior_weights = NULL, matrix = FALSE))
 }

@@ -41,8 +41,13 @@ glm_model <- function(mf, family, contrasts, fixed = NULL) {
   }
   mt <- if (is.null(fixed)) attr(mf, "terms") else fixed_terms(fixed, attr(mf, "terms"))
   if (attr(mt, "response") == 0L) stop_arg("formula", "has no response (left-hand side)")
-  X <- glm_design_matrix(mt, mf, contrasts)
+  X <- glm_design_matrix(mt, mf, contrasts, allow_empty = isTRUE(family$traits$thresholds))
   intercept <- attr(mt, "intercept") == 1L
+  # A family's cutpoints take the intercept's place (cumulative models, as polr()).
+  if (intercept && isTRUE(family$traits$thresholds)) {
+    X <- X[, -1L, drop = FALSE]
+    intercept <- FALSE
+  }
   prior_weights <- glm_frame_weights(mf)
   offset <- stats::model.offset(mf)
   if (!is.null(offset)) {
@@ -60,6 +65,7 @@ glm_model <- function(mf, family, contrasts, fixed = NULL) {
   list(type = "glm", family = family, terms = mt, x = X, y = resp$y,
        weights = resp$weights, prior_weights = prior_weights, trials = resp$trials,
        response_matrix = resp$matrix, offset = offset, intercept = intercept,
+       levels = resp$levels, n_cutpoints = if (!is.null(resp$levels)) length(resp$levels) - 1L else 0L,
        coef_names = colnames(X), xlevels = stats::.getXlevels(mt, mf),
        contrasts = attr(X, "contrasts"), na.action = attr(mf, "na.action"),
        row_names = frame_row_names(mf), columns = columns,
@@ -85,8 +91,9 @@ frame_row_names <- function(mf) {
   rn
 }
 
-# The model matrix, without its row names, checked.
-glm_design_matrix <- function(mt, mf, contrasts) {
+# The model matrix, without its row names, checked; with allow_empty, the intercept may be
+# its only column (a family whose cutpoints replace the intercept).
+glm_design_matrix <- function(mt, mf, contrasts, allow_empty = FALSE) {
   check_factor_levels(mt, mf)
   X <- stats::model.matrix(mt, mf, contrasts)
   if (!is.double(X)) storage.mode(X) <- "double"
@@ -94,7 +101,7 @@ glm_design_matrix <- function(mt, mf, contrasts) {
   if (attr(mt, "intercept") == 1L && colnames(X)[1] != "(Intercept)") {
     stop("internal: intercept column expected first")
   }
-  if (ncol(X) == 0L) stop_arg("formula", "has no coefficients (no intercept and no predictors)")
+  if (ncol(X) == 0L && !allow_empty) stop_arg("formula", "has no coefficients (no intercept and no predictors)")
   X
 }
 
@@ -134,8 +141,8 @@ glm_frame_weights <- function(mf) {
   as.numeric(w)
 }
 
-# Enough observations with positive weight to identify the model: one for any family, two
-# for the gaussian family, whose sigma needs a spread.
+# Enough observations with positive weight to identify the model: one for most families,
+# two for those whose sigma needs a spread (the family's `min_rows`).
 check_weight_support <- function(w, n, family) {
   n_pos <- if (is.null(w)) n else sum(w > 0)
   if (n_pos == 0L) {
@@ -144,9 +151,9 @@ check_weight_support <- function(w, n, family) {
   }
   if (n_pos < family$entry$min_rows) {
     what <- if (is.null(w)) "`data` has" else "`weights` leave"
-    stop(sprintf(paste("%s only one observation; a gaussian model needs at least two with",
+    stop(sprintf(paste("%s only one observation; a %s model needs at least two with",
                        "positive weight, since one observation cannot separate the mean from the",
-                       "noise sd sigma. Add observations."), what), call. = FALSE)
+                       "noise sd sigma. Add observations."), what, family$family), call. = FALSE)
   }
   invisible()
 }
@@ -161,47 +168,7 @@ glm_response <- function(y, family, prior_weights, name) {
   if (is.matrix(y) && !family$entry$trials) {
     bad_y(sprintf("has %d columns, but the %s family takes one response per observation",
                   ncol(y), family$family),
-          "Only binomial() takes a two-column response, cbind(successes, failures); fit one model per column.")
+          "Only families with trials (binomial()) take a two-column response, cbind(successes, failures); fit one model per column.")
   }
   family$entry$response(y, prior_weights, bad_y)
 }
-
-# A binomial response as 0/1 or proportions: a factor (first level failure), a logical,
-# cbind(successes, failures) (then proportions, with the trials times the prior weights as
-# the likelihood's weights), or numbers in [0, 1] (proportions need `weights` = trials).
-binomial_response <- function(y, w, bad_y) {
-  if (is.factor(y)) y <- as.numeric(y != levels(y)[1L])
-  if (is.logical(y)) y <- as.numeric(y)
-  if (!is.matrix(y)) {
-    r <- plain_response(y, w, bad_y)
-    r$trials <- check_proportions(r$y, w, bad_y)
-    return(r)
-  }
-  if (ncol(y) != 2L) bad_y("must have two columns, cbind(successes, failures)")
-  if (any(!is.finite(y)) || any(y < 0) || any(y != round(y))) {
-    bad_y("must hold non-negative whole numbers of successes and failures")
-  }
-  trials <- as.numeric(y[, 1] + y[, 2])
-  list(y = ifelse(trials > 0, y[, 1] / pmax(trials, 1), 0), weights = (w %||% 1) * trials,
-       trials = trials, matrix = TRUE)
-}
-
-# 0/1 responses, or proportions whose `weights` are the numbers of trials; returns the trials.
-check_proportions <- function(y, prior_weights, bad_y) {
-  if (any(y < 0 | y > 1)) {
-    bad_y("must lie in [0, 1] for the binomial family",
-          "Use 0/1, proportions with `weights` = trials, or cbind(successes, failures).")
-  }
-  if (any(y > 0 & y < 1)) {
-    if (is.null(prior_weights)) {
-      bad_y("has proportions strictly between 0 and 1 but no `weights`",
-            "Give the numbers of trials as `weights`, or use cbind(successes, failures).")
-    }
-    succ <- y * prior_weights
-    if (any(abs(succ - round(succ)) > 1e-7 * pmax(1, succ))) {
-      bad_y("times `weights` (the trials) must give whole numbers of successes")
-    }
-  }
-  prior_weights
-}
-

@@ -2,8 +2,8 @@
 # draws and pointwise log likelihoods. Everything is computed from the saved draws and the
 # stored model matrix; newdata go through the fit's terms, xlevels and contrasts.
 
-# Coefficient draws (S x p) and the draws of the family's auxiliary parameter (sigma, the
-# reciprocal dispersion, the shape), or NULL (fixed-precision ARDL fits: coefficients only).
+# Coefficient draws (S x p) and the draws of the family's auxiliary parameters by name
+# (R/family-registry.R, aux_draws(); empty for fixed-precision ARDL fits: coefficients only).
 glm_draws <- function(object, ndraws = NULL) {
   m <- as.matrix(object)
   if (!is.null(ndraws)) {
@@ -15,8 +15,7 @@ glm_draws <- function(object, ndraws = NULL) {
     m <- m[unique(round(seq(1, nrow(m), length.out = ndraws))), , drop = FALSE]
   }
   coef_names <- object$model$coef_names
-  list(beta = m[, coef_names, drop = FALSE],
-       aux = if (isTRUE(object$model$family$has_aux)) m[, object$model$family$aux_name], m = m)
+  list(beta = m[, coef_names, drop = FALSE], aux = aux_draws(object$model, m), m = m)
 }
 
 # Design pieces for the fit's data (newdata = NULL) or for new data.
@@ -35,6 +34,7 @@ glm_design <- function(object, newdata = NULL, need_response = FALSE) {
   mf <- newdata_frame(tt, newdata, model$xlevels)
   x <- stats::model.matrix(tt, mf, contrasts.arg = model$contrasts)
   check_newdata_complete(x, tt)
+  x <- x[, model$coef_names, drop = FALSE]  # without the intercept a family's cutpoints replace
   out <- list(x = x, offset = newdata_offset(object, mf, newdata, nrow(x)), y = NULL,
               trials = NULL, weights = NULL, prior_weights = NULL, matrix = FALSE)
   if (need_response) {
@@ -213,20 +213,17 @@ posterior_predict.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, tr
   re <- re_options(object, re.form, allow_new_levels, sample_new_levels, if (!is.null(seed)) seed + 7919)
   parts <- predictive_parts(object, newdata, ndraws, what = "posterior_predict", re = re)
   family <- parts$family
-  design <- parts$design
-  mu <- family$linkinv(parts$eta)
-  S <- nrow(mu)
-  N <- ncol(mu)
-  size <- NULL
+  S <- nrow(parts$eta)
+  N <- ncol(parts$eta)
   if (family$entry$trials) {
-    size <- trials %||% (if (is.null(newdata)) design$trials) %||% 1
+    size <- trials %||% (if (is.null(newdata)) parts$design$trials) %||% 1
     if (!is.numeric(size) || any(!is.finite(size)) || any(size < 0) || any(size != round(size)) ||
         !length(size) %in% c(1L, N)) {
       stop_arg("trials", sprintf("must be non-negative whole numbers, one or %d of them", N))
     }
-    size <- matrix(rep_len(size, N), S, N, byrow = TRUE)
+    parts$trials <- rep_len(size, N)
   }
-  simulate <- function() matrix(family$entry$simulate(S * N, mu, parts$aux, size), S, N)
+  simulate <- function() matrix(family$entry$simulate(parts), S, N)
   if (is.null(seed)) simulate() else with_local_seed(resolve_seed(seed), simulate())
 }
 
@@ -258,13 +255,12 @@ log_lik.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, ...) {
   parts <- predictive_parts(object, newdata, ndraws, need_response = TRUE, what = "log_lik")
   family <- parts$family
   design <- parts$design
-  eta <- parts$eta
-  N <- ncol(eta)
-  y <- matrix(design$y, nrow(eta), N, byrow = TRUE)
+  N <- ncol(parts$eta)
+  y <- matrix(design$y, nrow(parts$eta), N, byrow = TRUE)
   # Frequency weights multiply; a binomial's trials are in its likelihood, not its weights.
   freq <- if (!family$entry$trials) design$weights %||% rep(1, N) else
     if (design$matrix) design$prior_weights %||% rep(1, N) else rep(1, N)
-  ll <- family$entry$log_lik(y, eta, parts$aux, design$trials, family$link)
+  ll <- family$entry$log_lik(y, parts)
   ll <- sweep(ll, 2L, freq, `*`)
   dimnames(ll) <- NULL
   ll
@@ -314,16 +310,17 @@ predict.vhmc_glm <- function(object, newdata = NULL, type = c("link", "response"
   interval <- match_choice(interval, "interval", c("none", "confidence", "prediction"))
   check_flag(se.fit, "se.fit")
   check_number(level, "level", 0, 1, open = c(TRUE, TRUE))
-  if (interval == "prediction" && type == "link" && !identical(object$model$family$link, "identity")) {
+  if (interval == "prediction" && type == "link" && !link_on_response_scale(object$model$family)) {
     stop_arg("interval", "is \"prediction\", but prediction intervals are for new observations, on the response scale",
              "Use type = \"response\", or interval = \"confidence\" for the linear predictor.")
   }
-  draws <- posterior_linpred(object, transform = type == "response", newdata = newdata, re.form = re.form,
-                             allow_new_levels = allow_new_levels, sample_new_levels = sample_new_levels,
-                             re_seed = seed)
+  draw <- if (type == "response") posterior_epred else posterior_linpred
+  draws <- draw(object, newdata = newdata, re.form = re.form, allow_new_levels = allow_new_levels,
+                sample_new_levels = sample_new_levels, re_seed = seed)
   rn <- if (is.null(newdata)) model_row_names(object$model) else rownames(as.data.frame(newdata))
   # For the fitted data, rows dropped by na.action = na.exclude come back as NA (as glm()).
   pad <- function(v) if (is.null(newdata)) stats::napredict(object$model$na.action, v) else v
+  if (length(dim(draws)) == 3L) return(predict_categories(draws, object$model$levels, rn, se.fit, interval))
   fit <- pad(stats::setNames(colMeans(draws), rn))
   if (interval != "none") {
     spread <- if (interval == "confidence") draws else
@@ -333,6 +330,21 @@ predict.vhmc_glm <- function(object, newdata = NULL, type = c("link", "response"
   }
   if (!se.fit) return(fit)
   list(fit = fit, se.fit = pad(stats::setNames(apply(draws, 2L, stats::sd), rn)))
+}
+
+# predict() of an ordinal fit: the posterior mean probability of each category (N x K),
+# with their posterior sds; intervals of probabilities come from posterior_epred().
+predict_categories <- function(draws, levels, rn, se.fit, interval) {
+  if (interval != "none") {
+    stop_arg("interval", "must be \"none\" for an ordinal model, whose predictions are category probabilities",
+             "Take quantiles of posterior_epred(fit) (draws x observations x categories), or of posterior_predict(fit).")
+  }
+  fit <- apply(draws, c(2L, 3L), mean)
+  dimnames(fit) <- list(rn, levels)
+  if (!se.fit) return(fit)
+  se <- apply(draws, c(2L, 3L), stats::sd)
+  dimnames(se) <- dimnames(fit)
+  list(fit = fit, se.fit = se)
 }
 
 # Central intervals of each column of S x N draws: an N x 2 matrix named `names`, padded
@@ -426,17 +438,34 @@ residuals.vhmc_glm <- function(object, type = c("response", "pearson", "deviance
   check_no_dots(list(...), "residuals.vhmc_glm")
   type <- match_choice(type, "type", c("response", "pearson", "deviance"))
   model <- object$model
-  mu <- colMeans(posterior_linpred(object, transform = TRUE))
+  entry <- model$family$entry
+  if (entry$ordinal) {
+    stop_arg("object", sprintf("is a %s fit, whose response is a category: it has no numeric residuals", model$family$family),
+             "Compare the observed categories with posterior_predict(fit), or use loo().")
+  }
+  if (type == "deviance" && is.null(entry$dev_resids)) {
+    stop_arg("type", sprintf("is \"deviance\", which the %s family does not define", model$family$family),
+             "Use type = \"response\" or \"pearson\".")
+  }
+  mu <- colMeans(posterior_epred(object))
   y <- model$y
   w <- model$weights %||% rep(1, length(y))
-  entry <- model$family$entry
-  aux <- if (model$family$has_aux) stats::median(glm_draws(object)$aux)
+  aux <- lapply(glm_draws(object)$aux, stats::median)
   r <- switch(type,
     response = y - mu,
-    pearson = (y - mu) * sqrt(w) / sqrt(entry$pearson_variance(mu, aux)),
+    pearson = (y - mu) * sqrt(w) / sqrt(pearson_variance(object, mu, aux)),
     deviance = sign(y - mu) * sqrt(pmax(entry$dev_resids(y, mu, w, aux), 0))
   )
   stats::naresid(model$na.action, stats::setNames(r, model_row_names(model)))
+}
+
+# The variance behind Pearson residuals at the posterior medians: the family's variance
+# function as glm() uses it (without a dispersion) where it has one, else the model's variance.
+pearson_variance <- function(object, mu, aux) {
+  family <- object$model$family
+  if (!is.null(family$entry$pearson_variance)) return(family$entry$pearson_variance(mu, aux))
+  eta <- matrix(colMeans(posterior_linpred(object)), 1L)
+  as.numeric(family$entry$variance(list(eta = eta, aux = aux, family = family, trials = object$model$trials)))
 }
 
 #' @rdname coef.vhmc_glm

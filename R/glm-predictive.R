@@ -31,7 +31,8 @@ predictive_parts <- function(object, newdata = NULL, ndraws = NULL, need_respons
   draws <- glm_draws(object, ndraws)
   parts$eta <- linpred_draws(draws$beta, parts$design)
   if (!is.null(re)) parts$eta <- parts$eta + glmer_linpred(object, draws$m, newdata, re)
-  parts$aux <- draws$aux %||% parts$aux
+  if (length(draws$aux)) parts$aux <- draws$aux
+  parts$trials <- parts$design$trials
   parts
 }
 
@@ -43,24 +44,33 @@ observed_response <- function(object, what) {
 
 # Draws (S x N) of the expected response on the scale of posterior_predict() (binomial: the
 # expected numbers of successes, trials times the probability) and of the model's variance of
-# each observation around it: sigma^2 (gaussian), n mu (1 - mu) (binomial), mu (poisson),
-# mu + mu^2 / phi (negative binomial), mu^2 / shape (Gamma).
-response_moments <- function(parts) {
-  mu <- parts$family$linkinv(parts$eta)
+# each observation around it (the family's, R/family-*.R: sigma^2 for the gaussian, n mu (1 -
+# mu) for the binomial, ...). `what` names the method that needs them.
+response_moments <- function(parts, what) {
   entry <- parts$family$entry
-  expected <- entry$expected(mu, parts$design$trials)
-  list(mean = expected, var = entry$variance(expected, mu, parts$aux))
+  if (entry$ordinal) {
+    stop_arg("object", sprintf("is a %s fit: its response is a category, which has no mean or variance for %s()",
+                               parts$family$family, what),
+             "Use loo() to compare ordinal models, or summarise posterior_epred(fit), the category probabilities.")
+  }
+  mean <- entry$epred(parts)
+  if (entry$trials) mean <- mean * trials_matrix(parts)
+  list(mean = mean, var = entry$variance(parts))
 }
 
 #' Posterior draws of the expected response
 #'
 #' `posterior_epred()` returns draws of the expected value of the response given the
-#' predictors: the inverse link applied to the linear predictor, one row per posterior draw
-#' and one column per observation. This is `posterior_linpred(fit, transform = TRUE)`, under
-#' the name rstanarm and brms use. For the binomial family it is the success probability (as
-#' in rstanarm; multiply by the trials for expected numbers of successes). For an ARDL fit
-#' it is the one-step-ahead mean of every fitted time point given its observed lags, for
-#' both noise models; forecasts beyond the data come from [forecast()].
+#' predictors, one row per posterior draw and one column per observation, as brms and
+#' rstanarm. For most families it is the inverse link applied to the linear predictor,
+#' `posterior_linpred(fit, transform = TRUE)`; where the mean involves the auxiliary
+#' parameters it includes them: \eqn{\exp(\mu + \sigma^2/2)} for [lognormal()],
+#' \eqn{(1 - z)\mu} for the zero-inflated counts, \eqn{(1 - h)\mu / (1 - P(0))} for the
+#' hurdle counts. For the binomial family it is the success probability (as in rstanarm;
+#' multiply by the trials for expected numbers of successes). For [cumulative()] models it is
+#' an array draws x observations x categories of the categories' probabilities, as brms's.
+#' For an ARDL fit it is the one-step-ahead mean of every fitted time point given its observed
+#' lags, for both noise models; forecasts beyond the data come from [forecast()].
 #'
 #' @param object A fit from [vhmc_glm()] or [vhmc_ardl()].
 #' @param newdata A data frame with the predictors (and offsets) of new observations;
@@ -68,7 +78,7 @@ response_moments <- function(parts) {
 #' @param ndraws Use only `ndraws` draws, evenly spaced over all chains (all by default).
 #' @inheritParams posterior_linpred
 #' @param ... Must be empty.
-#' @return An S x N matrix.
+#' @return An S x N matrix (ordinal models: an S x N x K array).
 #' @seealso [posterior_linpred()], [posterior_predict()]
 #' @examples
 #' \donttest{
@@ -93,8 +103,9 @@ posterior_epred.vhmc_fit <- function(object, newdata = NULL, ndraws = NULL, re.f
   check_predictive(object, "posterior_epred")
   re <- re_options(object, re.form, allow_new_levels, sample_new_levels, re_seed)
   parts <- predictive_parts(object, newdata, ndraws, what = "posterior_epred", re = re)
-  mu <- parts$eta
-  mu[] <- parts$family$linkinv(mu)
+  mu <- parts$family$entry$epred(parts)
+  if (length(dim(mu)) == 2L) dimnames(mu) <- NULL
+  if (length(dim(mu)) == 3L) dimnames(mu) <- list(NULL, NULL, object$model$levels)
   mu
 }
 
@@ -158,7 +169,7 @@ bayes_R2.vhmc_fit <- function(object, summary = FALSE, probs = c(0.025, 0.975), 
   check_no_dots(list(...), "bayes_R2.vhmc_fit")
   check_flag(summary, "summary")
   moments <- response_moments(predictive_parts(object, newdata, ndraws, what = "bayes_R2",
-                                               need_response = has_response(object, newdata)))
+                                               need_response = has_response(object, newdata)), "bayes_R2")
   if (ncol(moments$mean) < 2L) stop_arg("object", "has one observation; R-squared needs two or more")
   # Gelman et al. (2019), eq. 3: V(mu_s) / (V(mu_s) + var_res_s), V the sample variance.
   fit_var <- row_var(moments$mean)
@@ -177,7 +188,7 @@ loo_R2.vhmc_fit <- function(object, summary = FALSE, probs = c(0.025, 0.975), se
   check_no_dots(list(...), "loo_R2.vhmc_fit")
   check_flag(summary, "summary")
   y <- observed_response(object, "loo_R2")
-  expected <- response_moments(predictive_parts(object, what = "loo_R2"))$mean
+  expected <- response_moments(predictive_parts(object, what = "loo_R2"), "loo_R2")$mean
   li <- loo_psis(object, "loo_R2()")
   eloo <- y - loo::E_loo(expected, li$psis, type = "mean", log_ratios = -li$ll)$value
   # Bayesian bootstrap (Rubin 1981): Dirichlet(1, ..., 1) weights over the observations.

@@ -2,12 +2,12 @@
 # the sampler's coordinates.
 
 # Priors checked against the design and autoscaled. Each element keeps the prior as the user
-# specified it and as the core uses it.
+# specified it and as the core uses it; `prior_aux` is a list by auxiliary parameter. A
+# family with cutpoints takes prior_intercept as the prior of each cutpoint.
 glm_priors <- function(model, family, prior, prior_intercept, prior_aux) {
   X <- model$x
   slopes <- if (model$intercept) seq_len(ncol(X))[-1L] else seq_len(ncol(X))
-  scale_y <- 1
-  if (family$entry$standardise) scale_y <- weighted_sd(model$y, model$weights)
+  scale_y <- if (standardised(family)) weighted_sd(core_response(model), model$weights) else 1
   # As rstanarm: a predictor with two values (a dummy) is scaled by its range, others by sd.
   scale_x <- vapply(slopes, function(j) {
     cols <- model$columns
@@ -15,20 +15,66 @@ glm_priors <- function(model, family, prior, prior_intercept, prior_aux) {
   }, numeric(1))
   scale_x[!is.finite(scale_x) | scale_x == 0] <- 1
   out <- list()
-  if (model$intercept) {
+  n_cut <- model$n_cutpoints %||% 0L
+  if (model$intercept || n_cut > 0L) {
+    role <- if (model$intercept) "intercept" else "cutpoints"
     out$prior_intercept <- list(specified = prior_intercept, adjusted = resolve_prior(
-      prior_intercept, "prior_intercept", "intercept", scale_y = scale_y))
+      prior_intercept, "prior_intercept", role, k = max(1L, n_cut), scale_y = scale_y))
   }
   if (length(slopes)) {
     out$prior <- list(specified = prior, adjusted = resolve_prior(
       prior, "prior", "coef", k = length(slopes), scale_y = scale_y, scale_x = scale_x))
   }
-  if (family$has_aux) {
-    out$prior_aux <- list(specified = prior_aux, adjusted = resolve_prior(
-      prior_aux, "prior_aux", "aux", scale_y = scale_y, aux_name = family$aux_name))
-  }
+  aux <- family$aux[!family$aux$sized_by_data, , drop = FALSE]
+  specified <- aux_prior_specs(family, prior_aux)
+  if (nrow(aux)) out$prior_aux <- stats::setNames(lapply(seq_len(nrow(aux)), function(i) {
+    nm <- aux$name[i]
+    role <- if (aux$transform[i] == "logit") "probability" else "aux"
+    list(specified = specified[[nm]], role = role, adjusted = resolve_prior(
+      specified[[nm]], aux_arg(family, nm), role, scale_y = if (aux$scales_with_y[i]) scale_y else 1, aux_name = nm))
+  }), aux$name)
   out
 }
+
+# The user's prior_aux (NULL, one prior, or a list by name) completed with the family's
+# defaults: a list by auxiliary parameter (cutpoints aside: their prior is prior_intercept).
+aux_prior_specs <- function(family, prior_aux) {
+  names <- family$aux$name[!family$aux$sized_by_data]
+  defaults <- family$entry$aux_priors[names]
+  if (is.null(prior_aux)) return(defaults)
+  if (!length(names)) {
+    stop_arg("prior_aux", sprintf("was given, but the %s family has no auxiliary parameter", family$family),
+             if (any(family$aux$sized_by_data)) "Its cutpoints take their prior from `prior_intercept`." else
+               "Leave `prior_aux` out for this family.")
+  }
+  if (is_prior(prior_aux)) {
+    if (length(names) == 1L) return(stats::setNames(list(prior_aux), names))
+    stop_arg("prior_aux", sprintf("is one prior, but the %s family has %d auxiliary parameters (%s)",
+                                  family$family, length(names), paste(names, collapse = ", ")),
+             sprintf("Give a list by name, e.g. prior_aux = list(%s = ...); names left out keep their defaults.", names[1L]))
+  }
+  if (!is.list(prior_aux) || is.null(names(prior_aux)) || any(!nzchar(names(prior_aux)))) {
+    stop_arg("prior_aux", sprintf("must be a prior or a named list of priors, not %s", describe(prior_aux)))
+  }
+  unknown <- setdiff(names(prior_aux), names)
+  if (length(unknown)) {
+    stop_arg("prior_aux", sprintf("names %s, which the %s family does not have", paste0("`", unknown, "`", collapse = ", "),
+                                  family$family),
+             sprintf("Its auxiliary parameters are %s.", paste0("`", names, "`", collapse = ", ")))
+  }
+  defaults[names(prior_aux)] <- prior_aux
+  defaults
+}
+
+# How an auxiliary parameter's prior is named in messages: prior_aux, or prior_aux$nu.
+aux_arg <- function(family, name) {
+  if (sum(!family$aux$sized_by_data) > 1L) sprintf("prior_aux$%s", name) else "prior_aux"
+}
+
+# Whether the core standardises the response (location-scale families on the identity link),
+# and the response the core's family models (lognormal: log y).
+standardised <- function(family) family$entry$standardise(family$link)
+core_response <- function(model) model$family$entry$core_response(model$y)
 
 # Frequency-weighted sd (n - 1 denominator as sd(); the plain weighted mean square when the
 # weights sum to at most 1, where that denominator is not positive). Computed on x / 2^k,
@@ -47,8 +93,9 @@ weighted_sd <- function(x, w) {
 # without an intercept, which is the only coefficient that can absorb it. Other families: 0, 1.
 # Like weighted_sd(), on r / 2^k.
 response_standardisation <- function(model, family) {
-  if (!family$entry$standardise) return(list(center = 0, scale = 1))
-  r <- if (is.null(model$offset)) model$y else model$y - model$offset
+  if (!standardised(family)) return(list(center = 0, scale = 1))
+  y <- core_response(model)
+  r <- if (is.null(model$offset)) y else y - model$offset
   if (any(!is.finite(r))) {
     stop_arg("offset", "subtracted from the response gives values beyond double precision",
              "Rescale the response and the offset.")
@@ -67,8 +114,8 @@ power_of_two <- function(x) if (is.finite(x) && x > 0) 2^floor(log2(x)) else 1
 
 # A prior on a parameter p carried to p' = (p - shift) / s.
 prior_to_units <- function(prior, shift, s) {
-  if (prior$dist == "flat") return(prior)
-  if (prior$dist == "exponential") {
+  if (prior$dist %in% c("flat", "beta")) return(prior)
+  if (prior$dist %in% c("exponential", "gamma")) {
     prior$rate <- prior$rate * s
     return(prior)
   }

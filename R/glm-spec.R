@@ -12,20 +12,25 @@ glm_spec <- function(model, family, priors) {
   X <- model$x
   skip <- if (model$intercept) 1L else 0L
   slopes <- setdiff(seq_len(ncol(X)), seq_len(skip))
-  center <- if (model$intercept && length(slopes)) model$columns$mean[slopes]
+  centred <- model$intercept || isTRUE(family$traits$thresholds)
+  center <- if (centred && length(slopes)) model$columns$mean[slopes]
   scale <- if (length(slopes)) model$columns$sd[slopes]
   if (length(scale)) scale[!is.finite(scale) | scale <= 0] <- 1
   ys <- response_standardisation(model, family)
   flat <- flat()
-  core_prior <- function(p, shift = 0) prior_for_core(prior_to_units(p %||% flat, shift, ys$scale))
-  list(X = X, skip = skip, y = (model$y - ys$center) / ys$scale, weights = model$weights,
+  core_prior <- function(p, shift = 0, s = ys$scale) prior_for_core(prior_to_units(p %||% flat, shift, s))
+  list(X = X, skip = skip, y = (core_response(model) - ys$center) / ys$scale, weights = model$weights,
        offset = if (!is.null(model$offset)) model$offset / ys$scale,
        center = center, scale = scale, family = family$code,
        intercept = model$intercept, y_center = ys$center, y_scale = ys$scale,
-       prior_intercept = core_prior(priors$prior_intercept$adjusted, ys$center),
+       prior_intercept = core_prior(if (model$intercept) priors$prior_intercept$adjusted, ys$center),
        prior = core_prior(priors$prior$adjusted),
-       prior_aux = core_prior(priors$prior_aux$adjusted), noise_precision = 0,
-       prior_only = isTRUE(model$prior_PD))
+       prior_aux = lapply(seq_len(nrow(family$aux)), function(i) {
+         a <- family$aux[i, ]
+         p <- if (a$sized_by_data) priors$prior_intercept$adjusted else priors$prior_aux[[a$name]]$adjusted
+         core_prior(p, s = if (a$scales_with_y) ys$scale else 1)
+       }),
+       n_cutpoints = model$n_cutpoints %||% 0L, noise_precision = 0, prior_only = isTRUE(model$prior_PD))
 }
 
 # The parameter layout of the potential behind `ptr` (the core's, model/glm/layout.hpp):
@@ -33,12 +38,14 @@ glm_spec <- function(model, family, priors) {
 # rmhmc()'s Fisher metric.
 glm_layout <- function(ptr) vhmc_glm_layout(ptr)
 
-# Reported names, block by block: the intercept's and the auxiliary parameter's labels from
-# the core, the slopes from the model matrix.
+# Reported names, block by block: the intercept's and the auxiliary parameters' labels from
+# the core, the slopes from the model matrix, the cutpoints from the response's categories.
 user_names <- function(layout, model) {
   b <- fixed_blocks(layout)
   unlist(lapply(seq_len(nrow(b)), function(i) {
-    if (b$name[i] == "coef") model$coef_names[seq_len(b$size[i]) + model$intercept] else b$label[i]
+    if (b$name[i] == "coef") return(model$coef_names[seq_len(b$size[i]) + model$intercept])
+    if (b$transform[i] == "ordered") return(cutpoint_names(model$levels))
+    b$label[i]
   }))
 }
 
@@ -49,21 +56,43 @@ internal_names <- function(layout, model, spec) {
     nm <- user_names(list(blocks = b[i, , drop = FALSE]), model)
     if (b$name[i] == "intercept" && !is.null(spec$center)) nm <- paste(nm, "[centred]")
     if (b$name[i] == "coef" && !is.null(spec$scale)) nm <- paste(nm, "[x sd]")
-    if (b$transform[i] == "log") nm <- sprintf("log(%s)", nm)
-    nm
+    switch(b$transform[i],
+           log = if (b$lower[i] == 0) sprintf("log(%s)", nm) else sprintf("log(%s - %s)", nm, format(b$lower[i])),
+           logit = sprintf("logit(%s)", nm),
+           ordered = c(paste(nm[1L], "[centred]"), sprintf("log(%s - %s)", nm[-1L], utils::head(nm, -1L))),
+           nm)
   }))
 }
 
 # Where the Newton search for a GLM's mode starts. The mode is unique, so the search need
 # not start at chain 1's initial values: it starts at the null model (every coordinate of
 # the sampler 0: the intercept at the predictors' means, no slopes, log sigma or log shape
-# 0) when the potential is finite there, else at `init`. From a uniform(-2, 2) draw of 95
-# coefficients (liver's adult census, `income ~ .`) the linear predictor is far from the
-# data's, and the damped search took 20 iterations and 22 Hessians (2.6 s); from 0, 8 and 10
-# (1.1 s), to the same minimum.
-null_start <- function(ptr, init) {
+# 0) when the potential is finite there, else at the null model inside the link's domain
+# (null_point()), else at `init`. From a uniform(-2, 2) draw of 95 coefficients (liver's
+# adult census, `income ~ .`) the linear predictor is far from the data's, and the damped
+# search took 20 iterations and 22 Hessians (2.6 s); from 0, 8 and 10 (1.1 s), to the same
+# minimum.
+null_start <- function(ptr, init, null = NULL) {
   zero <- numeric(length(init))
-  if (is.finite(vhmc_glm_potential(ptr, matrix(zero, 1L))$value[1L])) zero else init
+  finite <- function(theta) is.finite(vhmc_glm_potential(ptr, matrix(theta, 1L))$value[1L])
+  if (finite(zero)) return(zero)
+  if (!is.null(null) && finite(null)) return(null)
+  init
+}
+
+# The null model inside the link's domain, in the sampler's coordinates: no slopes, the
+# intercept at the link of the response's mean (as glm()'s starting mu, which every link
+# maps into its domain), the auxiliary parameters at 0. NULL when the model has no intercept.
+null_point <- function(model, family, spec, d) {
+  if (is.null(family) || !isTRUE(model$intercept)) return(NULL)
+  y <- spec$y * spec$y_scale + spec$y_center
+  w <- model$weights %||% rep(1, length(y))
+  mu <- sum(w * y) / sum(w)
+  if (!is.finite(mu) || mu <= 0 && family$link %in% c("log", "sqrt", "inverse", "1/mu^2")) return(NULL)
+  mu <- min(max(mu, 1e-8), if (isTRUE(family$entry$trials)) 1 - 1e-8 else Inf)
+  theta <- numeric(d)
+  theta[1L] <- (family$linkfun(mu) - spec$y_center) / spec$y_scale
+  theta
 }
 
 # The GLM as a target of fit_chains() (R/fit-chains.R). Its potential is built once per fit
@@ -74,6 +103,7 @@ glm_target <- function(spec, model) {
   layout <- glm_layout(ptr)
   nm <- user_names(layout, model)
   to_user <- function(rows) vhmc_glm_reported(ptr, rows, TRUE)
+  null <- null_point(model, model$family, spec, layout$dim)
   list(
     par_names = nm, internal_names = internal_names(layout, model, spec), layout = layout,
     run = function(config, extras, init, run) vhmc_run_glm(ptr, spec, init, config, extras, run),
@@ -82,10 +112,11 @@ glm_target <- function(spec, model) {
       list(value = r$value[1L], gradient = r$gradient[1L, ])
     },
     potential_values = function(rows) vhmc_glm_potential(ptr, rows)$value,
-    mode = function(init) vhmc_glm_mode(ptr, null_start(ptr, init)),
+    mode = function(init) vhmc_glm_mode(ptr, null_start(ptr, init, null)),
     user_values = function(theta) stats::setNames(as.numeric(to_user(matrix(theta, nrow = 1L))), nm),
     to_user = to_user, to_internal = function(rows) vhmc_glm_reported(ptr, rows, FALSE),
-    minibatch = TRUE, n_obs = nrow(spec$X), ptr = ptr, metric_tensor = layout$has_fisher
+    minibatch = TRUE, n_obs = nrow(spec$X), ptr = ptr, metric_tensor = layout$has_fisher,
+    family = model$family, null = null
   )
 }
 
@@ -100,24 +131,19 @@ glm_inits <- function(init, target, spec, chains, seed) {
   }
   if (is.null(init) || identical(init, "random")) {
     internal <- with_local_seed(seed, lapply(seq_len(chains), function(chain) {
-      for (attempt in seq_len(100)) {
-        th <- stats::runif(d, -2, 2)
-        if (finite_at(th)) return(th)
-      }
+      th <- random_inside(d, finite_at, target$null)
+      if (!is.null(th)) return(th)
       stop_arg("init", sprintf(paste("is NULL, but 100 random starting points drawn uniformly in",
-                                     "(-2, 2) all gave a non-finite log density (chain %d)"), chain),
-               "Supply `init` values on the scale of the coefficients.")
+                                     "(-2, 2) all gave a non-finite log density (chain %d)%s"), chain,
+                               if (!is.null(target$family)) sprintf(", and none near the null model of %s(%s) was inside its link's domain",
+                                                                    target$family$family, target$family$link) else ""),
+               "Supply `init` values on the scale of the coefficients, with every linear predictor inside the link's domain.")
     }))
   } else {
     user <- resolve_inits(init, nm, chains, seed, NULL)
     internal <- lapply(seq_len(chains), function(chain) {
       th <- user[[chain]]
-      positive <- positive_parameters(target$layout)
-      bad <- positive[th[positive] <= 0]
-      if (length(bad)) {
-        stop_arg("init", sprintf("gives %s = %s for chain %d; %s must be positive", bad[1],
-                                 format(th[[bad[1]]]), chain, bad[1]))
-      }
+      check_init_domain(th, target$layout, target$par_names, chain)
       th <- as.numeric(target$to_internal(matrix(th, nrow = 1L)))
       if (!finite_at(th)) {
         stop_arg("init", sprintf("gives a non-finite log density for chain %d", chain),
@@ -130,15 +156,42 @@ glm_inits <- function(init, target, spec, chains, seed) {
   list(internal = internal, user = user)
 }
 
+# A uniform(-2, 2) draw where the potential is finite (100 tries); failing that, a draw
+# ever closer to the null model inside the link's domain (`null`), or NULL.
+random_inside <- function(d, finite_at, null) {
+  for (attempt in seq_len(100)) {
+    th <- stats::runif(d, -2, 2)
+    if (finite_at(th)) return(th)
+  }
+  if (is.null(null)) return(NULL)
+  for (attempt in seq_len(100)) {
+    th <- null + stats::runif(d, -2, 2) * 0.9^attempt
+    if (finite_at(th)) return(th)
+  }
+  NULL
+}
+
 # The blocks of the GLM's own parameters (the group-level terms' come after them and are
 # named from their terms, R/glmer-terms.R).
 fixed_blocks <- function(layout) {
   b <- layout$blocks
-  b[b$name %in% c("intercept", "coef", "aux"), , drop = FALSE]
+  b[b$name %in% c("intercept", "coef") | startsWith(b$name, "aux:"), , drop = FALSE]
 }
 
-# The reported names of the parameters sampled on the log scale (they must be positive).
-positive_parameters <- function(layout) {
+# User initial values of the auxiliary parameters must lie in their domains: above a
+# positive parameter's lower bound, inside (0, 1) for a probability, increasing cutpoints.
+check_init_domain <- function(th, layout, par_names, chain) {
   b <- fixed_blocks(layout)
-  b$label[b$transform == "log"]
+  for (i in which(b$transform != "identity")) {
+    idx <- b$offset[i] + seq_len(b$size[i])
+    v <- th[idx]
+    bad <- switch(b$transform[i],
+                  log = if (any(v <= b$lower[i])) sprintf("must be above %s", format(b$lower[i])),
+                  logit = if (any(v <= 0 | v >= 1)) "must lie strictly between 0 and 1",
+                  ordered = if (any(diff(v) <= 0)) "must increase from one cutpoint to the next")
+    if (is.null(bad)) next
+    stop_arg("init", sprintf("gives %s = %s for chain %d; %s %s", par_names[idx[1L]],
+                             paste(format(v), collapse = ", "), chain, b$label[i], bad))
+  }
+  invisible()
 }

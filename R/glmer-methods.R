@@ -95,7 +95,7 @@ VarCorr.vhmc_glmer <- function(x, sigma = 1, ...) {
     list(group = term$group_name, stddev = stats::setNames(sd, term$cnms), correlation = cr)
   })
   fam <- x$model$family
-  structure(list(terms = terms, sigma = if (identical(fam$aux_name, "sigma")) med[["sigma"]]),
+  structure(list(terms = terms, sigma = if ("sigma" %in% fam$aux_names) med[["sigma"]]),
             class = "vhmc_VarCorr")
 }
 
@@ -132,7 +132,7 @@ ngrps.vhmc_glmer <- function(object, ...) {
 #' @export
 sigma.vhmc_glm <- function(object, ...) {
   check_no_dots(list(...), "sigma")
-  if (!identical(object$model$family$aux_name, "sigma")) {
+  if (!"sigma" %in% object$model$family$aux_names) {
     stop_arg("object", sprintf("is a %s fit, which has no sigma", object$model$family$family))
   }
   stats::median(as.matrix(object)[, "sigma"])

@@ -49,7 +49,7 @@ glmer_marginal <- function(model, family, prior_PD) {
   P <- sum(vapply(g$terms, `[[`, 1L, "p"))
   size <- sum(vapply(g$terms, function(t) length(t$levels) * t$p * (ncol(model$x) + P), 1))
   nt <- length(g$terms)
-  why <- if (family$family != "gaussian" || family$link != "identity") "the family is not gaussian(identity)" else
+  why <- if (!isTRUE(family$traits$gaussian_stats)) sprintf("the %s(%s) likelihood has no closed form for it", family$family, family$link) else
     if (nt > 1L && !g$structure$nested) sprintf("the formula has %d group-level terms whose factors are not nested", nt) else
       if (isTRUE(prior_PD)) "prior_PD = TRUE leaves out the likelihood" else
         if (size > 5e7) sprintf("its per-level statistics would hold %.3g numbers", size)
@@ -62,7 +62,7 @@ glmer_marginal <- function(model, family, prior_PD) {
 }
 
 # How the gaussian likelihood with sampled effects is computed: from per-cell statistics
-# (`use`) when the family is gaussian(identity), the likelihood is in (not prior_PD), and the
+# (`use`) when the family has the gaussian closed forms (the core's trait), the likelihood is in (not prior_PD), and the
 # cells (distinct combinations of the grouping factors' levels among the rows) are few
 # enough that a gradient from them is cheaper than the row pass (glmer_cells_pay());
 # options(vhmc.glmer_cells = FALSE) keeps the row pass, TRUE asks for the cells wherever
@@ -75,7 +75,7 @@ glmer_cells <- function(model, family, prior_PD) {
   count <- model$glmer$structure$cells
   P <- sum(vapply(model$glmer$terms, `[[`, 1L, "p"))
   fits <- count * P * (P + ncol(model$x)) <= 5e7  # the statistics' size
-  use <- family$family == "gaussian" && family$link == "identity" && !isTRUE(prior_PD) && !isFALSE(opt) && fits &&
+  use <- isTRUE(family$traits$gaussian_stats) && !isTRUE(prior_PD) && !isFALSE(opt) && fits &&
     (isTRUE(opt) || glmer_cells_pay(length(model$y), count, P, ncol(model$x)))
   list(use = use, count = count)
 }
@@ -133,7 +133,7 @@ fit_glmer_model <- function(model, family, prior_args, sampler, args, seed, init
              "Leave `init` out: the chains start from the mode of the non-centred parameterisation.")
   }
   priors <- glm_priors(model, family, prior_args$prior, prior_args$prior_intercept, prior_args$prior_aux)
-  scale_y <- if (family$entry$standardise) weighted_sd(model$y, model$weights) else 1
+  scale_y <- if (standardised(family)) weighted_sd(core_response(model), model$weights) else 1
   priors$prior_covariance <- list(
     specified = prior_args$prior_covariance,
     adjusted = resolve_covariance_prior(prior_args$prior_covariance, family, scale_y))

@@ -83,7 +83,7 @@ resolve_covariance_prior <- function(prior, family, scale_y) {
   }
   if (prior$kind == "lkj" && isTRUE(prior$autoscale)) prior$scale <- prior$scale * scale_y
   prior$autoscale <- FALSE
-  prior$relative_to_sigma <- prior$kind == "decov" && family$family == "gaussian"
+  prior$relative_to_sigma <- prior$kind == "decov" && family$entry$relative_to_sigma
   prior
 }
 

@@ -72,10 +72,9 @@ choose_parameterization <- function(model, family, target_nc, start, spec) {
 # The Fisher information about the linear predictor of each row at reported values `rep`
 # (the family's, times the row's weight).
 row_information <- function(model, family, rep) {
-  eta <- glmer_eta(model, rep)
-  mu <- family$linkinv(eta)
-  aux <- if (family$has_aux) rep[[family$aux_name]]
-  family$entry$eta_information(mu, aux, model$trials) * (model$prior_weights %||% 1)
+  aux <- lapply(aux_draws(model, matrix(rep, 1L, dimnames = list(NULL, names(rep)))), as.vector)
+  p <- list(eta = glmer_eta(model, rep), aux = aux, family = family, trials = model$trials)
+  family$entry$eta_information(p) * (model$prior_weights %||% 1)
 }
 
 # The linear predictor of the fitted rows at reported values `rep`.

@@ -12,8 +12,9 @@
 #'
 #' @param object A fit from [vhmc_glm()] or [vhmc_ardl()].
 #' @param plotfun Name of a bayesplot PPC function, with or without its `ppc_` prefix
-#'   (`"dens_overlay"`, `"hist"`, `"stat"`, `"intervals"`, `"loo_pit_overlay"`, ...; see
-#'   `bayesplot::available_ppc()`). The LOO plots (`"loo_*"`) get their PSIS weights from
+#'   (`"dens_overlay"`, `"hist"`, `"stat"`, `"intervals"`, `"bars"`, `"loo_pit_overlay"`,
+#'   ...; see `bayesplot::available_ppc()`). `NULL` (default): `"bars"` for ordinal models
+#'   ([cumulative()]), whose responses are categories, `"dens_overlay"` otherwise. The LOO plots (`"loo_*"`) get their PSIS weights from
 #'   [log_lik()] (they need the loo package).
 #' @param ndraws Number of replicated data sets, evenly spaced over the chains. By default
 #'   50 for the overlay plots, 8 for plots with one panel per data set (`"hist"`, `"dens"`,
@@ -40,8 +41,9 @@
 #' }
 #' }
 #' @exportS3Method bayesplot::pp_check vhmc_fit
-pp_check.vhmc_fit <- function(object, plotfun = "dens_overlay", ndraws = NULL, seed = NULL, ...) {
+pp_check.vhmc_fit <- function(object, plotfun = NULL, ndraws = NULL, seed = NULL, ...) {
   y <- observed_response(object, "pp_check")
+  plotfun <- plotfun %||% (if (isTRUE(object$model$family$entry$ordinal)) "bars" else "dens_overlay")
   fun_name <- ppc_function_name(plotfun)
   loo_plot <- startsWith(fun_name, "ppc_loo_")
   if (loo_plot && !is.null(ndraws)) {

@@ -207,9 +207,9 @@ ardl_fixed_fit <- function(model, meta, sampler, args, seed, init, progress, cal
     prior_for_core(resolve_prior(normal(0, 1 / sqrt(beta)), "prior_precision", "coef", k = k))
   }
   spec <- list(X = Z, skip = as.integer(intercept), y = meta$y, weights = NULL, offset = NULL,
-               center = NULL, scale = NULL, family = "gaussian_identity",
+               center = NULL, scale = NULL, family = resolve_family(stats::gaussian())$code,
                intercept = intercept, y_center = 0, y_scale = 1, prior_intercept = coef_prior(1L),
-               prior = coef_prior(length(slopes)), prior_aux = prior_for_core(flat()),
+               prior = coef_prior(length(slopes)), prior_aux = list(), n_cutpoints = 0L,
                noise_precision = meta$noise_precision)
   target <- glm_target(spec, model)
   seed <- resolve_seed(seed)

@@ -16,11 +16,13 @@
 #' and has [fixef()], [ranef()], [VarCorr()], [ngrps()], `coef()` and `sigma()`.
 #'
 #' The parameters are the coefficients, named as the columns of the model matrix, and the
-#' family's auxiliary parameter, sampled on the log scale and reported on its own: the
-#' residual standard deviation `sigma` (gaussian), the reciprocal dispersion
-#' `reciprocal_dispersion` (negative binomial, variance \eqn{\mu + \mu^2/\phi}, as
-#' rstanarm's `neg_binomial_2`) or the `shape` (Gamma, variance \eqn{\mu^2 /}
-#' shape). Predictors are centred internally, so `prior_intercept` applies to
+#' family's auxiliary parameters, sampled unconstrained and reported on their own scales:
+#' the residual standard deviation `sigma` (gaussian, Student's t, lognormal), the
+#' reciprocal dispersion `reciprocal_dispersion` (negative binomial, variance \eqn{\mu +
+#' \mu^2/\phi}, as rstanarm's `neg_binomial_2`), a `shape` (Gamma, variance \eqn{\mu^2 /}
+#' shape), Student's `nu`, Beta's precision `phi`, the zero-inflation `zi` or hurdle `hu`
+#' probability, an ordinal model's cutpoints; [vhmc_families] lists every family and link.
+#' Predictors are centred internally, so `prior_intercept` applies to
 #' the intercept at the predictor means; the reported `(Intercept)` is on the data's scale.
 #' The sampler moves each slope times the standard deviation of its predictor, so that
 #' every coordinate has a similar posterior scale whatever the predictors' units (the
@@ -29,10 +31,11 @@
 #' weighted cross-products of the design), so its cost per gradient does not grow with the
 #' number of observations.
 #'
-#' Responses: gaussian takes numbers; binomial takes 0/1 (numbers, logicals, or a factor
-#' whose first level is failure), proportions with `weights` giving the numbers of trials,
-#' or `cbind(successes, failures)`; poisson and neg_binomial_2 take non-negative whole
-#' numbers; Gamma takes positive numbers. `weights` are
+#' Responses: gaussian and student take numbers; binomial takes 0/1 (numbers, logicals, or
+#' a factor whose first level is failure), proportions with `weights` giving the numbers of
+#' trials, or `cbind(successes, failures)`; the count families take non-negative whole
+#' numbers; Gamma, inverse.gaussian and lognormal take positive numbers; Beta proportions
+#' strictly between 0 and 1; cumulative an ordered factor or whole numbers 1, 2, .... `weights` are
 #' frequency weights for every family (a weight of 2 counts the row twice), as in rstanarm;
 #' for the binomial family they are numbers of trials.
 #'
@@ -44,20 +47,28 @@
 #' @param formula A model formula, as for [stats::glm()].
 #' @param data A data frame (or list or environment) with the variables in `formula`; if
 #'   missing, they are taken from the formula's environment.
-#' @param family `gaussian()` (identity link), `binomial()` (logit or probit link),
-#'   `poisson()` (log link), [neg_binomial_2()] (log link) or `Gamma(link = "log")`: a
-#'   family object, a family function or its name.
+#' @param family A family object, a family function or its name: R's `gaussian()`,
+#'   `binomial()`, `poisson()`, `Gamma()`, `inverse.gaussian()` with any of the links
+#'   rstanarm supports, or [neg_binomial_2()], [student()], [lognormal()], [Beta()],
+#'   [cumulative()], [zero_inflated_poisson()], [zero_inflated_negbinomial()],
+#'   [hurdle_poisson()], [hurdle_negbinomial()] (brms's names; brms's family objects work
+#'   too). See [vhmc_families] for every family, link and auxiliary parameter.
 #' @param prior Prior of the coefficients (one for all or one value per coefficient); see
 #'   [priors].
-#' @param prior_intercept Prior of the intercept at the predictor means.
-#' @param prior_aux Prior of the family's auxiliary parameter, sigma, the reciprocal
-#'   dispersion or the shape (half-distributions on \eqn{(0, \infty)}, `exponential()` or
-#'   `flat()`; autoscaling multiplies sigma's scale by `sd(y)` and leaves the others as
-#'   given, as rstanarm). Must be left at its default (or be `NULL`) for binomial and
-#'   poisson.
+#' @param prior_intercept Prior of the intercept at the predictor means; for [cumulative()]
+#'   models, of each cutpoint at the predictor means (there it defaults to
+#'   `student_t(3, 0, 2.5)`, brms's choice).
+#' @param prior_aux Priors of the family's auxiliary parameters. `NULL` (default): the
+#'   family's defaults ([vhmc_families]; for sigma `exponential(1, autoscale = TRUE)`, as
+#'   rstanarm). One prior for a family with one auxiliary parameter, or a list by name for
+#'   any, e.g. `list(sigma = exponential(1), nu = gamma_prior(2, 0.1))` (names left out keep
+#'   their defaults). Positive parameters take half-distributions on \eqn{(0, \infty)},
+#'   `exponential()`, `gamma_prior()` or `flat()` (autoscaling multiplies sigma's scale by
+#'   `sd(y)` and leaves the others as given, as rstanarm); probabilities take `beta_prior()`
+#'   or `flat()`. A family without auxiliary parameters (binomial, poisson) takes none.
 #' @param sampler A sampler: [nuts()] (default), [hmc()], [rwm()] (random-walk
 #'   Metropolis, no gradient), [rmhmc()] (Riemannian-manifold HMC with the Fisher metric,
-#'   for the families that have one: `binomial(logit)` and `poisson(log)`),
+#'   for the families that have one, the canonical links without an auxiliary parameter),
 #'   [surrogate_hmc()] (exact), [variational_hmc()] (approximate), or the
 #'   stochastic-gradient samplers [sghmc()] and [sgld()] (minibatch gradients, no
 #'   Metropolis correction; approximate).
@@ -120,7 +131,7 @@
 vhmc_glm <- function(formula, data, family = gaussian(),
                      prior = normal(0, 2.5, autoscale = TRUE),
                      prior_intercept = normal(0, 10, autoscale = TRUE),
-                     prior_aux = exponential(1, autoscale = TRUE),
+                     prior_aux = NULL,
                      sampler = nuts(), chains = 4, iter = 2000, warmup = NULL,
                      thin = 1, seed = NULL, cores = getOption("mc.cores", 1L), init = NULL,
                      progress = interactive(), subset, weights, offset, na.action,
@@ -136,11 +147,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
     stop_arg("data", sprintf("must be a data frame, not %s", describe(data)))
   }
   family <- resolve_family(family)
-  aux_default <- missing(prior_aux)
-  if (!family$has_aux && !aux_default && !is.null(prior_aux)) {
-    stop_arg("prior_aux", sprintf("was given, but the %s family has no auxiliary parameter",
-                                  family$family), "Leave `prior_aux` out for this family.")
-  }
+  if (missing(prior_intercept)) prior_intercept <- family$entry$prior_intercept %||% prior_intercept
   check_sampler_arg(sampler)
   args <- check_run_args(chains, iter, warmup, thin, cores)
   progress <- check_flag(progress, "progress")
@@ -152,7 +159,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   model$prior_PD <- check_flag(prior_PD, "prior_PD")
   fit <- if (is.null(model$glmer)) fit_glm_model else fit_glmer_model
   fit(model, family, list(prior = prior, prior_intercept = prior_intercept,
-                          prior_aux = if (family$has_aux) prior_aux, prior_covariance = prior_covariance),
+                          prior_aux = prior_aux, prior_covariance = prior_covariance),
       sampler, args, seed, init, progress, call)
 }
 

@@ -5,8 +5,10 @@
 #'
 #' Constructors of the priors used by [vhmc_glm()] (and the ARDL and other formula
 #' interfaces): one for the coefficients (`prior`), one for the intercept
-#' (`prior_intercept`) and one for the auxiliary parameter of the gaussian family, the
-#' residual standard deviation sigma (`prior_aux`).
+#' (`prior_intercept`; for [cumulative()] models, each cutpoint) and one for each auxiliary
+#' parameter of the family (`prior_aux`): the residual standard deviation sigma, a shape, a
+#' dispersion, Student's degrees of freedom, a zero-inflation probability (see
+#' [vhmc_families]).
 #'
 #' `location`, `scale` and `df` may be scalars (applied to every coefficient) or have one
 #' value per coefficient, in the order of the columns of the model matrix (without the
@@ -32,7 +34,9 @@
 #' @param scale Positive scale.
 #' @param df Positive degrees of freedom of the Student t distribution.
 #' @param rate Positive rate of the exponential distribution (the prior mean of sigma is
-#'   `1 / rate`).
+#'   `1 / rate`) or of the gamma distribution.
+#' @param shape Positive shape of the gamma distribution.
+#' @param shape1,shape2 Positive shapes of the beta distribution, as [stats::dbeta()].
 #' @param autoscale Scale the prior to the data (see Details).
 #' @return An object of class `vhmc_prior`.
 #' @seealso [vhmc_glm()], [prior_summary()]
@@ -41,6 +45,8 @@
 #' student_t(df = 3, location = 0, scale = c(1, 2, 5))
 #' cauchy(0, 2.5)    # as prior_aux: a half-Cauchy on sigma
 #' exponential(1)
+#' gamma_prior(2, 0.1)  # brms's prior on Student's nu
+#' beta_prior(1, 1)     # uniform on a zero-inflation probability
 #' flat()
 #' @name priors
 NULL
@@ -86,6 +92,24 @@ exponential <- function(rate = 1, autoscale = FALSE) {
                  autoscale = check_flag(autoscale, "autoscale")), class = "vhmc_prior")
 }
 
+#' @rdname priors
+#' @export
+gamma_prior <- function(shape, rate) {
+  check_number(shape, "shape", 0, Inf, open = c(TRUE, TRUE))
+  check_number(rate, "rate", 0, Inf, open = c(TRUE, TRUE))
+  structure(list(dist = "gamma", shape = as.numeric(shape), rate = as.numeric(rate), autoscale = FALSE),
+            class = "vhmc_prior")
+}
+
+#' @rdname priors
+#' @export
+beta_prior <- function(shape1 = 1, shape2 = 1) {
+  check_number(shape1, "shape1", 0, Inf, open = c(TRUE, TRUE))
+  check_number(shape2, "shape2", 0, Inf, open = c(TRUE, TRUE))
+  structure(list(dist = "beta", shape1 = as.numeric(shape1), shape2 = as.numeric(shape2), autoscale = FALSE),
+            class = "vhmc_prior")
+}
+
 new_prior <- function(dist, location, scale, df = NULL, autoscale = FALSE) {
   check_prior_values(location, "location", dist)
   check_prior_values(scale, "scale", dist, positive = TRUE)
@@ -117,11 +141,14 @@ format.vhmc_prior <- function(x, digits = 3, ...) {
   args <- switch(x$dist,
     flat = "",
     exponential = paste0("rate = ", num(x$rate)),
+    gamma = paste0("shape = ", num(x$shape), ", rate = ", num(x$rate)),
+    beta = paste0("shape1 = ", num(x$shape1), ", shape2 = ", num(x$shape2)),
     student_t = paste0("df = ", num(x$df), ", location = ", num(x$location), ", scale = ",
                        num(x$scale)),
     paste0("location = ", num(x$location), ", scale = ", num(x$scale))
   )
-  paste0(x$dist, "(", args, if (isTRUE(x$autoscale)) ", autoscale = TRUE", ")")
+  name <- if (x$dist %in% c("gamma", "beta")) paste0(x$dist, "_prior") else x$dist
+  paste0(name, "(", args, if (isTRUE(x$autoscale)) ", autoscale = TRUE", ")")
 }
 
 #' @export
@@ -131,8 +158,9 @@ print.vhmc_prior <- function(x, ...) {
 }
 
 # Checks a prior against the parameter it is for and applies autoscaling.
-#   role: "coef" (k coefficients), "intercept" or "aux" (the family's positive auxiliary
-#   parameter, named aux_name: sigma, the reciprocal dispersion, the shape).
+#   role: "coef" (k coefficients), "intercept", "cutpoints" (k of them, the intercept's
+#   prior per cutpoint), "aux" (a positive auxiliary parameter named aux_name: sigma, a
+#   shape, a dispersion, nu) or "probability" (a zero-inflation or hurdle probability).
 #   scale_y: sd of the response (gaussian) or 1; scale_x: sd of each predictor (coef only).
 # Returns the prior actually used (autoscaling applied), with vectors recycled to length k.
 resolve_prior <- function(prior, arg, role, k = 1L, scale_y = 1, scale_x = NULL, aux_name = "sigma") {
@@ -144,29 +172,27 @@ resolve_prior <- function(prior, arg, role, k = 1L, scale_y = 1, scale_x = NULL,
 scale_prior <- function(prior, arg, role, k, scale_y, scale_x, aux_name = "sigma") {
   if (!is_prior(prior)) {
     stop_arg(arg, sprintf("must be a prior such as normal(0, 2.5), not %s", describe(prior)),
-             "See ?priors for normal(), student_t(), cauchy(), laplace(), flat(), exponential().")
+             "See ?priors for normal(), student_t(), cauchy(), laplace(), flat(), exponential(), gamma_prior(), beta_prior().")
   }
-  if (prior$dist == "flat") return(prior)
+  check_prior_role(prior, arg, role, aux_name)
+  if (prior$dist %in% c("flat", "gamma", "beta")) return(prior)
   if (prior$dist == "exponential") {
-    if (role != "aux") {
-      stop_arg(arg, "cannot be exponential(): it is only for the family's positive auxiliary parameter (prior_aux)",
-               "Use normal(), student_t(), cauchy(), laplace() or flat().")
-    }
     if (prior$autoscale) prior$rate <- prior$rate / scale_y
     return(prior)
   }
   fields <- intersect(c("location", "scale", "df"), names(Filter(Negate(is.null), prior)))
-  if (role == "coef") {
+  if (role %in% c("coef", "cutpoints")) {
+    what <- if (role == "coef") "coefficient" else "cutpoint"
     for (f in fields) {
       v <- prior[[f]]
       if (length(v) != 1L && length(v) != k) {
-        stop_arg(arg, sprintf("has %s of length %d, but the model has %d coefficient%s", f,
-                              length(v), k, if (k == 1L) "" else "s"),
-                 "Give one value for all coefficients or one per coefficient.")
+        stop_arg(arg, sprintf("has %s of length %d, but the model has %d %s%s", f, length(v), k, what,
+                              if (k == 1L) "" else "s"),
+                 sprintf("Give one value for all %ss or one per %s.", what, what))
       }
       prior[[f]] <- rep_len(v, k)
     }
-    if (prior$autoscale) prior$scale <- prior$scale * scale_y / scale_x
+    if (prior$autoscale) prior$scale <- prior$scale * scale_y / (if (role == "coef") scale_x else 1)
     return(prior)
   }
   for (f in fields) {
@@ -184,10 +210,29 @@ scale_prior <- function(prior, arg, role, k, scale_y, scale_x, aux_name = "sigma
   prior
 }
 
+# Which distributions a parameter of each role takes.
+check_prior_role <- function(prior, arg, role, aux_name) {
+  positive_only <- prior$dist %in% c("exponential", "gamma")
+  if (role == "probability" && !prior$dist %in% c("beta", "flat")) {
+    stop_arg(arg, sprintf("is %s for the probability %s, which takes beta_prior() or flat() (= beta_prior(1, 1))",
+                          format(prior), aux_name))
+  }
+  if (prior$dist == "beta" && role != "probability") {
+    stop_arg(arg, sprintf("cannot be beta_prior(): it is for a probability, and %s is not one",
+                          if (role == "aux") aux_name else "this parameter"))
+  }
+  if (positive_only && role != "aux") {
+    stop_arg(arg, sprintf("cannot be %s: it is only for a positive auxiliary parameter (prior_aux)", format(prior)),
+             "Use normal(), student_t(), cauchy(), laplace() or flat().")
+  }
+  invisible()
+}
+
 # The list the C++ core reads (src/glue_glm.cpp, glm_prior()).
 prior_for_core <- function(prior) {
   list(dist = prior$dist, location = prior$location %||% 0, scale = prior$scale %||% 1,
-       df = prior$df %||% 1, rate = prior$rate %||% 1)
+       df = prior$df %||% 1, rate = prior$rate %||% 1, shape = prior$shape %||% 1,
+       shape1 = prior$shape1 %||% 1, shape2 = prior$shape2 %||% 1)
 }
 
 #' Summarise the priors of a fit
@@ -196,8 +241,10 @@ prior_for_core <- function(prior) {
 #'
 #' @param object A fit from [vhmc_glm()].
 #' @param ... Unused.
-#' @return Invisibly, a list with elements `prior_intercept`, `prior` and `prior_aux`, each
-#'   a list with the `specified` and the `adjusted` (used) prior.
+#' @return Invisibly, a list with elements `prior_intercept` (for ordinal models: the
+#'   cutpoints'), `prior` and `prior_aux` (a list by auxiliary parameter, such as `sigma`),
+#'   each a list with the `specified` and the `adjusted` (used) prior; `prior_covariance` for
+#'   models with group-level terms.
 #' @examples
 #' \donttest{
 #' fit <- vhmc_glm(mpg ~ wt, data = mtcars, chains = 2, iter = 500, seed = 1,
@@ -218,15 +265,22 @@ prior_summary.vhmc_fit <- function(object, ...) {
   }
   labels <- prior_labels(object$model)
   slopes <- setdiff(object$model$coef_names, "(Intercept)")
-  for (nm in names(priors)) print_prior_entry(priors[[nm]], labels[[nm]], nm == "prior", slopes)
+  for (nm in names(priors)) {
+    if (nm != "prior_aux") {
+      print_prior_entry(priors[[nm]], labels[[nm]], nm == "prior", slopes)
+      next
+    }
+    for (a in names(priors$prior_aux)) print_prior_entry(priors$prior_aux[[a]], sprintf("Auxiliary (%s)", a), FALSE, slopes)
+  }
   invisible(priors)
 }
 
 prior_labels <- function(model) {
   n_coef <- length(model$coef_names) - model$intercept
-  c(prior_intercept = "Intercept (at the predictor means)",
+  n_cut <- model$n_cutpoints %||% 0L
+  c(prior_intercept = if (n_cut > 0L) sprintf("Cutpoints (%d, at the predictor means)", n_cut) else
+      "Intercept (at the predictor means)",
     prior = paste0("Coefficients (", n_coef, ")"),
-    prior_aux = sprintf("Auxiliary (%s)", model$family$aux_name %||% "sigma"),
     prior_covariance = sprintf("Covariance of the group-level terms (%d %s)", length(model$glmer$terms),
                                if (length(model$glmer$terms) == 1L) "term" else "terms"))
 }

@@ -78,6 +78,16 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// vhmc_family_table
+Rcpp::List vhmc_family_table();
+RcppExport SEXP _vhmc_vhmc_family_table() {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    rcpp_result_gen = Rcpp::wrap(vhmc_family_table());
+    return rcpp_result_gen;
+END_RCPP
+}
 // vhmc_glm_layout
 Rcpp::List vhmc_glm_layout(SEXP model);
 RcppExport SEXP _vhmc_vhmc_glm_layout(SEXP modelSEXP) {
@@ -238,6 +248,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_run_glm", (DL_FUNC) &_vhmc_vhmc_run_glm, 6},
     {"_vhmc_vhmc_glm_potential", (DL_FUNC) &_vhmc_vhmc_glm_potential, 2},
     {"_vhmc_vhmc_glm_mode", (DL_FUNC) &_vhmc_vhmc_glm_mode, 2},
+    {"_vhmc_vhmc_family_table", (DL_FUNC) &_vhmc_vhmc_family_table, 0},
     {"_vhmc_vhmc_glm_layout", (DL_FUNC) &_vhmc_vhmc_glm_layout, 1},
     {"_vhmc_vhmc_glm_reported", (DL_FUNC) &_vhmc_vhmc_glm_reported, 3},
     {"_vhmc_vhmc_glm_reported_marginal", (DL_FUNC) &_vhmc_vhmc_glm_reported_marginal, 3},
