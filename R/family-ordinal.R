@@ -26,7 +26,7 @@ cumulative_entry <- function() {
     # Fisher information about eta: sum_k (f(c_{k-1} - eta) - f(c_k - eta))^2 / P_k.
     eta_information = function(p) {
       cuts <- c(-Inf, p$aux$cutpoints, Inf)
-      dens <- vapply(cuts, function(c) ifelse(is.finite(c), p$family$mu.eta(c - p$eta), 0), numeric(length(p$eta)))
+      dens <- vapply(cuts, function(c) if (is.finite(c)) p$family$mu.eta(c - p$eta) else 0 * p$eta, numeric(length(p$eta)))
       cdf <- vapply(cuts, function(c) p$family$linkinv(c - p$eta), numeric(length(p$eta)))
       dens <- matrix(dens, length(p$eta))
       cdf <- matrix(cdf, length(p$eta))

@@ -39,8 +39,9 @@ check_identified <- function(model, family, priors, spec, target, separation = T
 check_prior_pd <- function(model, priors) {
   if (!isTRUE(model$prior_PD)) return(invisible())
   # A flat prior on a probability is beta(1, 1), proper.
-  aux <- Filter(function(p) !identical(p$role, "probability"), priors$prior_aux)
-  entries <- c(priors[setdiff(names(priors), "prior_aux")], stats::setNames(aux, sprintf("prior_aux$%s", names(aux))))
+  aux <- Filter(function(p) !identical(p$role, "probability"), priors$prior_aux %||% list())
+  entries <- priors[setdiff(names(priors), "prior_aux")]
+  if (length(aux)) entries <- c(entries, stats::setNames(aux, sprintf("prior_aux$%s", names(aux))))
   flat <- names(Filter(function(p) identical(p$adjusted$dist, "flat"), entries))
   if (length(flat)) {
     stop_arg("prior_PD", sprintf("is TRUE, but %s %s flat(), so there is no distribution to draw from",

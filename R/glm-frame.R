@@ -168,7 +168,8 @@ glm_response <- function(y, family, prior_weights, name) {
   if (is.matrix(y) && !family$entry$trials) {
     bad_y(sprintf("has %d columns, but the %s family takes one response per observation",
                   ncol(y), family$family),
-          "Only families with trials (binomial()) take a two-column response, cbind(successes, failures); fit one model per column.")
+          sprintf("Only %s takes a two-column response, cbind(successes, failures); fit one model per column.",
+                  paste0(names(Filter(function(e) e$trials, family_registry())), "()", collapse = " or ")))
   }
   family$entry$response(y, prior_weights, bad_y)
 }

@@ -88,10 +88,11 @@ null_point <- function(model, family, spec, d) {
   y <- spec$y * spec$y_scale + spec$y_center
   w <- model$weights %||% rep(1, length(y))
   mu <- sum(w * y) / sum(w)
-  if (!is.finite(mu) || mu <= 0 && family$link %in% c("log", "sqrt", "inverse", "1/mu^2")) return(NULL)
-  mu <- min(max(mu, 1e-8), if (isTRUE(family$entry$trials)) 1 - 1e-8 else Inf)
+  if (isTRUE(family$entry$trials)) mu <- min(max(mu, 1e-8), 1 - 1e-8)
+  eta <- suppressWarnings(family$linkfun(mu))
+  if (!is.finite(eta) || !family$valideta(eta)) return(NULL)
   theta <- numeric(d)
-  theta[1L] <- (family$linkfun(mu) - spec$y_center) / spec$y_scale
+  theta[1L] <- (eta - spec$y_center) / spec$y_scale
   theta
 }
 
@@ -186,7 +187,9 @@ check_init_domain <- function(th, layout, par_names, chain) {
     idx <- b$offset[i] + seq_len(b$size[i])
     v <- th[idx]
     bad <- switch(b$transform[i],
-                  log = if (any(v <= b$lower[i])) sprintf("must be above %s", format(b$lower[i])),
+                  log = if (any(v <= b$lower[i])) {
+                    if (b$lower[i] == 0) "must be positive" else sprintf("must be above %s", format(b$lower[i]))
+                  },
                   logit = if (any(v <= 0 | v >= 1)) "must lie strictly between 0 and 1",
                   ordered = if (any(diff(v) <= 0)) "must increase from one cutpoint to the next")
     if (is.null(bad)) next

@@ -24,7 +24,7 @@ glmer_mode_start <- function(sampler, target_nc, inits, init, seed, progress) {
   d <- length(target_nc$internal_names)
   progress_line(progress, "Mode search (L-BFGS, shared by all chains)")
   seconds <- elapsed_seconds(lb <- tryCatch(
-    vhmc_lbfgs(lbfgs_potential(target_nc$value_grad, d), rep(0, d), 2000L), error = function(e) e))
+    vhmc_lbfgs(lbfgs_potential(target_nc$value_grad, d), lbfgs_start(target_nc, d), 2000L), error = function(e) e))
   reason <- glmer_start_problem(lb)
   if (!is.null(reason)) {
     message("Starting the chains from random initial values: ", reason, " (init = \"random\" skips the mode search).")
@@ -42,6 +42,14 @@ glmer_mode_start <- function(sampler, target_nc, inits, init, seed, progress) {
   list(inits = list(internal = internal, user = lapply(internal, target_nc$user_values)),
        inv_metric = rep(list(diag(v, d)), chains), laplace = NULL, mode_nc = lb$mode,
        info = start_info("mode", NULL, c(lb$evaluations, numeric(chains - 1L)), numeric(chains), seconds))
+}
+
+# Where L-BFGS starts: every coordinate 0, or where that is outside the link's domain, the
+# null model inside it (R/glm-spec.R, null_point()).
+lbfgs_start <- function(target, d) {
+  zero <- numeric(d)
+  if (is.finite(target$value_grad(zero)$value) || is.null(target$null)) return(zero)
+  target$null
 }
 
 # Why an L-BFGS result is no start (NULL when it is one).

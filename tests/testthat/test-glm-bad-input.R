@@ -30,10 +30,12 @@ test_that("priors are checked against the model", {
 })
 
 test_that("unknown families, links and arguments are rejected", {
-  expect_error(vhmc_glm(y ~ x, data = d, family = Gamma()), "Gamma\\(inverse\\) is not supported")
-  expect_error(vhmc_glm(b ~ x, data = d, family = binomial(link = "cloglog")),
-               "binomial\\(cloglog\\) is not supported.*binomial\\(probit\\)")
-  expect_error(vhmc_glm(y ~ x, data = d, family = "student"), "`family` \"student\" is not supported")
+  expect_error(vhmc_glm(y ~ x, data = d, family = quasipoisson()),
+               "quasipoisson\\(\\) is not a family vhmc knows.*binomial\\(cloglog\\).*student\\(identity\\)")
+  expect_error(vhmc_glm(y ~ x, data = d, family = "tweedie"), "`family` \"tweedie\" is not a family vhmc knows")
+  expect_error(zero_inflated_poisson(link = "identity"), "`link` of zero_inflated_poisson\\(\\) must be one of \"log\"")
+  expect_error(vhmc_glm(y ~ x, data = d, family = student(link = "logit")),
+               "`link` of student\\(\\) must be one of \"identity\", \"log\", \"inverse\"")
   expect_error(vhmc_glm(y ~ x, data = d, famliy = gaussian()), "`...` must be empty, but has `famliy`")
   expect_error(vhmc_glm("y ~ x", data = d), "`formula` must be a formula")
   expect_error(vhmc_glm(y ~ x, data = 1:3), "`data` must be a data frame")

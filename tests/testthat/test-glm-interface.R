@@ -101,7 +101,7 @@ test_that("autoscaled default priors follow the data's scale", {
   expect_true(p$prior$specified$autoscale)
   expect_equal(p$prior$adjusted$scale, 2.5 * sd(small$yg) / c(sd(small$x), sd(small$z)))
   expect_equal(p$prior_intercept$adjusted$scale, 10 * sd(small$yg))
-  expect_equal(p$prior_aux$adjusted$rate, 1 / sd(small$yg))
+  expect_equal(p$prior_aux$sigma$adjusted$rate, 1 / sd(small$yg))
   fb <- quiet_glm(y01 ~ x, data = small, family = binomial(), chains = 1, iter = 20, warmup = 10, seed = 1)
   expect_equal(fb$model$priors$prior$adjusted$scale, 2.5 / sd(small$x))
   expect_null(fb$model$priors$prior_aux)

@@ -190,7 +190,7 @@ test_that("integrated-out effects: the same draws for a seed on any number of co
   expect_true(one$model$glmer$marginal)
   expect_identical(posterior::as_draws_array(one), posterior::as_draws_array(two))
   expect_error(vhmc_glm(y > 1 ~ x + (1 | g1), data = d, family = binomial(), parameterization = "marginal"),
-               "cannot be integrated out: the family is not gaussian")
+               "cannot be integrated out: the binomial\\(logit\\) likelihood has no closed form for it")
   expect_error(vhmc_glm(y ~ x + (1 | g1) + (1 | g2), data = d, parameterization = "marginal"),
                "the formula has 2 group-level terms")
   pd <- quiet(vhmc_glm(y ~ x + (1 | g1), data = d, prior_PD = TRUE, chains = 1, iter = 200, seed = 1, progress = FALSE))
