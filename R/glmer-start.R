@@ -36,12 +36,23 @@ glmer_mode_start <- function(sampler, target_nc, inits, init, seed, progress) {
   progress_line(progress, "Mode search: done after %d evaluations (%.1f s)", as.integer(lb$evaluations), seconds)
   v <- pmax(diag(lb$inv_hessian), 1e-8)
   internal <- with_local_seed(start_seed(seed), lapply(seq_along(inits$internal), function(c) {
-    lb$mode + sqrt(v) * stats::rnorm(d)
+    jitter_inside(lb$mode, sqrt(v), target_nc)
   }))
   chains <- length(internal)
   list(inits = list(internal = internal, user = lapply(internal, target_nc$user_values)),
        inv_metric = rep(list(diag(v, d)), chains), laplace = NULL, mode_nc = lb$mode,
        info = start_info("mode", NULL, c(lb$evaluations, numeric(chains - 1L)), numeric(chains), seconds))
+}
+
+# A chain's start near the mode: mode + sd N(0, I), the jitter halved until the log density
+# is finite there (a link's domain can end near the mode), or the mode itself.
+jitter_inside <- function(mode, sd, target) {
+  z <- stats::rnorm(length(mode))
+  for (k in 0:30) {
+    theta <- mode + sd * z * 0.5^k
+    if (is.finite(target$value_grad(theta)$value)) return(theta)
+  }
+  mode
 }
 
 # Where L-BFGS starts: every coordinate 0, or where that is outside the link's domain, the
