@@ -8,6 +8,12 @@ cumulative_entry <- function() {
     "cumulative", c("logit", "probit", "cloglog", "cauchit"), constructor = cumulative,
     prior_intercept = student_t(3, 0, 2.5), ordinal = TRUE, separation = FALSE,
     uninformative = function(y) length(unique(y)) < 2L,
+    unidentified = function(model) {
+      K <- length(model$levels)
+      empty <- c(1L, K)[!c(1L, K) %in% model$y]
+      if (length(empty)) sprintf("has no observation in the response's %s category \"%s\"",
+                                 if (empty[1L] == 1L) "lowest" else "highest", model$levels[empty[1L]])
+    },
     response = ordinal_response,
     epred = category_probabilities,
     simulate = function(p) {

@@ -40,7 +40,9 @@ family_registry <- function() {
 #                    (location-scale families on the identity link)
 #   core_response    the response as the core's family models it (lognormal: log y)
 #   relative_to_sigma  decov()'s covariance is relative to sigma^2 (rstanarm's gaussian rule)
-#   trials, min_rows, separation, response(), uninformative(), observed(): response rules
+#   trials, min_rows, separation, response(), uninformative(), observed(): response rules;
+#   unidentified(model): what of the model only the prior identifies (an ordinal model's
+#   empty end category), or NULL
 #   epred(), variance(), simulate(), log_lik(), eta_information(): R/glm-predictive.R
 #   dev_resids(), pearson_variance(): residuals() (NULL: no deviance residuals; the model's
 #                    variance behind Pearson residuals)
@@ -52,7 +54,7 @@ family_entry <- function(name, links, constructor, ...) {
                 response = function(y, w, bad_y) plain_response(y, w, bad_y),
                 uninformative = function(y) all(y == 0),
                 observed = function(y, trials) y,
-                dev_resids = NULL, pearson_variance = NULL)
+                dev_resids = NULL, pearson_variance = NULL, unidentified = function(model) NULL)
   utils::modifyList(entry, list(...))
 }
 

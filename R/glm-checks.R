@@ -32,6 +32,13 @@ check_identified <- function(model, family, priors, spec, target, separation = T
                    else "is a linear combination of other columns"), flat_any)
   }
   check_constant_response(model, family, flat_any)
+  problem <- family$entry$unidentified(model)
+  if (!is.null(problem)) {
+    flat_cut <- !is.null(priors$prior_intercept) && priors$prior_intercept$adjusted$dist == "flat"
+    if (flat_cut) stop_arg("data", paste(problem, "and the cutpoints' prior is flat, so the posterior is improper"),
+                           "Give prior_intercept a proper prior, or drop the empty category from the response's levels.")
+    warning(sprintf("`data` %s; only the prior identifies the cutpoint next to it.", problem), call. = FALSE)
+  }
   if (separation && flat_coef && family$entry$separation) check_separation(target)
 }
 

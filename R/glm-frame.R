@@ -34,7 +34,7 @@ model_frame_error <- function(e, formula, data) {
 # Response, design matrix, weights and offset from the model frame, checked. With `fixed`
 # (the fixed part of a formula with group-level terms), the design is that formula's, read
 # from the frame of the whole formula as lme4 does.
-glm_model <- function(mf, family, contrasts, fixed = NULL) {
+glm_model <- function(mf, family, contrasts, fixed = NULL, response_levels = NULL) {
   if (nrow(mf) == 0L) {
     stop_arg("data", "has no rows left after `subset` and `na.action`",
              "Check `subset` and the missing values in the model's variables.")
@@ -57,8 +57,12 @@ glm_model <- function(mf, family, contrasts, fixed = NULL) {
     }
   }
   check_weight_support(prior_weights, nrow(X), family)
-  resp <- glm_response(stats::model.response(mf), family, prior_weights,
-                       deparse1(mt[[2L]]))
+  y <- stats::model.response(mf)
+  # An ordinal model's categories are those its response declares, observed or not.
+  if (family$entry$ordinal && is.ordered(y) && length(response_levels) > nlevels(y)) {
+    y <- factor(as.character(y), levels = response_levels, ordered = TRUE)
+  }
+  resp <- glm_response(y, family, prior_weights, deparse1(mt[[2L]]))
   columns <- design_columns(X, resp$weights)
   # The fit keeps the design once and no copy of the data (no model frame), and the row
   # names only when they are not 1..n (model.matrix() spells those out: 12 MiB at N = 2e5).
@@ -161,7 +165,7 @@ check_weight_support <- function(w, n, family) {
 
 # The response on the core's scale: y (proportions for binomial) and the weights the
 # likelihood uses (prior weights times binomial trials), by the family's rules
-# (R/families.R).
+# (R/family-registry.R).
 glm_response <- function(y, family, prior_weights, name) {
   bad_y <- function(problem, fix = NULL) stop_arg("data", sprintf("response `%s` %s", name, problem), fix)
   if (is.matrix(y) && ncol(y) == 1L) y <- y[, 1L]

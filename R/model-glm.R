@@ -170,11 +170,19 @@ build_glm_model <- function(mf_call, env, formula, data, family, contrasts, para
   frame_formula <- if (is.null(bars)) formula else glmer_frame_formula(formula)
   mf_call$formula <- frame_formula
   mf <- glm_model_frame(mf_call, env, frame_formula, data)
-  model <- glm_model(mf, family, contrasts, fixed = if (!is.null(bars)) reformulas::nobars(formula))
+  model <- glm_model(mf, family, contrasts, fixed = if (!is.null(bars)) reformulas::nobars(formula),
+                     response_levels = declared_levels(formula, data, env))
   if (!is.null(bars)) model$glmer <- glmer_model(bars, mf, parameterization)
   model$label <- sprintf("%s(%s) %s, %s, %d observations", family$family, family$link,
                          if (is.null(bars)) "GLM" else "multilevel GLM", deparse1(formula), model$nobs)
   model
+}
+
+# The levels of a factor response as the data declare them (the model frame drops those no
+# row has; an ordinal model keeps every category), or NULL.
+declared_levels <- function(formula, data, env) {
+  y <- tryCatch(eval(formula[[2L]], if (missing(data)) env else data, env), error = function(e) NULL)
+  if (is.factor(y)) levels(y)
 }
 
 # A GLM model (from glm_model(), or an ARDL's lagged design) with its priors autoscaled and

@@ -17,7 +17,11 @@ sbc_model_table <- function() list(
   logistic = function() sbc_glm_model(stats::binomial(), n = 100),
   gaussian = function() sbc_glm_model(stats::gaussian(), n = 30),
   poisson = function() sbc_glm_model(stats::poisson(), n = 40),
-  hierarchical = function() sbc_hier_model()
+  hierarchical = function() sbc_hier_model(),
+  student = function() sbc_family_model("student"),
+  cumulative = function() sbc_family_model("cumulative"),
+  zero_inflated_poisson = function() sbc_family_model("zero_inflated_poisson"),
+  beta = function() sbc_family_model("beta")
 )
 
 # One fit with its warnings and messages caught (counted, the first warning kept).

@@ -14,7 +14,8 @@
 #
 # Usage (from the package's source folder, the package installed):
 #   Rscript inst/validation/sbc.R [--reps=200] [--first=1] [--L=99] [--seed=20240]
-#     [--models=logistic,gaussian,poisson,hierarchical]
+#     [--models=logistic,gaussian,poisson,hierarchical] (also student, cumulative,
+#     zero_inflated_poisson, beta: the families of sbc-families.R)
 #     [--samplers=nuts,hmc,rwm,rmhmc,surrogate_hmc] [--out=inst/validation/results]
 # Each option can also be given as an environment variable VHMC_SBC_<NAME> (VHMC_SBC_REPS=20).
 # --samplers=variational_hmc runs the approximate variational HMC as a contrast: it is
@@ -24,7 +25,7 @@ script_dir <- function() {
   file <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   if (length(file)) dirname(normalizePath(file[1])) else "inst/validation"
 }
-for (part in c("sbc-stats.R", "sbc-models.R", "sbc-target.R", "sbc-run.R",
+for (part in c("sbc-stats.R", "sbc-models.R", "sbc-families.R", "sbc-target.R", "sbc-run.R",
                   "sbc-summary.R")) {
   source(file.path(script_dir(), part))
 }
