@@ -43,11 +43,12 @@ nobs.vhmc_ardl <- function(object, ...) nrow(object$ardl$Z)
 prior_summary.vhmc_ardl <- function(object, ...) {
   a <- object$ardl
   if (is.null(a$noise_precision)) return(NextMethod())
-  cat(sprintf("Coefficients (%d)\n  normal(location = 0, scale = %s) each (prior precision %s)\n",
-              ncol(a$Z), format(1 / sqrt(a$prior_precision)), format(a$prior_precision)))
-  cat(sprintf("Noise\n  fixed precision %s (sd %s)\n", format(a$noise_precision),
-              format(1 / sqrt(a$noise_precision))))
-  invisible(list(prior_precision = a$prior_precision, noise_precision = a$noise_precision))
+  text <- paste0(sprintf("Coefficients (%d)\n  normal(location = 0, scale = %s) each (prior precision %s)\n",
+                         ncol(a$Z), format(1 / sqrt(a$prior_precision)), format(a$prior_precision)),
+                 sprintf("Noise\n  fixed precision %s (sd %s)", format(a$noise_precision),
+                         format(1 / sqrt(a$noise_precision))))
+  structure(list(prior_precision = a$prior_precision, noise_precision = a$noise_precision), text = text,
+            class = "vhmc_prior_summary")
 }
 
 #' Exact posterior of a conjugate model

@@ -150,8 +150,12 @@ chain_table_value <- function(tab, column, ch) {
   if (is.na(row)) NA_real_ else as.numeric(tab[[column]][row])
 }
 
-# R-hat, bulk-ESS and tail-ESS per variable as a plain data.frame.
+# R-hat, bulk-ESS and tail-ESS per variable as a plain data.frame. Each variable is
+# standardised first (all three are invariant to a positive affine map): posterior's tail ESS
+# treats draws spread over less than its tolerance as constant, which a posterior on the
+# 1e-8 scale is not (measured: NA for 400 draws, 399 of them distinct).
 convergence_table <- function(draws) {
+  draws <- standardise_draws(draws)
   s <- summarise_quietly(
     draws,
     rhat = posterior::rhat,
@@ -165,6 +169,17 @@ convergence_table <- function(draws) {
     ess_tail = as.numeric(s$ess_tail),
     stringsAsFactors = FALSE
   )
+}
+
+# Each variable's draws minus their mean, over their sd (where it is positive and finite).
+standardise_draws <- function(draws) {
+  a <- posterior::as_draws_array(draws)
+  for (v in seq_len(dim(a)[3L])) {
+    x <- a[, , v]
+    s <- stats::sd(x)
+    if (is.finite(s) && s > 0) a[, , v] <- (x - mean(x)) / s
+  }
+  a
 }
 
 # posterior::summarise_draws() without its per-variable "The ESS has been capped" warning:
@@ -280,9 +295,9 @@ check_fit <- function(fit, rhat_threshold = 1.01, ess_threshold = 400,
     treedepth = treedepth_finding(fit, tab, total),
     ebfmi = ebfmi_finding(tab, ebfmi_threshold),
     na = na_finding(fit, conv),
-    rhat = rhat_finding(conv, rhat_threshold),
+    rhat = rhat_finding(conv, rhat_threshold, reparameterise_hint(fit)),
     ess_bulk = ess_finding(conv, "ess_bulk", "Bulk", ess_threshold,
-                           "Posterior means and medians may be unreliable."),
+                           "Posterior means and medians may be unreliable.", reparameterise_hint(fit)),
     ess_tail = ess_finding(conv, "ess_tail", "Tail", ess_threshold,
                            "Posterior quantiles and intervals may be unreliable.")
   )
@@ -294,6 +309,14 @@ check_fit <- function(fit, rhat_threshold = 1.01, ess_threshold = 400,
     treedepth_hits = findings$treedepth$value, ebfmi = findings$ebfmi$value,
     flagged = names(fired)
   ))
+}
+
+# What a fit with group-level terms can change to mix better: the other parameterisation.
+reparameterise_hint <- function(fit) {
+  g <- fit$model$glmer
+  if (is.null(g) || isTRUE(g$marginal)) return("")
+  if (any(g$centred)) return("; for the group-level terms, try parameterization = \"noncentered\"")
+  "; for the group-level terms, try parameterization = \"centered\""
 }
 
 # Each finding: the statistic (`value`) and, when it calls for action, a `message`.
@@ -332,23 +355,24 @@ na_finding <- function(fit, conv) {
   list(value = conv$variable[na], message = na_diagnostics_message(fit, conv[na, , drop = FALSE]))
 }
 
-rhat_finding <- function(conv, threshold) {
+rhat_finding <- function(conv, threshold, reparameterise_hint = "") {
   bad <- !is.na(conv$rhat) & conv$rhat >= threshold
   flag <- stats::setNames(conv$rhat[bad], conv$variable[bad])
   if (!any(bad)) return(list(value = flag))
+  worst <- sort(flag, decreasing = TRUE)
   list(value = flag, message = paste0(
-    "R-hat is ", threshold, " or higher for ", sum(bad), " variable(s): ",
-    format_names(names(flag)), " (max ", format(round(max(flag), 3), nsmall = 3),
+    "R-hat is ", threshold, " or higher for ", sum(bad), " variable(s), the worst first: ",
+    format_names(names(worst)), " (max ", format(round(max(flag), 3), nsmall = 3),
     "). The chains have not mixed, so the estimates are unreliable. To fix: run more ",
-    "iterations (iter) or reparameterise the model."))
+    "iterations (iter) or reparameterise the model", reparameterise_hint, "."))
 }
 
-ess_finding <- function(conv, column, label, threshold, consequence) {
+ess_finding <- function(conv, column, label, threshold, consequence, reparameterise_hint = "") {
   bad <- !is.na(conv[[column]]) & conv[[column]] < threshold
   flag <- stats::setNames(conv[[column]][bad], conv$variable[bad])
   if (!any(bad)) return(list(value = flag))
   list(value = flag, message = paste0(
     label, " effective sample size (ESS) is below ", threshold, " for ", sum(bad),
-    " variable(s): ", format_names(names(flag)), " (min ", round(min(flag)), "). ",
-    consequence, " To fix: run more iterations (iter)."))
+    " variable(s), the lowest first: ", format_names(names(sort(flag))), " (min ", round(min(flag)), "). ",
+    consequence, " To fix: run more iterations (iter)", reparameterise_hint, "."))
 }

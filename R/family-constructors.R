@@ -109,19 +109,27 @@ cumulative <- function(link = "logit") {
 
 #' @rdname vhmc_families
 #' @export
-zero_inflated_poisson <- function(link = "log") new_family("zero_inflated_poisson", link_name(substitute(link), parent.frame()), "log")
+zero_inflated_poisson <- function(link = "log") {
+  new_family("zero_inflated_poisson", link_name(substitute(link), parent.frame()), "log")
+}
 
 #' @rdname vhmc_families
 #' @export
-zero_inflated_negbinomial <- function(link = "log") new_family("zero_inflated_negbinomial", link_name(substitute(link), parent.frame()), "log")
+zero_inflated_negbinomial <- function(link = "log") {
+  new_family("zero_inflated_negbinomial", link_name(substitute(link), parent.frame()), "log")
+}
 
 #' @rdname vhmc_families
 #' @export
-hurdle_poisson <- function(link = "log") new_family("hurdle_poisson", link_name(substitute(link), parent.frame()), "log")
+hurdle_poisson <- function(link = "log") {
+  new_family("hurdle_poisson", link_name(substitute(link), parent.frame()), "log")
+}
 
 #' @rdname vhmc_families
 #' @export
-hurdle_negbinomial <- function(link = "log") new_family("hurdle_negbinomial", link_name(substitute(link), parent.frame()), "log")
+hurdle_negbinomial <- function(link = "log") {
+  new_family("hurdle_negbinomial", link_name(substitute(link), parent.frame()), "log")
+}
 
 # The link's name from the argument as written: a string, a name (link = probit, as in
 # stats::binomial()), or an expression or variable that gives a string.

@@ -8,7 +8,7 @@
 # with the intercept, and one of scale 1e-9 looks like zero.
 check_identified <- function(model, family, priors, spec, target, separation = TRUE) {
   X <- model$x
-  flat_coef <- is.null(priors$prior) || priors$prior$adjusted$dist == "flat"
+  flat_coef <- is.null(priors[["prior"]]) || priors[["prior"]]$adjusted$dist == "flat"  # exact: not prior_covariance
   flat_any <- flat_coef || (!is.null(priors$prior_intercept) &&
                               priors$prior_intercept$adjusted$dist == "flat")
   report <- function(problem, flat) {

@@ -41,7 +41,8 @@ glm_model <- function(mf, family, contrasts, fixed = NULL, response_levels = NUL
   }
   mt <- if (is.null(fixed)) attr(mf, "terms") else fixed_terms(fixed, attr(mf, "terms"))
   if (attr(mt, "response") == 0L) stop_arg("formula", "has no response (left-hand side)")
-  X <- glm_design_matrix(mt, mf, contrasts, allow_empty = isTRUE(family$traits$thresholds))
+  # Cutpoints, or group-level terms (y ~ 0 + (1 | g), as lme4), can stand without fixed effects.
+  X <- glm_design_matrix(mt, mf, contrasts, allow_empty = isTRUE(family$traits$thresholds) || !is.null(fixed))
   intercept <- attr(mt, "intercept") == 1L
   # A family's cutpoints take the intercept's place (cumulative models, as polr()).
   if (intercept && isTRUE(family$traits$thresholds)) {

@@ -149,8 +149,8 @@ linpred_draws <- function(beta, design) {
 #'   a level of the fit chosen at random; `"old_levels"`, for each new level, one level of the
 #'   fit chosen at random, for all draws (brms's three options). For a nested term
 #'   (`(1 | g1/g2)`) a level new in `g1:g2` but known in `g1` keeps its `g1` effect.
-#' @param re_seed Optional seed of the new levels' draws; the user's random number stream is
-#'   left untouched when given.
+#' @param seed Optional seed of the new levels' draws (as `predict()`'s and
+#'   `posterior_predict()`'s); the user's random number stream is left untouched when given.
 #' @param ... Must be empty.
 #' @return An S x N matrix.
 #' @examples
@@ -169,10 +169,10 @@ posterior_linpred <- function(object, ...) UseMethod("posterior_linpred")
 #' @rawNamespace S3method(rstantools::posterior_linpred, vhmc_glm)
 posterior_linpred.vhmc_glm <- function(object, transform = FALSE, newdata = NULL,
                                        ndraws = NULL, re.form = NULL, allow_new_levels = FALSE,
-                                       sample_new_levels = "gaussian", re_seed = NULL, ...) {
+                                       sample_new_levels = "gaussian", seed = NULL, ...) {
   check_no_dots(list(...), "posterior_linpred.vhmc_glm")
   check_flag(transform, "transform")
-  re <- re_options(object, re.form, allow_new_levels, sample_new_levels, re_seed)
+  re <- re_options(object, re.form, allow_new_levels, sample_new_levels, seed)
   parts <- predictive_parts(object, newdata, ndraws, what = "posterior_linpred", re = re)
   eta <- parts$eta
   if (transform) eta[] <- parts$family$linkinv(eta)
@@ -316,7 +316,7 @@ predict.vhmc_glm <- function(object, newdata = NULL, type = c("link", "response"
   }
   draw <- if (type == "response") posterior_epred else posterior_linpred
   draws <- draw(object, newdata = newdata, re.form = re.form, allow_new_levels = allow_new_levels,
-                sample_new_levels = sample_new_levels, re_seed = seed)
+                sample_new_levels = sample_new_levels, seed = seed)
   rn <- if (is.null(newdata)) model_row_names(object$model) else rownames(as.data.frame(newdata))
   # For the fitted data, rows dropped by na.action = na.exclude come back as NA (as glm()).
   pad <- function(v) if (is.null(newdata)) stats::napredict(object$model$na.action, v) else v
@@ -379,10 +379,13 @@ predictive_interval <- function(object, ...) UseMethod("predictive_interval")
 #' @export
 #' @rawNamespace S3method(rstantools::predictive_interval, vhmc_glm)
 predictive_interval.vhmc_glm <- function(object, prob = 0.9, newdata = NULL, ndraws = NULL,
-                                         seed = NULL, ...) {
+                                         seed = NULL, re.form = NULL, allow_new_levels = FALSE,
+                                         sample_new_levels = "gaussian", ...) {
   check_no_dots(list(...), "predictive_interval.vhmc_glm")
   check_number(prob, "prob", 0, 1, open = c(TRUE, TRUE))
-  interval_bounds(posterior_predict(object, newdata = newdata, ndraws = ndraws, seed = seed), prob)
+  interval_bounds(posterior_predict(object, newdata = newdata, ndraws = ndraws, seed = seed, re.form = re.form,
+                                    allow_new_levels = allow_new_levels, sample_new_levels = sample_new_levels),
+                  prob)
 }
 
 #' Point summaries of a GLM fit
@@ -475,7 +478,7 @@ nobs.vhmc_glm <- function(object, ...) object$model$nobs
 #' @rdname coef.vhmc_glm
 #' @param x A fit from [vhmc_glm()].
 #' @export
-formula.vhmc_glm <- function(x, ...) formula(x$model$terms)
+formula.vhmc_glm <- function(x, ...) x$model$formula %||% formula(x$model$terms)
 
 #' Posterior intervals
 #'
@@ -512,5 +515,20 @@ posterior_interval.vhmc_fit <- function(object, prob = 0.9, pars = NULL, ...) {
   alpha <- (1 - prob) / 2
   out <- t(apply(m, 2L, stats::quantile, probs = c(alpha, 1 - alpha), names = FALSE))
   dimnames(out) <- list(colnames(m), paste0(format(100 * c(alpha, 1 - alpha), trim = TRUE), "%"))
+  out
+}
+
+#' @rdname posterior_interval
+#' @param parm Names of the parameters, as for [stats::confint()] (all by default).
+#' @param level Probability mass of each interval (`confint()`).
+#' @details `confint()` gives the same central posterior (credible) intervals, with the
+#'   column names of [stats::confint()] (`"2.5 %"`, `"97.5 %"`), so that code written for
+#'   `glm()` fits runs on a vhmc fit.
+#' @export
+confint.vhmc_fit <- function(object, parm = NULL, level = 0.95, ...) {
+  check_no_dots(list(...), "confint.vhmc_fit")
+  out <- posterior_interval(object, prob = level, pars = parm)
+  a <- (1 - level) / 2
+  colnames(out) <- paste(format(100 * c(a, 1 - a), trim = TRUE, scientific = FALSE, digits = 3), "%")
   out
 }

@@ -98,10 +98,10 @@ posterior_epred <- function(object, ...) UseMethod("posterior_epred")
 #' @rawNamespace S3method(rstantools::posterior_epred, vhmc_fit)
 posterior_epred.vhmc_fit <- function(object, newdata = NULL, ndraws = NULL, re.form = NULL,
                                      allow_new_levels = FALSE, sample_new_levels = "gaussian",
-                                     re_seed = NULL, ...) {
+                                     seed = NULL, ...) {
   check_no_dots(list(...), "posterior_epred.vhmc_fit")
   check_predictive(object, "posterior_epred")
-  re <- re_options(object, re.form, allow_new_levels, sample_new_levels, re_seed)
+  re <- re_options(object, re.form, allow_new_levels, sample_new_levels, seed)
   parts <- predictive_parts(object, newdata, ndraws, what = "posterior_epred", re = re)
   mu <- parts$family$entry$epred(parts)
   if (length(dim(mu)) == 2L) dimnames(mu) <- NULL
@@ -139,6 +139,9 @@ posterior_epred.vhmc_fit <- function(object, newdata = NULL, ndraws = NULL, re.f
 #'   fits.
 #' @param seed Optional seed for the bootstrap weights of `loo_R2()`; the user's random number
 #'   stream is left untouched when given.
+#' @param re.form `bayes_R2()` of a fit with group-level terms: which terms the expected
+#'   responses include (`NULL` all, `NA` none: the R-squared of the fixed effects alone), as
+#'   in [posterior_linpred()].
 #' @param ... Must be empty.
 #' @return A vector of draws, or with `summary = TRUE` a 1-row matrix.
 #' @references Gelman, A., Goodrich, B., Gabry, J. and Vehtari, A. (2019). R-squared for
@@ -165,10 +168,11 @@ bayes_R2 <- function(object, ...) UseMethod("bayes_R2")
 #' @export
 #' @rawNamespace S3method(rstantools::bayes_R2, vhmc_fit)
 bayes_R2.vhmc_fit <- function(object, summary = FALSE, probs = c(0.025, 0.975), ndraws = NULL,
-                              newdata = NULL, ...) {
+                              newdata = NULL, re.form = NULL, ...) {
   check_no_dots(list(...), "bayes_R2.vhmc_fit")
   check_flag(summary, "summary")
-  moments <- response_moments(predictive_parts(object, newdata, ndraws, what = "bayes_R2",
+  re <- re_options(object, re.form, FALSE, "gaussian", NULL)
+  moments <- response_moments(predictive_parts(object, newdata, ndraws, what = "bayes_R2", re = re,
                                                need_response = has_response(object, newdata)), "bayes_R2")
   if (ncol(moments$mean) < 2L) stop_arg("object", "has one observation; R-squared needs two or more")
   # Gelman et al. (2019), eq. 3: V(mu_s) / (V(mu_s) + var_res_s), V the sample variance.

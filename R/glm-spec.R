@@ -24,7 +24,7 @@ glm_spec <- function(model, family, priors) {
        center = center, scale = scale, family = family$code,
        intercept = model$intercept, y_center = ys$center, y_scale = ys$scale,
        prior_intercept = core_prior(if (model$intercept) priors$prior_intercept$adjusted, ys$center),
-       prior = core_prior(priors$prior$adjusted),
+       prior = core_prior(priors[["prior"]]$adjusted),  # exact: not prior_covariance
        prior_aux = lapply(seq_len(nrow(family$aux)), function(i) {
          a <- family$aux[i, ]
          p <- if (a$sized_by_data) priors$prior_intercept$adjusted else priors$prior_aux[[a$name]]$adjusted

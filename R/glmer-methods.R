@@ -18,8 +18,9 @@
 #' @param sigma Unused (nlme's argument).
 #' @param ... Must be empty.
 #' @return `fixef()`: a named vector; `ranef()`, `coef()`: a list of data frames, named by
-#'   grouping factor; `VarCorr()`: a `vhmc_VarCorr` list, one element per term with its
-#'   `stddev` and `correlation`, and `sigma`; `ngrps()`: a named integer vector; `sigma()`:
+#'   grouping factor; `VarCorr()`: a `vhmc_VarCorr` list as lme4's, one covariance matrix
+#'   per term named by its grouping factor (a factor of several terms: `g`, `g.1`, ...), with
+#'   attributes `stddev` and `correlation`, and sigma as attribute `sc`; `ngrps()`: a named integer vector; `sigma()`:
 #'   a number.
 #' @examples
 #' \donttest{
@@ -87,33 +88,59 @@ coef.vhmc_glmer <- function(object, ...) {
 VarCorr.vhmc_glmer <- function(x, sigma = 1, ...) {
   check_no_dots(list(...), "VarCorr")
   med <- apply(as.matrix(x), 2L, stats::median)
-  terms <- lapply(x$model$glmer$terms, function(term) {
+  terms <- x$model$glmer$terms
+  out <- lapply(terms, function(term) {
     S <- term_sigma(term, med)
+    dimnames(S) <- list(term$cnms, term$cnms)
     sd <- sqrt(diag(S))
-    cr <- if (term$p > 1L) stats::cov2cor(S)
-    if (!is.null(cr)) dimnames(cr) <- list(term$cnms, term$cnms)
-    list(group = term$group_name, stddev = stats::setNames(sd, term$cnms), correlation = cr)
+    structure(S, stddev = stats::setNames(sd, term$cnms),
+              correlation = if (term$p > 1L) stats::cov2cor(S) else matrix(1, 1, 1, dimnames = dimnames(S)))
   })
-  fam <- x$model$family
-  structure(list(terms = terms, sigma = if ("sigma" %in% fam$aux_names) med[["sigma"]]),
-            class = "vhmc_VarCorr")
+  names(out) <- vapply(terms, `[[`, "", "group_name")
+  structure(out, sc = if ("sigma" %in% x$model$family$aux_names) med[["sigma"]], class = "vhmc_VarCorr")
 }
 
 #' @rdname glmer-methods
 #' @export
 print.vhmc_VarCorr <- function(x, digits = 3, ...) {
   rows <- list()
-  for (t in x$terms) {
-    for (k in seq_along(t$stddev)) {
-      cor <- if (!is.null(t$correlation) && k > 1L) paste(format(round(t$correlation[k, seq_len(k - 1L)], 2), nsmall = 2), collapse = " ") else ""
-      rows[[length(rows) + 1L]] <- data.frame(Groups = if (k == 1L) t$group else "", Name = names(t$stddev)[k],
-                                              Std.Dev. = signif(t$stddev[[k]], digits), Corr = cor)
+  for (g in names(x)) {
+    sd <- attr(x[[g]], "stddev")
+    cr <- attr(x[[g]], "correlation")
+    for (k in seq_along(sd)) {
+      cor <- if (k > 1L) paste(format(round(cr[k, seq_len(k - 1L)], 2), nsmall = 2), collapse = " ") else ""
+      rows[[length(rows) + 1L]] <- data.frame(Groups = if (k == 1L) g else "", Name = names(sd)[k],
+                                              Std.Dev. = signif(sd[[k]], digits), Corr = cor)
     }
   }
-  if (!is.null(x$sigma)) rows[[length(rows) + 1L]] <- data.frame(Groups = "Residual", Name = "", Std.Dev. = signif(x$sigma, digits), Corr = "")
+  if (!is.null(attr(x, "sc"))) rows[[length(rows) + 1L]] <- data.frame(Groups = "Residual", Name = "", Std.Dev. = signif(attr(x, "sc"), digits), Corr = "")
   cat("Posterior medians of the standard deviations and correlations:\n")
   print(do.call(rbind, rows), row.names = FALSE)
   invisible(x)
+}
+
+#' @rdname glmer-methods
+#' @param row.names,optional Unused (the arguments of [as.data.frame()]).
+#' @details `as.data.frame(VarCorr(fit))` has lme4's layout: one row per variance and
+#'   covariance, columns `grp`, `var1`, `var2`, `vcov` and `sdcor` (standard deviations and
+#'   correlations), and a `Residual` row for sigma.
+#' @export
+as.data.frame.vhmc_VarCorr <- function(x, row.names = NULL, optional = FALSE, ...) {
+  rows <- lapply(names(x), function(g) {
+    S <- x[[g]]
+    idx <- which(lower.tri(S, diag = TRUE), arr.ind = TRUE)
+    idx <- idx[order(idx[, 1] != idx[, 2], idx[, 2], idx[, 1]), , drop = FALSE]
+    diag_ <- idx[, 1] == idx[, 2]
+    cn <- colnames(S)
+    data.frame(grp = g, var1 = cn[idx[, 2]], var2 = ifelse(diag_, NA_character_, cn[idx[, 1]]),
+               vcov = S[idx], sdcor = ifelse(diag_, sqrt(S[idx]), attr(S, "correlation")[idx]),
+               stringsAsFactors = FALSE)
+  })
+  if (!is.null(attr(x, "sc"))) {
+    rows[[length(rows) + 1L]] <- data.frame(grp = "Residual", var1 = NA_character_, var2 = NA_character_,
+                                            vcov = attr(x, "sc")^2, sdcor = attr(x, "sc"))
+  }
+  do.call(rbind, rows)
 }
 
 #' @rdname glmer-methods
@@ -122,6 +149,7 @@ ngrps <- function(object, ...) UseMethod("ngrps")
 
 #' @rdname glmer-methods
 #' @export
+#' @rawNamespace S3method(lme4::ngrps, vhmc_glmer)
 ngrps.vhmc_glmer <- function(object, ...) {
   check_no_dots(list(...), "ngrps")
   object$model$glmer$ngrps

@@ -21,7 +21,7 @@ glmer_model <- function(bars, mf, parameterization) {
   list(terms = terms, parameterization = parameterization, xlevels = bar_xlevels(bars, mf),
        structure = vhmc_group_cells(terms),
        ngrps = vapply(split(vapply(terms, function(t) length(t$levels), 1L),
-                            vapply(terms, `[[`, "", "group_name")), `[`, 1L, 1L))
+                            vapply(terms, `[[`, "", "factor")), `[`, 1L, 1L))
 }
 
 # The levels of factors left of the bars (so that newdata gives the same columns); the
@@ -118,7 +118,7 @@ glmer_target <- function(spec, model, priors, centred, marginal = FALSE, seed = 
     stats::setNames(as.numeric(to(matrix(theta, nrow = 1L))), target$par_names)
   }
   target$mode <- NULL  # no joint mode (R/glmer-start.R)
-  target$minibatch <- FALSE
+  target[names(glmer_capabilities())] <- glmer_capabilities()
   target$spec <- spec
   target
 }
@@ -127,7 +127,8 @@ glmer_target <- function(spec, model, priors, centred, marginal = FALSE, seed = 
 # the start on the non-centred (or marginal) potential, each term's parameterisation, the
 # chains.
 fit_glmer_model <- function(model, family, prior_args, sampler, args, seed, init, progress, call) {
-  glmer_check_sampler(sampler)
+  check_target(sampler, glmer_capabilities())
+  check_singleton_terms(model, family)
   if (!is.null(init) && !identical(init, "random")) {
     stop_arg("init", "must be NULL or \"random\" for a model with group-level terms",
              "Leave `init` out: the chains start from the mode of the non-centred parameterisation.")
@@ -186,13 +187,25 @@ glmer_marginal_target <- function(spec, model, priors, sampler, init, seed, args
   target
 }
 
-# Samplers that need minibatches, a Fisher metric or a Laplace anchor of a joint mode are
-# refused before anything runs.
-glmer_check_sampler <- function(sampler) {
-  bad <- c("vhmc_sghmc", "vhmc_sgld", "vhmc_rmhmc", "vhmc_variational_hmc", "vhmc_surrogate_hmc")
-  if (!inherits(sampler, bad)) return(invisible())
-  stop_arg("sampler", sprintf(paste("is %s(), which does not sample models with group-level terms",
-                                    "(it needs minibatch gradients, a Fisher metric or the joint mode",
-                                    "such a posterior does not have)"), sampler_name(sampler)),
-           "Use nuts() (the default), hmc() or rwm().")
+# What a model with group-level terms offers the samplers (R/samplers.R, check_target()),
+# known before anything runs: no minibatch gradients, no Fisher metric, no joint mode.
+glmer_capabilities <- function() {
+  list(minibatch = FALSE, metric_tensor = FALSE, has_mode = FALSE,
+       description = "a model with group-level terms", samplers = "nuts() (the default), hmc() or rwm()")
+}
+
+# A term with one row in every level, in a family with a residual scale: its effects and the
+# residuals are the same thing, so its standard deviation and sigma are told apart only by
+# their priors (lme4 refuses such a model; rstanarm fits it silently).
+check_singleton_terms <- function(model, family) {
+  if (!"sigma" %in% family$aux_names) return(invisible())
+  for (term in model$glmer$terms) {
+    if (term$p == 1L && is.null(term$Z) && !anyDuplicated(term$group)) {
+      warning(sprintf(paste("`formula`'s term (%s) has one observation in each of its %d levels, so its",
+                            "standard deviation and sigma are not separately identified: only their priors",
+                            "tell them apart. Drop the term, or use a family without a residual scale."),
+                      term$label, length(term$levels)), call. = FALSE)
+    }
+  }
+  invisible()
 }

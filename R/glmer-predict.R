@@ -43,7 +43,7 @@ re_terms <- function(object, re.form) {
 # S x N draws of the group-level part of eta, from the draws matrix `m` (S rows).
 glmer_linpred <- function(object, m, newdata, re) {
   out <- matrix(0, nrow(m), if (is.null(newdata)) length(object$model$y) else nrow(as.data.frame(newdata)))
-  if (!length(re$terms)) return(out)
+  if (!length(re$terms) || ncol(out) == 0L) return(out)
   sample <- function() {
     for (t in re$terms) out <- out + term_linpred(object$model$glmer$terms[[t]], m, term_rows(object, t, newdata), re)
     out

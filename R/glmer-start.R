@@ -34,13 +34,13 @@ glmer_mode_start <- function(sampler, target_nc, inits, init, seed, progress) {
     return(start)
   }
   progress_line(progress, "Mode search: done after %d evaluations (%.1f s)", as.integer(lb$evaluations), seconds)
-  v <- pmax(diag(lb$inv_hessian), 1e-8)
+  v <- pmax(lb$inv_hessian_diag, 1e-8)
   internal <- with_local_seed(start_seed(seed), lapply(seq_along(inits$internal), function(c) {
     jitter_inside(lb$mode, sqrt(v), target_nc)
   }))
   chains <- length(internal)
   list(inits = list(internal = internal, user = lapply(internal, target_nc$user_values)),
-       inv_metric = rep(list(diag(v, d)), chains), laplace = NULL, mode_nc = lb$mode,
+       inv_metric = rep(list(v), chains), laplace = NULL, mode_nc = lb$mode,
        info = start_info("mode", NULL, c(lb$evaluations, numeric(chains - 1L)), numeric(chains), seconds))
 }
 
@@ -67,7 +67,7 @@ lbfgs_start <- function(target, d) {
 glmer_start_problem <- function(lb) {
   if (inherits(lb, "error")) return(sprintf("the mode search failed (%s)", conditionMessage(lb)))
   if (!is.finite(lb$value) || !all(is.finite(lb$mode))) return("the mode search found no finite mode")
-  if (!all(is.finite(lb$inv_hessian))) return("the curvature at the mode is not finite")
+  if (!all(is.finite(lb$inv_hessian_diag))) return("the curvature at the mode is not finite")
   NULL
 }
 
@@ -135,8 +135,10 @@ centred_start <- function(start, target_nc, target, model, spec) {
   start$inits$internal <- lapply(start$inits$internal, map_point)
   start$inits$user <- lapply(start$inits$internal, target$user_values)
   if (!is.null(start$inv_metric)) {
+    # The diagonal of M diag(v) M': the start's inverse metric stays a vector (memory linear in
+    # the levels); the warmup learns the correlations within a level's effects.
     M <- centring_map(start$mode_nc, target_nc, model, spec, blocks)
-    start$inv_metric <- lapply(start$inv_metric, function(S) as.matrix(M %*% S %*% Matrix::t(M)))
+    start$inv_metric <- lapply(start$inv_metric, function(v) as.numeric((M^2) %*% v))
   }
   start
 }

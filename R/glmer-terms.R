@@ -22,13 +22,20 @@ glmer_terms <- function(bars, frame) {
                  error = function(e) stop_arg("formula", sprintf("has group-level terms lme4 cannot build: %s",
                                                                  conditionMessage(e))))
   assign <- attr(re$flist, "assign")
+  labels <- names(re$Ztlist)
+  if (anyDuplicated(labels)) {
+    stop_arg("formula", sprintf("has the group-level term (%s) twice", labels[anyDuplicated(labels)]),
+             "Drop the repeated term.")
+  }
+  # A factor of several terms names them apart as lme4's VarCorr() does: g, g.1, ...
+  names <- make.unique(names(re$flist)[assign])
   lapply(seq_along(re$Ztlist), function(t) {
     f <- re$flist[[assign[t]]]
     cn <- re$cnms[[t]]
     group <- as.integer(f)
     Z <- term_columns(re$Ztlist[[t]], group, length(cn))
     if (length(cn) == 1L && cn == "(Intercept)" && all(Z == 1)) Z <- NULL
-    list(label = names(re$Ztlist)[t], group_name = names(re$flist)[assign[t]], levels = levels(f),
+    list(label = labels[t], group_name = names[t], factor = names(re$flist)[assign[t]], levels = levels(f),
          cnms = cn, p = length(cn), group = group - 1L, Z = Z)
   })
 }

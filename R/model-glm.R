@@ -166,6 +166,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
 # The model of vhmc_glm(): the GLM of the formula's fixed part and, with group-level terms,
 # the terms (R/glmer-model.R); the model frame holds every variable of both.
 build_glm_model <- function(mf_call, env, formula, data, family, contrasts, parameterization) {
+  check_brms_syntax(formula)
   bars <- glmer_bars(formula)
   frame_formula <- if (is.null(bars)) formula else glmer_frame_formula(formula)
   mf_call$formula <- frame_formula
@@ -173,6 +174,7 @@ build_glm_model <- function(mf_call, env, formula, data, family, contrasts, para
   model <- glm_model(mf, family, contrasts, fixed = if (!is.null(bars)) reformulas::nobars(formula),
                      response_levels = declared_levels(formula, data, env))
   if (!is.null(bars)) model$glmer <- glmer_model(bars, mf, parameterization)
+  model$formula <- formula  # the whole formula, group-level terms included (formula(), update())
   model$label <- sprintf("%s(%s) %s, %s, %d observations", family$family, family$link,
                          if (is.null(bars)) "GLM" else "multilevel GLM", deparse1(formula), model$nobs)
   model

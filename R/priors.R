@@ -237,11 +237,12 @@ prior_for_core <- function(prior) {
 
 #' Summarise the priors of a fit
 #'
-#' Prints the priors as specified and, where autoscaling changed them, as used.
+#' The priors as specified and, where autoscaling changed them, as used; printed by its
+#' `print()` method (so that `p <- prior_summary(fit)` keeps them without printing).
 #'
 #' @param object A fit from [vhmc_glm()].
 #' @param ... Unused.
-#' @return Invisibly, a list with elements `prior_intercept` (for ordinal models: the
+#' @return A list of class `vhmc_prior_summary` with elements `prior_intercept` (for ordinal models: the
 #'   cutpoints'), `prior` and `prior_aux` (a list by auxiliary parameter, such as `sigma`),
 #'   each a list with the `specified` and the `adjusted` (used) prior; `prior_covariance` for
 #'   models with group-level terms.
@@ -259,20 +260,29 @@ prior_summary <- function(object, ...) UseMethod("prior_summary")
 #' @rawNamespace S3method(rstantools::prior_summary, vhmc_fit)
 prior_summary.vhmc_fit <- function(object, ...) {
   priors <- object$model$priors
-  if (is.null(priors)) {
-    cat("This fit has no prior specification: its log density was written by the user.\n")
-    return(invisible(NULL))
+  if (is.null(priors)) return(structure(list(), text = "This fit has no prior specification: its log density was written by the user.",
+                                        class = "vhmc_prior_summary"))
+  structure(priors, labels = prior_labels(object$model), slopes = setdiff(object$model$coef_names, "(Intercept)"),
+            class = "vhmc_prior_summary")
+}
+
+#' @rdname prior_summary
+#' @param x A `vhmc_prior_summary`, as `prior_summary()` returns.
+#' @export
+print.vhmc_prior_summary <- function(x, ...) {
+  if (!is.null(attr(x, "text"))) {
+    cat(attr(x, "text"), "\n", sep = "")
+    return(invisible(x))
   }
-  labels <- prior_labels(object$model)
-  slopes <- setdiff(object$model$coef_names, "(Intercept)")
-  for (nm in names(priors)) {
+  labels <- attr(x, "labels")
+  for (nm in names(x)) {
     if (nm != "prior_aux") {
-      print_prior_entry(priors[[nm]], labels[[nm]], nm == "prior", slopes)
+      print_prior_entry(x[[nm]], labels[[nm]], nm == "prior", attr(x, "slopes"))
       next
     }
-    for (a in names(priors$prior_aux)) print_prior_entry(priors$prior_aux[[a]], sprintf("Auxiliary (%s)", a), FALSE, slopes)
+    for (a in names(x$prior_aux)) print_prior_entry(x$prior_aux[[a]], sprintf("Auxiliary (%s)", a), FALSE, attr(x, "slopes"))
   }
-  invisible(priors)
+  invisible(x)
 }
 
 prior_labels <- function(model) {

@@ -150,6 +150,7 @@ r_target <- function(log_density, gradient, par_names, metric_tensor = NULL) {
     mode = NULL,
     user_values = function(theta) stats::setNames(as.numeric(theta), par_names),
     to_user = NULL, minibatch = FALSE, n_obs = NA_integer_, metric_tensor = !is.null(metric_tensor),
+    has_mode = TRUE, description = "a log density written as an R function",
     after_chains = warn_target_errors,
     globals = function() user_globals(list(log_density, gradient, metric_tensor))
   )

@@ -258,9 +258,9 @@ check_sg_target <- function(sampler, target) {
   if (isTRUE(target$minibatch)) return(invisible())
   stop_arg("sampler", sprintf(paste(
     "is %s(), a stochastic-gradient sampler: it needs minibatch gradients of a likelihood",
-    "that factorises over observations, which a log density written as an R function does",
-    "not provide"), sampler_name(sampler)),
-    sprintf("Use %s here, or fit a GLM with vhmc_glm(sampler = ...).", r_target_samplers))
+    "that factorises over observations, which %s does not provide"), sampler_name(sampler),
+    target$description %||% "this target"),
+    sprintf("Use %s here.", target$samplers %||% r_target_samplers))
 }
 check_target.vhmc_sghmc <- check_sg_target
 check_target.vhmc_sgld <- check_sg_target

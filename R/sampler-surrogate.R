@@ -590,3 +590,5 @@ surrogate_line <- function(fit) {
                  if (any(untrained)) sprintf("; %d chain(s) handed over to NUTS before training", sum(untrained))
                  else ""))
 }
+
+check_target.vhmc_surrogate_hmc <- function(sampler, target) check_mode_target(sampler, target)

@@ -311,3 +311,5 @@ variational_potential <- function(fit, theta, chain = 1L) {
   quad <- colSums(D * (fit$laplace$hessian %*% D))
   mu * z + 0.5 * (1 - mu) * quad
 }
+
+check_target.vhmc_variational_hmc <- function(sampler, target) check_mode_target(sampler, target)

@@ -5,7 +5,10 @@
 # (src/glue_registry.h, keyed by the same class).
 #
 #   sampler_config(s, run, target) the settings the core reads, every default settled
-#   check_target(s, target)       refuse a target the sampler cannot use (before anything runs)
+#   check_target(s, target)       refuse a target the sampler cannot use (before anything runs),
+#                                 from the target's capabilities: minibatch, metric_tensor,
+#                                 has_mode (and its description and the samplers it takes,
+#                                 for the message)
 #   start_method(s)               how chains start with init = NULL: "mode" (R/start.R) or "random"
 #   start_metric_regularised(s)   whether a mode start whose Laplace covariance was regularised
 #                                 gives the chains that metric (else the Laplace one; R/start.R)
@@ -69,6 +72,17 @@ sampler_config <- function(sampler, run, target) UseMethod("sampler_config")
 
 check_target <- function(sampler, target) UseMethod("check_target")
 check_target.vhmc_sampler <- function(sampler, target) invisible()
+
+# Samplers that start from the posterior mode and its curvature (the Laplace anchor of
+# variational HMC, surrogate HMC's start and exploration) need a target that has one
+# (`has_mode`: a multilevel model's joint posterior has none).
+check_mode_target <- function(sampler, target) {
+  if (!isFALSE(target$has_mode)) return(invisible())
+  stop_arg("sampler", sprintf(paste("is %s(), which starts from the posterior mode and its curvature, and %s",
+                                    "has no mode: its density grows without bound as a standard deviation",
+                                    "shrinks with its effects"), sampler_name(sampler), target$description),
+           sprintf("Use %s.", target$samplers))
+}
 
 start_method <- function(sampler) UseMethod("start_method")
 start_method.vhmc_sampler <- function(sampler) "mode"

@@ -11,6 +11,7 @@ start_metric_config <- function(config, start, max_dense = 1000L) {
   if (!identical(config$metric, "low_rank") || is.null(cov) || is.null(config$max_rank)) {
     return(list(config = config, directions = NULL))
   }
+  if (is.null(dim(cov))) return(list(config = config, directions = 0L))  # a diagonal, as a vector
   d <- nrow(cov)
   if (all(cov[upper.tri(cov)] == 0)) return(list(config = config, directions = 0L))  # uncorrelated
   s <- 1 / sqrt(diag(cov))

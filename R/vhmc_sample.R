@@ -104,7 +104,8 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
   if (!is.null(metric_tensor) && !inherits(sampler, "vhmc_rmhmc")) {
     stop_arg("metric_tensor", "is used by rmhmc() only", "Use sampler = rmhmc(), or drop `metric_tensor`.")
   }
-  check_target(sampler, list(minibatch = FALSE, metric_tensor = !is.null(metric_tensor)))
+  check_target(sampler, list(minibatch = FALSE, metric_tensor = !is.null(metric_tensor), has_mode = TRUE,
+                             description = "a log density written as an R function"))
   args <- check_run_args(chains, iter, warmup, thin, cores)
   progress <- check_flag(progress, "progress")
   seed <- resolve_seed(seed)

@@ -127,7 +127,8 @@ Rcpp::List config_defaults() {
 }
 
 // The fit's results for this chain: list(laplace = list(mode, hessian), control_variate =
-// list(mode, gradient), inv_metric = a matrix), each possibly absent.
+// list(mode, gradient), inv_metric = a matrix, or a vector for a diagonal one), each possibly
+// absent.
 inline std::optional<vhmc::Anchor> anchor_of(const Rcpp::List& extras, const char* name) {
   if (!extras.containsElementNamed(name) || Rf_isNull(extras[name])) return std::nullopt;
   const Rcpp::List a = extras[name];
@@ -142,8 +143,11 @@ inline vhmc::FitExtras fit_extras(const Rcpp::List& extras) {
   vhmc::FitExtras e;
   e.laplace = anchor_of(extras, "laplace");
   e.control_variate = anchor_of(extras, "control_variate");
-  if (extras.containsElementNamed("inv_metric") && !Rf_isNull(extras["inv_metric"]))
-    e.inv_metric = Rcpp::as<vhmc::Mat>(extras["inv_metric"]);
+  if (extras.containsElementNamed("inv_metric") && !Rf_isNull(extras["inv_metric"])) {
+    const SEXP m = extras["inv_metric"];
+    // A vector is a diagonal inverse metric, kept as one column (no d x d matrix).
+    e.inv_metric = Rf_isMatrix(m) ? Rcpp::as<vhmc::Mat>(m) : vhmc::Mat(Rcpp::as<vhmc::Vec>(m));
+  }
   return e;
 }
 

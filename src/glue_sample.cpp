@@ -88,7 +88,7 @@ Rcpp::List vhmc_lbfgs(Rcpp::Function potential, Rcpp::NumericVector init, int ma
       Rcpp::_["mode"] = Rcpp::wrap(r.theta), Rcpp::_["value"] = r.value,
       Rcpp::_["gradient"] = Rcpp::wrap(r.gradient), Rcpp::_["iterations"] = r.iterations,
       Rcpp::_["evaluations"] = r.n_evals, Rcpp::_["converged"] = r.converged,
-      Rcpp::_["message"] = r.message, Rcpp::_["inv_hessian"] = Rcpp::wrap(r.history.inverse_hessian(d)));
+      Rcpp::_["message"] = r.message, Rcpp::_["inv_hessian_diag"] = Rcpp::wrap(r.history.inverse_hessian_diag(d)));
 }
 
 // The core's default config of a sampler class (fields() of a default-constructed config).

@@ -146,7 +146,7 @@ test_that("a sigma-estimated fit is a vhmc_glm fit with readable names and ARDL 
   expect_equal(f3$inits[[1]], init[1:3])
   expect_s3_class(f3$sampler, "vhmc_hmc")
   expect_identical(posterior::variables(f3), names(init)[1:3])
-  expect_output(prior_summary(f3), "fixed precision 4")
+  expect_output(print(prior_summary(f3)), "fixed precision 4")
   expect_snapshot(print(exact_posterior(f3)))
   # Warnings of vhmc_glm() name the ARDL coefficients, not internal columns.
   d$x3 <- 2 * d$x1

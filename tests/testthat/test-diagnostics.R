@@ -148,7 +148,8 @@ test_that("check_fit() flags chains that have not mixed (R-hat)", {
   expect_true(all(res$rhat >= 1.01))
   rhat_w <- grep("R-hat", out$warnings, value = TRUE)
   expect_length(rhat_w, 1L)
-  expect_match(rhat_w, "for 3 variable(s): a, b, beta[1]", fixed = TRUE)
+  worst <- paste(names(sort(res$rhat, decreasing = TRUE)), collapse = ", ")
+  expect_match(rhat_w, paste0("for 3 variable(s), the worst first: ", worst, " (max"), fixed = TRUE)
   expect_match(rhat_w, "run more iterations (iter)", fixed = TRUE)
   expect_match(rhat_w, "reparameterise", fixed = TRUE)
 })
@@ -165,8 +166,8 @@ test_that("check_fit() flags low bulk and tail ESS and names the variables", {
   tail_w <- grep("Tail effective sample size", out$warnings, value = TRUE)
   expect_length(bulk_w, 1L)
   expect_length(tail_w, 1L)
-  expect_match(bulk_w, "below 400 for 3 variable(s): a, b, beta[1]",
-               fixed = TRUE)
+  lowest <- paste(names(sort(res$ess_bulk)), collapse = ", ")
+  expect_match(bulk_w, paste0("below 400 for 3 variable(s), the lowest first: ", lowest, " (min"), fixed = TRUE)
   expect_match(bulk_w, "run more iterations (iter)", fixed = TRUE)
   expect_match(tail_w, "run more iterations (iter)", fixed = TRUE)
 

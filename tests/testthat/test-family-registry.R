@@ -115,7 +115,7 @@ test_that("auxiliary priors go by name, with the family's defaults and clear err
   expect_identical(names(p), c("shape", "zi"))
   expect_identical(p$zi$adjusted$dist, "beta")
   expect_identical(p$shape$adjusted, gamma_prior(0.01, 0.01))
-  expect_output(prior_summary(fit), "Auxiliary \\(zi\\)\n  specified: beta_prior\\(shape1 = 2, shape2 = 2\\)")
+  expect_output(print(prior_summary(fit)), "Auxiliary \\(zi\\)\n  specified: beta_prior\\(shape1 = 2, shape2 = 2\\)")
   expect_error(vhmc_glm(y ~ x, data = d, family = zero_inflated_negbinomial(), prior_aux = exponential(1)),
                "`prior_aux` is one prior, but the zero_inflated_negbinomial family has 2 auxiliary parameters \\(shape, zi\\)")
   expect_error(vhmc_glm(y ~ x, data = d, family = zero_inflated_poisson(), prior_aux = list(phi = exponential(1))),

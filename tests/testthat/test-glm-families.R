@@ -87,8 +87,8 @@ test_that("prediction, predictive draws and the log likelihood use the auxiliary
     if (requireNamespace("loo", quietly = TRUE)) expect_s3_class(quiet(loo::loo(fit)), "psis_loo")
     if (requireNamespace("bayesplot", quietly = TRUE)) expect_s3_class(bayesplot::pp_check(fit, ndraws = 10, seed = 1), "ggplot")
   }
-  expect_output(prior_summary(nb_fit), "Auxiliary \\(reciprocal_dispersion\\)")
-  expect_output(prior_summary(ga_fit), "Auxiliary \\(shape\\)")
+  expect_output(print(prior_summary(nb_fit)), "Auxiliary \\(reciprocal_dispersion\\)")
+  expect_output(print(prior_summary(ga_fit)), "Auxiliary \\(shape\\)")
   expect_true("shape" %in% colnames(as.matrix(ga_fit)))
 })
 

@@ -108,14 +108,21 @@ class DenseMetric : public MetricRevision {
 // keeps the compiled library small.
 template <class F>
 auto with_metric(MetricKind kind, int d, const std::optional<Mat>& cov, int max_rank, F&& f) {
+  // A covariance given as one column is a diagonal one (a multilevel start: no d x d matrix).
+  const bool diagonal = cov && cov->cols() == 1 && d > 1;
   if (kind == MetricKind::Unit) return f(DiagMetric(Vec::Ones(d)));
-  if (kind == MetricKind::Diag) return f(DiagMetric(cov ? Vec(cov->diagonal()) : Vec::Ones(d)));
+  if (kind == MetricKind::Diag) {
+    if (!cov) return f(DiagMetric(Vec::Ones(d)));
+    return f(DiagMetric(diagonal ? Vec(cov->col(0)) : Vec(cov->diagonal())));
+  }
   if (kind == MetricKind::LowRank) {
     if (!cov) return f(LowRankMetric(Vec::Ones(d)));
+    if (diagonal) return f(LowRankMetric(Vec(cov->col(0))));
     LowRankConfig lr;
     lr.max_rank = max_rank;
     return f(LowRankMetric(low_rank_from_covariance(*cov, lr)));
   }
+  if (diagonal) return f(DenseMetric(Mat(cov->col(0).asDiagonal())));
   return f(DenseMetric(cov ? *cov : Mat::Identity(d, d)));
 }
 

@@ -172,6 +172,8 @@ class RwmChain {
       : target_(potential), kernel_(target_), z_(static_cast<int>(init.size())), init_(init), c_(c) {
     if (inv_metric && inv_metric->rows() == init.size() && inv_metric->cols() == init.size())
       kernel_.set_covariance(0.5 * (*inv_metric + inv_metric->transpose()));
+    else if (inv_metric && inv_metric->rows() == init.size() && inv_metric->cols() == 1)
+      kernel_.set_covariance(Mat(inv_metric->col(0).asDiagonal()));
   }
   int dim() const { return static_cast<int>(init_.size()); }
   void start(Rng&) {

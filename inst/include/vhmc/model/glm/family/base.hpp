@@ -30,8 +30,8 @@
 //                                          (Newton's Hessian for the mode)
 //   void fisher(eta, aux, lam, dlam)       E[-d2ll/deta2] and its eta-derivative (kHasFisher)
 // Families with a fixed number of aux parameters write row() and curvature() and take
-// pass(), derivs() and hessian() from the generic row passes below; families written from
-// their local derivatives (glm/family/local.hpp) take all of it from those.
+// pass(), derivs() and hessian() from the generic row passes below (FromRows<F>); families
+// written from their local derivatives (glm/family/local.hpp) take all of it from those.
 // y, eta, w are vectors over the same rows (w of size 0: unit weights). A linear predictor
 // outside the family's domain (a probability above 1 from the log link, a negative Poisson
 // mean from the identity link) gives ll = -inf: zero density, which a chain rejects.
@@ -137,6 +137,24 @@ void row_hessian(const RowVec& y, const Vec& eta, const RowVec& w, const typenam
   }
   if (hw) he.array() *= w.array();
 }
+
+// The passes of a family F that writes row() and curvature() (templates over the Aux type,
+// since F is incomplete where this is a base): pass(), derivs() and hessian() row by row.
+template <class F>
+struct FromRows {
+  template <class A>
+  static double pass(const RowVec& y, const Vec& eta, const RowVec& w, const A& a, Vec* r, double* dt, Vec&) {
+    return row_pass<F>(y, eta, w, a, r, dt);
+  }
+  template <class A>
+  static void derivs(const RowVec& y, const Vec& eta, const RowVec& w, const A& a, Vec& r, Mat& z) {
+    row_derivs<F>(y, eta, w, a, r, z);
+  }
+  template <class A>
+  static void hessian(const RowVec& y, const Vec& eta, const RowVec& w, const A& a, Vec& he, Mat& het, Mat& htt) {
+    row_hessian<F>(y, eta, w, a, he, het, htt);
+  }
+};
 
 }  // namespace family
 }  // namespace vhmc

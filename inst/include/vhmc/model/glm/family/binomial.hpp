@@ -12,7 +12,7 @@
 namespace vhmc {
 namespace family {
 
-struct BinomialLogit {
+struct BinomialLogit : FromRows<BinomialLogit> {
   static constexpr const char* kFamily = "binomial";
   static constexpr const char* kLink = "logit";
   static constexpr NoAuxSpecs kAux{};
@@ -33,9 +33,6 @@ struct BinomialLogit {
     const double pr = logistic(eta);
     he = pr * (1.0 - pr);
   }
-  static void hessian(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& he, Mat& het, Mat& htt) {
-    row_hessian<BinomialLogit>(y, eta, w, a, he, het, htt);
-  }
   static void fisher(double eta, const Aux&, double& lam, double& dlam) {
     const double pr = logistic(eta);
     lam = pr * (1.0 - pr);
@@ -45,7 +42,7 @@ struct BinomialLogit {
 
 // Binomial, probit link: log lik = y log Phi(eta) + (1 - y) log Phi(-eta); terms with a zero
 // factor are skipped so that 0 * (-inf) never appears.
-struct BinomialProbit {
+struct BinomialProbit : FromRows<BinomialProbit> {
   static constexpr const char* kFamily = "binomial";
   static constexpr const char* kLink = "probit";
   static constexpr NoAuxSpecs kAux{};
@@ -67,16 +64,6 @@ struct BinomialProbit {
     if (d) *d = ri;
     return li;
   }
-  static double pass(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec* r, double* dt, Vec&) {
-    return row_pass<BinomialProbit>(y, eta, w, a, r, dt);
-  }
-  static void derivs(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& r, Mat&) {
-    for (Eigen::Index i = 0; i < eta.size(); ++i) {
-      double ri = 0.0;
-      row(y[i], eta[i], a, &ri, nullptr);
-      r[i] = weight(w, i) * ri;
-    }
-  }
   // d^2/de^2 log Phi(e) = -m(e) (e + m(e)), m the inverse Mills ratio.
   static void curvature(double y, double e, const Aux&, double& he, double*, double*) {
     double h = 0.0;
@@ -89,9 +76,6 @@ struct BinomialProbit {
       h += (1.0 - y) * m * (m - e);
     }
     he = h;
-  }
-  static void hessian(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& he, Mat& het, Mat& htt) {
-    row_hessian<BinomialProbit>(y, eta, w, a, he, het, htt);
   }
   static void fisher(double, const Aux&, double& lam, double& dlam) { lam = dlam = 0.0; }
 };

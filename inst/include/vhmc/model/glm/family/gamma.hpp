@@ -13,41 +13,27 @@ namespace family {
 
 constexpr std::array<AuxSpec, 1> kShape = {positive_param("shape")};
 
-struct GammaLog {
+struct GammaLog : FromRows<GammaLog> {
   static constexpr const char* kFamily = "Gamma";
   static constexpr const char* kLink = "log";
   static constexpr auto kAux = kShape;
-  struct Aux {
-    double alpha, t, lgamma_alpha, digamma_alpha, trigamma_alpha;
-  };
+  using Aux = GammaAux;  // x = alpha
   static constexpr bool kHasFisher = false, kGaussianStats = false, kThresholds = false;
   static constexpr double kMaxCurvature = 0.0;  // unbounded in eta: 0
-  static Aux aux(const double* t, Eigen::Index) {
-    const GammaAux g = GammaAux::at(t[0]);
-    return {g.x, g.t, g.lgamma_x, g.digamma_x, g.trigamma_x};
-  }
+  static Aux aux(const double* t, Eigen::Index) { return GammaAux::at(t[0]); }
   static double row(double y, double eta, const Aux& a, double* d, double* dt) {
     const double ly = std::log(y), u = y * std::exp(-eta);
-    if (d) *d = a.alpha * (u - 1.0);
-    if (dt) *dt = a.alpha * (a.t + 1.0 - a.digamma_alpha - eta + ly - u);
-    return a.alpha * a.t - a.lgamma_alpha + (a.alpha - 1.0) * ly - a.alpha * (eta + u);
-  }
-  static double pass(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec* r, double* dt, Vec&) {
-    return row_pass<GammaLog>(y, eta, w, a, r, dt);
-  }
-  static void derivs(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& r, Mat& z) {
-    row_derivs<GammaLog>(y, eta, w, a, r, z);
+    if (d) *d = a.x * (u - 1.0);
+    if (dt) *dt = a.x * (a.t + 1.0 - a.digamma_x - eta + ly - u);
+    return a.x * a.t - a.lgamma_x + (a.x - 1.0) * ly - a.x * (eta + u);
   }
   static void curvature(double y, double eta, const Aux& a, double& he, double* het, double* htt) {
     const double u = y * std::exp(-eta);
     double dt = 0.0;
     row(y, eta, a, nullptr, &dt);
-    he = a.alpha * u;
-    het[0] = -a.alpha * (u - 1.0);
-    htt[0] = -(dt + a.alpha - a.alpha * a.alpha * a.trigamma_alpha);
-  }
-  static void hessian(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& he, Mat& het, Mat& htt) {
-    row_hessian<GammaLog>(y, eta, w, a, he, het, htt);
+    he = a.x * u;
+    het[0] = -a.x * (u - 1.0);
+    htt[0] = -(dt + a.x - a.x * a.x * a.trigamma_x);
   }
   static void fisher(double, const Aux&, double& lam, double& dlam) { lam = dlam = 0.0; }
 };

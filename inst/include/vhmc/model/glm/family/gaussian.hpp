@@ -12,7 +12,7 @@ namespace family {
 
 constexpr std::array<AuxSpec, 1> kSigma = {positive_param("sigma", true)};
 
-struct GaussianIdentity {
+struct GaussianIdentity : FromRows<GaussianIdentity> {
   static constexpr const char* kFamily = "gaussian";
   static constexpr const char* kLink = "identity";
   static constexpr auto kAux = kSigma;
@@ -29,18 +29,13 @@ struct GaussianIdentity {
     if (dt) *dt = e * e * a.inv_s2 - 1.0;
     return -0.5 * e * e * a.inv_s2 - a.t;
   }
-  static double pass(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec* r, double* dt, Vec&) {
-    return row_pass<GaussianIdentity>(y, eta, w, a, r, dt);
-  }
   static void curvature(double y, double eta, const Aux& a, double& he, double* het, double* htt) {
     const double e = y - eta;
     he = a.inv_s2;
     het[0] = 2.0 * e * a.inv_s2;
     htt[0] = 2.0 * e * e * a.inv_s2;
   }
-  static void hessian(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& he, Mat& het, Mat& htt) {
-    row_hessian<GaussianIdentity>(y, eta, w, a, he, het, htt);
-  }
+  // Its own minibatch terms, with the arithmetic (and so the last bits) they always had:
   // -log lik_i = w e^2 / (2 sigma^2) + w log sigma; d/d eta = -w e / sigma^2.
   static void derivs(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& r, Mat& z) {
     for (Eigen::Index i = 0; i < eta.size(); ++i) {

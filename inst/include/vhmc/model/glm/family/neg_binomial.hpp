@@ -22,48 +22,34 @@ struct GammaAux {
 };
 
 //   ll = lgamma(y + phi) - lgamma(phi) + phi (t - log(mu + phi)) + y (eta - log(mu + phi)).
-struct NegBinomial2Log {
+struct NegBinomial2Log : FromRows<NegBinomial2Log> {
   static constexpr const char* kFamily = "neg_binomial_2";
   static constexpr const char* kLink = "log";
   static constexpr auto kAux = kReciprocalDispersion;
-  struct Aux {
-    double phi, t, lgamma_phi, digamma_phi, trigamma_phi;
-  };
+  using Aux = GammaAux;  // x = phi
   static constexpr bool kHasFisher = false, kGaussianStats = false, kThresholds = false;
   static constexpr double kMaxCurvature = 0.0;  // unbounded in eta: 0
-  static Aux aux(const double* t, Eigen::Index) {
-    const GammaAux g = GammaAux::at(t[0]);
-    return {g.x, g.t, g.lgamma_x, g.digamma_x, g.trigamma_x};
-  }
+  static Aux aux(const double* t, Eigen::Index) { return GammaAux::at(t[0]); }
   static double row(double y, double eta, const Aux& a, double* d, double* dt) {
     const double lmp = log_sum_exp(eta, a.t);  // log(mu + phi)
     const double q = std::exp(eta - lmp);      // mu / (mu + phi)
-    if (d) *d = y - (y + a.phi) * q;          // phi (y - mu) / (mu + phi)
+    if (d) *d = y - (y + a.x) * q;          // phi (y - mu) / (mu + phi)
     // dll/dphi = psi(y + phi) - psi(phi) + log phi - log(mu + phi) + (mu - y) / (mu + phi)
-    if (dt) *dt = a.phi * (digamma(y + a.phi) - a.digamma_phi + a.t - lmp + q - y * (1.0 - q) / a.phi);
-    const double lg = y == 0.0 ? 0.0 : std::lgamma(y + a.phi) - a.lgamma_phi;
-    return lg + a.phi * (a.t - lmp) + y * (eta - lmp);
-  }
-  static double pass(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec* r, double* dt, Vec&) {
-    return row_pass<NegBinomial2Log>(y, eta, w, a, r, dt);
-  }
-  static void derivs(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& r, Mat& z) {
-    row_derivs<NegBinomial2Log>(y, eta, w, a, r, z);
+    if (dt) *dt = a.x * (digamma(y + a.x) - a.digamma_x + a.t - lmp + q - y * (1.0 - q) / a.x);
+    const double lg = y == 0.0 ? 0.0 : std::lgamma(y + a.x) - a.lgamma_x;
+    return lg + a.x * (a.t - lmp) + y * (eta - lmp);
   }
   static void curvature(double y, double eta, const Aux& a, double& he, double* het, double* htt) {
     const double lmp = log_sum_exp(eta, a.t);
     const double q = std::exp(eta - lmp), p = 1.0 - q;  // mu / (mu + phi), phi / (mu + phi)
-    he = (y + a.phi) * q * p;                             // phi mu (y + phi) / (mu + phi)^2
+    he = (y + a.x) * q * p;                             // phi mu (y + phi) / (mu + phi)^2
     het[0] = -(y - std::exp(eta)) * q * p;                // -phi (y - mu) mu / (mu + phi)^2
     double dt = 0.0;
     row(y, eta, a, nullptr, &dt);
     // d2ll/dphi2 = trigamma(y + phi) - trigamma(phi) + 1/phi - 2/(mu + phi) + (y + phi)/(mu + phi)^2
-    const double inv = p / a.phi;  // 1 / (mu + phi)
-    const double d2 = trigamma(y + a.phi) - a.trigamma_phi + 1.0 / a.phi - 2.0 * inv + (y + a.phi) * inv * inv;
-    htt[0] = -(dt + a.phi * a.phi * d2);
-  }
-  static void hessian(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec& he, Mat& het, Mat& htt) {
-    row_hessian<NegBinomial2Log>(y, eta, w, a, he, het, htt);
+    const double inv = p / a.x;  // 1 / (mu + phi)
+    const double d2 = trigamma(y + a.x) - a.trigamma_x + 1.0 / a.x - 2.0 * inv + (y + a.x) * inv * inv;
+    htt[0] = -(dt + a.x * a.x * d2);
   }
   static void fisher(double, const Aux&, double& lam, double& dlam) { lam = dlam = 0.0; }
 };

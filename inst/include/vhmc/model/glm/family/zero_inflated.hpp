@@ -39,7 +39,7 @@ struct NegBinCount {
   static constexpr const char* kHurdle = "hurdle_negbinomial";
   static constexpr std::array<AuxSpec, 1> kAux = {positive_param("shape")};
   using Aux = NegBinomial2Log::Aux;
-  static Aux aux(const double* t) { return NegBinomial2Log::aux(t, 1); }
+  static Aux aux(const double* t) { return GammaAux::at(t[0]); }
   static void positive(double y, double eta, const Aux& a, int order, Local& o) {
     o.v = NegBinomial2Log::row(y, eta, a, order ? &o.g[0] : nullptr, order ? &o.g[1] : nullptr);
     if (order < 2) return;
@@ -50,7 +50,7 @@ struct NegBinCount {
     o.h[1][1] = -htt;
   }
   static void zero(double eta, const Aux& a, int, Local& o) {
-    const double lmp = log_sum_exp(eta, a.t), q = std::exp(eta - lmp), phi = a.phi;
+    const double lmp = log_sum_exp(eta, a.t), q = std::exp(eta - lmp), phi = a.x;
     o.v = phi * (a.t - lmp);
     o.g[0] = -phi * q;
     o.g[1] = phi * (a.t - lmp + q);

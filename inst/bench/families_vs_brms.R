@@ -1,0 +1,223 @@
+# The families added to the registry: vhmc_glm() against brms::brm() with the same formula,
+# data and priors, 4 chains on 2 cores, each package's default sampler settings (vhmc: NUTS
+# with its automatic warmup of at most 1000 iterations, 1000 draws; brms: 1000 warmup and
+# 1000 draws), both fitted in this run. brms's compilation is timed apart (brm(chains = 0))
+# and excluded: its whole call is update(compiled, recompile = FALSE). Reported per model and
+# package: the whole call in seconds, sampling seconds alone, min bulk and tail ESS over every
+# parameter (fixed effects, auxiliary parameters, the group variance and the group effects;
+# bulk ESS is rank-based, so brms's sd and vhmc's variance compare), max R-hat, gradients
+# (vhmc) or leapfrog steps (brms) per chain, divergences, min bulk ESS per second of the whole
+# call and of sampling alone, and for vhmc its ratio to brms and the largest |z| of the
+# difference of the two posterior means of the fixed effects and auxiliary parameters
+# (combined MCSE). Models:
+#   sim_<family>  y ~ x + (1 | g), 10,000 simulated rows and 100 groups, for student,
+#                 lognormal, beta, cumulative, zero_inflated_poisson,
+#                 zero_inflated_negbinomial, hurdle_poisson, hurdle_negbinomial and
+#                 inverse_gaussian (log link)
+#   inhaler       brms's inhaler data, rating ~ treat + period + carry + (1 | subject),
+#                 cumulative (572 rows, 286 subjects)
+#   bio_<family>  pscl's bioChemists, art ~ fem + mar + kid5 + phd + ment (915 rows, no
+#                 groups), zero-inflated and hurdle Poisson and negative binomial
+# Priors, the same in both: b normal(0, 2.5), Intercept normal(0, 10) (cutpoints
+# student_t(3, 0, 2.5)), sd student_t(3, 0, 2.5) (vhmc's lkj(scale = 2.5, df = 3)), sigma
+# exponential(1), nu gamma(2, 0.1), phi, shape and inverse gaussian's shape gamma(0.01, 0.01),
+# zi and hu beta(1, 1).
+#
+#   Rscript inst/bench/families_vs_brms.R          (run it alone on the machine: check top)
+#
+# Settings (environment): VHMC_BENCH_MODELS (comma-separated subset; their rows replace those
+# of an earlier run, the others' are kept), VHMC_BENCH_PACKAGES (vhmc,brms: which sides run).
+# Writes inst/bench/results/families_vs_brms.csv.
+
+suppressMessages(library(vhmc))
+# Debian's r-cran-bh is an empty stand-in for BH (Boost is libboost-dev's, in /usr/include),
+# where rstan looks for Boost by default: point it at the system's headers.
+if ("brms" %in% strsplit(Sys.getenv("VHMC_BENCH_PACKAGES", "vhmc,brms"), ",")[[1]] &&
+    !file.exists(rstan::rstan_options("boost_lib")) && dir.exists("/usr/include/boost")) {
+  rstan::rstan_options(boost_lib = "/usr/include")
+}
+out_file <- file.path("inst", "bench", "results", "families_vs_brms.csv")
+
+simulate_family <- function(name, n = 1e4, J = 100, seed = 1) {
+  set.seed(seed)
+  g <- factor(sprintf("g%03d", sample(J, n, TRUE)), levels = sprintf("g%03d", seq_len(J)))
+  x <- rnorm(n)
+  b <- rnorm(J, 0, 0.5)[g]
+  mu <- exp(0.5 + 0.4 * x + b)
+  pos <- function(p0, q) ifelse(runif(n) < 0.3, 0, q(runif(n, p0, 1)))
+  y <- switch(name,
+    student = 1 + 0.5 * x + b + rt(n, 4),
+    lognormal = exp(0.5 + 0.4 * x + b + rnorm(n, 0, 0.6)),
+    beta = {
+      m <- plogis(-0.3 + 0.6 * x + b)
+      rbeta(n, m * 20, (1 - m) * 20)
+    },
+    cumulative = cut(0.8 * x + b + rlogis(n), c(-Inf, -1, 0.3, 1.5, Inf), labels = 1:4, ordered_result = TRUE),
+    zero_inflated_poisson = ifelse(runif(n) < 0.3, 0, rpois(n, mu)),
+    zero_inflated_negbinomial = ifelse(runif(n) < 0.3, 0, rnbinom(n, size = 3, mu = mu)),
+    hurdle_poisson = pos(dpois(0, mu), function(u) qpois(u, mu)),
+    hurdle_negbinomial = pos(dnbinom(0, size = 3, mu = mu), function(u) pmax(1, qnbinom(u, size = 3, mu = mu))),
+    inverse_gaussian = vhmc:::rinvgauss(n, exp(0.5 + 0.3 * x + b), 5))
+  data.frame(y = y, x = x, g = g)
+}
+
+# The family in both packages, and the priors of its auxiliary parameters.
+family_pair <- function(name) {
+  switch(name,
+    student = list(vhmc = student(), brms = brms::student(), aux = list(sigma = "exponential(1)", nu = "gamma(2, 0.1)")),
+    lognormal = list(vhmc = lognormal(), brms = brms::lognormal(), aux = list(sigma = "exponential(1)")),
+    beta = list(vhmc = Beta(), brms = brms::Beta(), aux = list(phi = "gamma(0.01, 0.01)")),
+    cumulative = list(vhmc = cumulative(), brms = brms::cumulative(), aux = list()),
+    zero_inflated_poisson = list(vhmc = zero_inflated_poisson(), brms = brms::zero_inflated_poisson(),
+                                 aux = list(zi = "beta(1, 1)")),
+    zero_inflated_negbinomial = list(vhmc = zero_inflated_negbinomial(), brms = brms::zero_inflated_negbinomial(),
+                                     aux = list(shape = "gamma(0.01, 0.01)", zi = "beta(1, 1)")),
+    hurdle_poisson = list(vhmc = hurdle_poisson(), brms = brms::hurdle_poisson(), aux = list(hu = "beta(1, 1)")),
+    hurdle_negbinomial = list(vhmc = hurdle_negbinomial(), brms = brms::hurdle_negbinomial(),
+                              aux = list(shape = "gamma(0.01, 0.01)", hu = "beta(1, 1)")),
+    inverse_gaussian = list(vhmc = inverse.gaussian(link = "log"), brms = stats::inverse.gaussian(link = "log"),
+                            aux = list(lambda = "gamma(0.01, 0.01)")))
+}
+
+# vhmc's prior objects from the strings above.
+vhmc_prior <- function(text) {
+  args <- as.numeric(regmatches(text, gregexpr("[0-9.]+", text))[[1]])
+  switch(sub("\\(.*", "", text), exponential = exponential(args[1]), gamma = gamma_prior(args[1], args[2]),
+         beta = beta_prior(args[1], args[2]))
+}
+
+models <- c(
+  lapply(stats::setNames(nm = c("student", "lognormal", "beta", "cumulative", "zero_inflated_poisson",
+                                "zero_inflated_negbinomial", "hurdle_poisson", "hurdle_negbinomial",
+                                "inverse_gaussian")),
+         function(name) function() c(list(formula = y ~ x + (1 | g), data = simulate_family(name)), family_pair(name))),
+  list(inhaler = function() c(list(formula = rating ~ treat + period + carry + (1 | subject), data = brms::inhaler),
+                              family_pair("cumulative"))),
+  lapply(stats::setNames(nm = c("zero_inflated_poisson", "zero_inflated_negbinomial", "hurdle_poisson",
+                                "hurdle_negbinomial")),
+         function(name) function() c(list(formula = art ~ fem + mar + kid5 + phd + ment,
+                                          data = pscl::bioChemists), family_pair(name))))
+names(models)[1:9] <- paste0("sim_", names(models)[1:9])
+names(models)[11:14] <- paste0("bio_", names(models)[11:14])
+chosen <- Sys.getenv("VHMC_BENCH_MODELS", "")
+if (nzchar(chosen)) models <- models[strsplit(chosen, ",")[[1]]]
+packages <- strsplit(Sys.getenv("VHMC_BENCH_PACKAGES", "vhmc,brms"), ",")[[1]]
+
+has_groups <- function(m) !is.null(reformulas::findbars(m$formula))
+
+convergence <- function(draws) {
+  s <- suppressWarnings(posterior::summarise_draws(draws, "mean", "mcse_mean", "rhat", "ess_bulk", "ess_tail"))
+  s <- data.frame(variable = s$variable, lapply(s[-1L], as.numeric))
+  list(summary = s, values = c(min_ess_bulk = min(s$ess_bulk, na.rm = TRUE), min_ess_tail = min(s$ess_tail, na.rm = TRUE),
+                               max_rhat = max(s$rhat, na.rm = TRUE)))
+}
+
+run_vhmc <- function(m) {
+  ordinal <- inherits(m$vhmc, "family") && m$vhmc$family == "cumulative"
+  args <- list(m$formula, data = m$data, family = m$vhmc, prior = normal(0, 2.5),
+               prior_intercept = if (ordinal) student_t(3, 0, 2.5) else normal(0, 10),
+               prior_aux = if (length(m$aux)) lapply(m$aux, vhmc_prior), chains = 4, cores = 2, iter = 2000,
+               seed = 1, progress = FALSE)
+  if (has_groups(m)) args$prior_covariance <- lkj(scale = 2.5, df = 3, autoscale = FALSE)
+  t0 <- proc.time()[["elapsed"]]
+  fit <- suppressWarnings(do.call(vhmc_glm, args))
+  whole <- proc.time()[["elapsed"]] - t0
+  cv <- convergence(fit$draws)
+  list(summary = cv$summary,
+       values = c(whole_seconds = whole, compile_seconds = 0, sampling_seconds = max(fit$timing$sampling_seconds),
+                  cv$values, gradients_per_chain = mean(fit$counts$n_grad),
+                  divergences = sum(sampler_diagnostics(fit)$divergent__)))
+}
+
+brms_priors <- function(m) {
+  ordinal <- m$vhmc$family == "cumulative"
+  p <- c(brms::set_prior("normal(0, 2.5)", class = "b"),
+         brms::set_prior(if (ordinal) "student_t(3, 0, 2.5)" else "normal(0, 10)", class = "Intercept"))
+  if (has_groups(m)) p <- c(p, brms::set_prior("student_t(3, 0, 2.5)", class = "sd"))
+  for (nm in names(m$aux)) p <- c(p, brms::set_prior(m$aux[[nm]], class = if (nm == "lambda") "shape" else nm))
+  p
+}
+
+run_brms <- function(m) {
+  t0 <- proc.time()[["elapsed"]]
+  compiled <- suppressWarnings(suppressMessages(brms::brm(m$formula, data = m$data, family = m$brms,
+                                                          prior = brms_priors(m), chains = 0, refresh = 0)))
+  compile <- proc.time()[["elapsed"]] - t0
+  t0 <- proc.time()[["elapsed"]]
+  fit <- suppressWarnings(suppressMessages(stats::update(compiled, recompile = FALSE, chains = 4, cores = 2,
+                                                         iter = 2000, seed = 1, refresh = 0)))
+  whole <- proc.time()[["elapsed"]] - t0
+  draws <- posterior::subset_draws(posterior::as_draws_array(fit), variable = "^(b_|sd_|r_|sigma|nu|phi|shape|zi|hu)",
+                                   regex = TRUE)
+  cv <- convergence(draws)
+  sp <- rstan::get_sampler_params(fit$fit, inc_warmup = TRUE)
+  list(summary = cv$summary,
+       values = c(whole_seconds = whole, compile_seconds = compile,
+                  sampling_seconds = max(rstan::get_elapsed_time(fit$fit)[, "sample"]), cv$values,
+                  gradients_per_chain = mean(vapply(sp, function(s) sum(s[, "n_leapfrog__"]), 1)),
+                  divergences = sum(vapply(sp, function(s) sum(s[-seq_len(1000), "divergent__"]), 1))))
+}
+
+# brms's names of the fixed effects and auxiliary parameters, as vhmc names them.
+vhmc_names <- function(variables, m) {
+  v <- sub("^b_Intercept$", "(Intercept)", variables)
+  v <- sub("^b_", "", v)
+  if (m$vhmc$family == "cumulative") {
+    lev <- if (is.factor(m$data[[all.vars(m$formula)[1]]])) levels(m$data[[all.vars(m$formula)[1]]]) else
+      as.character(seq_len(max(m$data[[all.vars(m$formula)[1]]])))
+    k <- as.integer(sub("^Intercept\\[([0-9]+)\\]$", "\\1", v[grepl("^Intercept\\[", v)]))
+    v[grepl("^Intercept\\[", v)] <- paste(lev[k], lev[k + 1L], sep = "|")
+  }
+  if (m$vhmc$family == "inverse.gaussian") v[v == "shape"] <- "lambda"
+  v
+}
+
+# The largest |z| of the two posterior means, over the parameters both report by name.
+agreement <- function(a, b, m) {
+  b$variable <- vhmc_names(b$variable, m)
+  both <- intersect(a$variable, b$variable)
+  both <- both[!startsWith(both, "b[") & !startsWith(both, "Sigma[")]
+  i <- match(both, a$variable)
+  j <- match(both, b$variable)
+  max(abs(a$mean[i] - b$mean[j]) / sqrt(a$mcse_mean[i]^2 + b$mcse_mean[j]^2))
+}
+
+save_rows <- function(res) {
+  if (file.exists(out_file)) {
+    old <- utils::read.csv(out_file)
+    old <- old[!(paste(old$model, old$package) %in% paste(res$model, res$package)), , drop = FALSE]
+    if (nrow(old)) {
+      for (col in setdiff(names(res), names(old))) old[[col]] <- NA
+      res <- rbind(old[names(res)], res)
+    }
+  }
+  res$ess_per_second <- res$min_ess_bulk / res$whole_seconds
+  res$ess_per_second_sampling <- res$min_ess_bulk / res$sampling_seconds
+  res$vhmc_speedup <- NA_real_
+  for (name in unique(res$model)) {
+    i <- res$model == name
+    base <- res$ess_per_second[i & res$package == "brms"]
+    if (length(base)) res$vhmc_speedup[i & res$package == "vhmc"] <- res$ess_per_second[i & res$package == "vhmc"] / base
+  }
+  dir.create(dirname(out_file), showWarnings = FALSE, recursive = TRUE)
+  utils::write.csv(res, out_file, row.names = FALSE)
+  res
+}
+
+rows <- list()
+for (name in names(models)) {
+  m <- models[[name]]()
+  out <- list()
+  for (pkg in packages) {
+    cat(sprintf("%s / %s ...\n", name, pkg))
+    out[[pkg]] <- if (pkg == "vhmc") run_vhmc(m) else run_brms(m)
+  }
+  z <- if (length(out) == 2L) agreement(out$vhmc$summary, out$brms$summary, m) else NA
+  for (pkg in names(out)) {
+    rows[[length(rows) + 1L]] <- data.frame(model = name, rows = nrow(m$data), package = pkg, t(out[[pkg]]$values),
+                                            max_abs_z = if (pkg == "vhmc") z else NA)
+  }
+  res <- save_rows(do.call(rbind, rows))
+  print(utils::tail(res, length(out)))
+}
+print(res)
