@@ -27,7 +27,7 @@
 #
 # Settings (environment): VHMC_BENCH_MODELS (comma-separated subset; their rows replace those
 # of an earlier run, the others' are kept), VHMC_BENCH_PACKAGES (vhmc,brms: which sides run).
-# Writes inst/bench/results/families_vs_brms.csv.
+# Writes vignettes/results/bench/families_vs_brms.csv.
 
 suppressMessages(library(vhmc))
 # Debian's r-cran-bh is an empty stand-in for BH (Boost is libboost-dev's, in /usr/include),
@@ -36,7 +36,7 @@ if ("brms" %in% strsplit(Sys.getenv("VHMC_BENCH_PACKAGES", "vhmc,brms"), ",")[[1
     !file.exists(rstan::rstan_options("boost_lib")) && dir.exists("/usr/include/boost")) {
   rstan::rstan_options(boost_lib = "/usr/include")
 }
-out_file <- file.path("inst", "bench", "results", "families_vs_brms.csv")
+out_file <- file.path("vignettes", "results", "bench", "families_vs_brms.csv")
 
 simulate_family <- function(name, n = 1e4, J = 100, seed = 1) {
   set.seed(seed)

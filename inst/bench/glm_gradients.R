@@ -8,7 +8,7 @@
 #     Rscript inst/bench/glm_gradients.R
 #
 # Settings (environment): VHMC_BENCH_N (rows, default 1e5), VHMC_BENCH_K (predictors, 20),
-# VHMC_BENCH_REPS (repetitions, 3), VHMC_BENCH_FAMILIES (comma-separated subset). Writes inst/bench/results/glm_gradients.csv: per build
+# VHMC_BENCH_REPS (repetitions, 3), VHMC_BENCH_FAMILIES (comma-separated subset). Writes vignettes/results/bench/glm_gradients.csv: per build
 # and family the median over repetitions of gradients per second over warmup and sampling
 # (1 chain, 200 warmup + 200 draws from random inits, Stan's adaptation), and each build's
 # ratio to the first. Run it alone on the machine (check with top).
@@ -78,5 +78,5 @@ res$n <- n
 res$k <- k
 res <- res[order(res$family, match(res$build, names(libs))), ]
 print(res, row.names = FALSE)
-out <- file.path("inst", "bench", "results", "glm_gradients.csv")
+out <- file.path("vignettes", "results", "bench", "glm_gradients.csv")
 if (dir.exists(dirname(out))) utils::write.csv(res, out, row.names = FALSE)

@@ -28,7 +28,7 @@
 # rstanarm runs in its own R process (as in nuts_targets.R), reading the data this process
 # simulated, so its compiled models and vhmc's library are never loaded together.
 #
-#   Rscript inst/bench/glm_vs_rstanarm.R      (writes inst/bench/results/glm_vs_rstanarm.csv)
+#   Rscript inst/bench/glm_vs_rstanarm.R      (writes vignettes/results/bench/glm_vs_rstanarm.csv)
 # Full size takes about 25 minutes on 2 cores. Seconds depend on whatever else the machine is
 # running; gradient counts and ESS do not.
 # Environment variables shrink the problem for a smoke run (defaults = the full benchmark):
@@ -51,7 +51,7 @@ chains <- env_int("VHMC_BENCH_CHAINS", 4)
 cores <- env_int("VHMC_BENCH_CORES", 2)
 models <- strsplit(Sys.getenv("VHMC_BENCH_MODELS", "logistic,gaussian,poisson"), ",")[[1]]
 out_file <- Sys.getenv("VHMC_BENCH_OUT",
-                       file.path("inst", "bench", "results", "glm_vs_rstanarm.csv"))
+                       file.path("vignettes", "results", "bench", "glm_vs_rstanarm.csv"))
 adapt_delta <- 0.8; max_treedepth <- 10L
 
 # Fit settings shared by both packages; the priors are built per package from these numbers.

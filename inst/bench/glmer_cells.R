@@ -21,10 +21,10 @@
 #   Rscript inst/bench/glmer_cells.R      (run it alone on the machine: check top)
 #
 # Settings (environment): VHMC_BENCH_MODELS (comma-separated subset), VHMC_BENCH_WAYS
-# (rows,cells,marginal). Writes inst/bench/results/glmer_cells.csv.
+# (rows,cells,marginal). Writes vignettes/results/bench/glmer_cells.csv.
 
 suppressMessages(library(vhmc))
-out_file <- file.path("inst", "bench", "results", "glmer_cells.csv")
+out_file <- file.path("vignettes", "results", "bench", "glmer_cells.csv")
 
 nested_sim <- function(n, outer, per, slope, seed) {
   set.seed(seed)

@@ -33,12 +33,12 @@
 # VHMC_BENCH_PACKAGES (vhmc,rstanarm: which sides to run), VHMC_BENCH_RSTANARM_TIMEOUT
 # (seconds of sampling after which stan_glmer is stopped; its row then has finished = 0 and
 # an upper bound on its ESS per second, see run_rstanarm_limited()).
-# Writes inst/bench/results/glmer_vs_rstanarm.csv.
+# Writes vignettes/results/bench/glmer_vs_rstanarm.csv.
 
 suppressMessages({
   library(vhmc)
 })
-out_file <- file.path("inst", "bench", "results", "glmer_vs_rstanarm.csv")
+out_file <- file.path("vignettes", "results", "bench", "glmer_vs_rstanarm.csv")
 max_n_rstanarm <- as.numeric(Sys.getenv("VHMC_BENCH_RSTANARM_MAX_N", "2e4"))
 
 simulated <- function(n, J, family, seed) {

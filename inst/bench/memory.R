@@ -4,7 +4,7 @@
 # chain of 300 iterations; and rstanarm's stan_glm() at N = 2e5 for comparison (when
 # installed). Each measurement runs in a fresh R process, which resets its peak (Linux
 # /proc/self/status VmHWM after writing to /proc/self/clear_refs).
-#   Rscript inst/bench/memory.R            # writes inst/bench/results/memory.csv
+#   Rscript inst/bench/memory.R            # writes vignettes/results/bench/memory.csv
 
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) && args[1] == "--one") {
@@ -63,5 +63,5 @@ res <- do.call(rbind, rows)
 res$peak_over_design <- round(res$peak_increase_mib / res$design_mib, 2)
 res$fit_over_design <- round(res$fit_mib / res$design_mib, 2)
 print(res, row.names = FALSE)
-dir.create("inst/bench/results", showWarnings = FALSE)
-utils::write.csv(res, "inst/bench/results/memory.csv", row.names = FALSE)
+dir.create("vignettes/results/bench", showWarnings = FALSE)
+utils::write.csv(res, "vignettes/results/bench/memory.csv", row.names = FALSE)

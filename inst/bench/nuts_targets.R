@@ -6,7 +6,7 @@
 # Gaussian potential (the cost of the engine itself) and on the same target written as R
 # functions (what vhmc_sample users pay). rstan is used only when installed.
 #
-#   Rscript inst/bench/nuts_targets.R [reps]      (writes inst/bench/results/nuts_targets.csv)
+#   Rscript inst/bench/nuts_targets.R [reps]      (writes vignettes/results/bench/nuts_targets.csv)
 args <- commandArgs(trailingOnly = TRUE)
 reps <- if (length(args)) as.integer(args[1]) else 5L
 if (!(length(args) > 1 && args[2] == "--stan-worker")) suppressPackageStartupMessages(library(vhmc))
@@ -120,7 +120,7 @@ if ("rstan" %in% names(results)) {
   tab$ess_per_sec_vs_stan <- tab$ess_per_sec / tab$stan_eps
   tab$stan_epg <- tab$stan_eps <- NULL
 }
-out_dir <- file.path("inst", "bench", "results")
+out_dir <- file.path("vignettes", "results", "bench")
 dir.create(out_dir, showWarnings = FALSE, recursive = TRUE)
 utils::write.csv(tab, file.path(out_dir, "nuts_targets.csv"), row.names = FALSE)
 print(format(tab, digits = 3), row.names = FALSE)

@@ -19,10 +19,10 @@
 # points (its Figure 3, with noisy value targets from iid draws rather than chain states).
 #
 #   Rscript inst/bench/seed002_illustrations.R   (a few minutes; writes
-#   inst/bench/results/seed002_illustrations.csv)
+#   vignettes/results/bench/seed002_illustrations.csv)
 suppressPackageStartupMessages(library(vhmc))
 out_file <- Sys.getenv("VHMC_BENCH_OUT",
-                       file.path("inst", "bench", "results", "seed002_illustrations.csv"))
+                       file.path("vignettes", "results", "bench", "seed002_illustrations.csv"))
 
 set.seed(2016)
 y_b <- 1 + 2 * stats::rnorm(100)

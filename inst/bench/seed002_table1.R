@@ -37,7 +37,7 @@
 # Agreement: max over coefficients of |mean - mean_NUTS| in units of the combined MCSE.
 #
 #   Rscript inst/bench/seed002_table1.R    (about 10 minutes on an idle 2-core machine)
-# writes inst/bench/results/seed002_table1.csv. Seconds depend on the machine and its load;
+# writes vignettes/results/bench/seed002_table1.csv. Seconds depend on the machine and its load;
 # the ratios measured within one run are what compare with the paper's.
 # Environment: VHMC_BENCH_N (1e5), VHMC_BENCH_SAMPLING (5000), VHMC_BENCH_ROWS (all, comma
 # separated: hmc_paper, rns_value_paper, rns_paper, nuts, surrogate), VHMC_BENCH_OUT.
@@ -53,7 +53,7 @@ n <- as.integer(env_num("VHMC_BENCH_N", 1e5))
 n_samp <- as.integer(env_num("VHMC_BENCH_SAMPLING", 5000))
 rows <- strsplit(Sys.getenv("VHMC_BENCH_ROWS", "hmc_paper,rns_value_paper,rns_paper,nuts,surrogate"),
                  ",")[[1]]
-out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("inst", "bench", "results", "seed002_table1.csv"))
+out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("vignettes", "results", "bench", "seed002_table1.csv"))
 d <- 50L
 chains <- 2L
 eps_paper <- 0.045 * 0.1

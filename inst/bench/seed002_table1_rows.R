@@ -62,7 +62,7 @@
 # the sampling phase's mean seconds per iteration (the chain records no per-iteration
 # clock; a fixed-length sampler's iterations cost alike), so the curves include the cost
 # of exploring and training.
-# writes inst/bench/results/seed002_table1_<problem>.csv and seed002_fig8_<problem>.csv. Seconds depend on the machine and
+# writes vignettes/results/bench/seed002_table1_<problem>.csv and seed002_fig8_<problem>.csv. Seconds depend on the machine and
 # its load: run alone; the ratios measured within one run are what compare with the paper.
 suppressPackageStartupMessages(library(vhmc))
 
@@ -83,7 +83,7 @@ n_warm_rm <- as.integer(env_num("VHMC_BENCH_RM_WARMUP", 200))
 all_rows <- c("hmc_paper", "rmhmc_paper", "rns_paper", "rns_rmhmc_paper", "arns_paper", "nuts", "surrogate")
 rows <- strsplit(Sys.getenv("VHMC_BENCH_ROWS", paste(all_rows, collapse = ",")), ",")[[1]]
 stopifnot(all(rows %in% all_rows))
-out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("inst", "bench", "results",
+out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("vignettes", "results", "bench",
                                                    sprintf("seed002_table1_%s.csv", problem)))
 chains <- 2L
 # GLM chains run in parallel (VHMC_BENCH_CORES = 2) or one after the other (1): the

@@ -53,13 +53,13 @@
 # per update; NUTS one per leapfrog step, warmup included; RWM one per iteration) and wall
 # seconds (indicative: the machine is shared).
 #
-# Output: inst/bench/results/seed003_ardl.csv (one row per data scale x sampler x case),
+# Output: vignettes/results/bench/seed003_ardl.csv (one row per data scale x sampler x case),
 # seed003_ardl_params.csv.gz (the same diagnostics per parameter) and
 # seed003_ardl_forecasts.csv.gz (one-step forecasts of the hold-out rows, for a plot).
 # Run from the package root: flock /tmp/vhmc-bench.lock Rscript inst/bench/seed003_ardl.R
 library(vhmc)
 if (!requireNamespace("coda", quietly = TRUE)) stop("this benchmark needs the coda package")
-out_dir <- if (dir.exists("inst/bench/results")) "inst/bench/results" else "."
+out_dir <- if (dir.exists("vignettes/results/bench")) "vignettes/results/bench" else "."
 chains <- 4L
 beta <- 0.01
 cases <- data.frame(case = 1:3, step = c(0.09, 0.009, 0.0009), iter = c(1e3, 1e4, 1e5))

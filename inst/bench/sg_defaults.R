@@ -7,7 +7,7 @@
 # and epochs per effective draw. Run: Rscript inst/bench/sg_defaults.R (about two minutes).
 # Wall times are only indicative (the machine is shared).
 library(vhmc)
-out_file <- if (dir.exists("inst/bench/results")) "inst/bench/results/sg_defaults.csv" else "sg_defaults.csv"
+out_file <- if (dir.exists("vignettes/results/bench")) "vignettes/results/bench/sg_defaults.csv" else "sg_defaults.csv"
 rows <- list()
 cmp <- function(model, ref, fit, label) {
   num <- function(t) { t <- as.data.frame(t); for (v in names(t)[-1]) t[[v]] <- as.numeric(t[[v]]); t }

@@ -28,7 +28,7 @@
 # (about 25 minutes on 2 cores, most of it NUTS and the plain SG runs on the logistic model).
 # VHMC_SG_SCALE_N overrides N for a quick check.
 library(vhmc)
-out_file <- if (dir.exists("inst/bench/results")) "inst/bench/results/sg_scale.csv" else "sg_scale.csv"
+out_file <- if (dir.exists("vignettes/results/bench")) "vignettes/results/bench/sg_scale.csv" else "sg_scale.csv"
 N <- as.numeric(Sys.getenv("VHMC_SG_SCALE_N", "1e6"))
 peak_rss_mb <- function() {
   s <- grep("^VmHWM", readLines("/proc/self/status"), value = TRUE)

@@ -14,10 +14,10 @@
 # (the posterior normalised on a 600 x 1200 grid).
 #
 #   Rscript inst/bench/surrogate_custom_target.R  (about a minute; writes
-#   inst/bench/results/surrogate_custom_target.csv)
+#   vignettes/results/bench/surrogate_custom_target.csv)
 suppressPackageStartupMessages(library(vhmc))
 out_file <- Sys.getenv("VHMC_BENCH_OUT",
-                       file.path("inst", "bench", "results", "surrogate_custom_target.csv"))
+                       file.path("vignettes", "results", "bench", "surrogate_custom_target.csv"))
 y <- cancermortality$y
 n <- cancermortality$n
 calls <- 0

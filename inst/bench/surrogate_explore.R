@@ -15,7 +15,7 @@ source(Find(file.exists, c(file.path("inst", "bench", "table1_data.R"),
                            system.file("bench", "table1_data.R", package = "vhmc"))))
 
 seeds <- as.integer(strsplit(Sys.getenv("VHMC_BENCH_SEEDS", "2017"), ",")[[1]])
-out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("inst", "bench", "results", "surrogate_explore.csv"))
+out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("vignettes", "results", "bench", "surrogate_explore.csv"))
 D <- a9a_full()
 dat <- data.frame(y = D$y, D$X[, colnames(D$X) != "intercept", drop = FALSE], check.names = FALSE)
 

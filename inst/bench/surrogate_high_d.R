@@ -23,12 +23,12 @@
 # most an automatic warmup may take), VHMC_BENCH_CORES (2), VHMC_BENCH_REPEAT_BELOW.
 # Seconds depend on the machine and its load: run alone.
 #   Rscript inst/bench/surrogate_high_d.R
-# writes inst/bench/results/surrogate_high_d.csv. Where the chains hand over to NUTS after
+# writes vignettes/results/bench/surrogate_high_d.csv. Where the chains hand over to NUTS after
 # tuning (the full a9a) the call's length is decided by where each chain's automatic warmup
 # ends, which varies from seed to seed in nuts() alone as much, so that problem is also run
 # over several seeds, each call timed once:
 #   VHMC_BENCH_PROBLEMS=a9a_full VHMC_BENCH_SEEDS=2017,1,2,3,4,5,6,7 \
-#     VHMC_BENCH_REPEAT_BELOW=0 VHMC_BENCH_OUT=inst/bench/results/surrogate_seeds_a9a_full.csv \
+#     VHMC_BENCH_REPEAT_BELOW=0 VHMC_BENCH_OUT=vignettes/results/bench/surrogate_seeds_a9a_full.csv \
 #     Rscript inst/bench/surrogate_high_d.R
 suppressPackageStartupMessages(library(vhmc))
 
@@ -47,7 +47,7 @@ n_warm <- as.integer(env_num("VHMC_BENCH_WARMUP", 1000))
 cores <- as.integer(env_num("VHMC_BENCH_CORES", 2))
 seeds <- as.integer(strsplit(Sys.getenv("VHMC_BENCH_SEEDS", "2017"), ",")[[1]])
 bench_seed <- seeds[1]  # the seed of every fit (set per run below)
-out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("inst", "bench", "results", "surrogate_high_d.csv"))
+out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("vignettes", "results", "bench", "surrogate_high_d.csv"))
 
 # A design-matrix problem with the papers' prior, as inst/bench/seed002_table1_rows.R fits it.
 matrix_problem <- function(D) {

@@ -11,9 +11,9 @@
 # grid's. The Laplace approximation alone (mu = 0) is the fixed-form baseline.
 #
 #   Rscript inst/bench/vhmc_betabinomial.R   (about a minute; writes
-#   inst/bench/results/vhmc_betabinomial.csv)
+#   vignettes/results/bench/vhmc_betabinomial.csv)
 suppressPackageStartupMessages(library(vhmc))
-out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("inst", "bench", "results", "vhmc_betabinomial.csv"))
+out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("vignettes", "results", "bench", "vhmc_betabinomial.csv"))
 bench_dir <- if (file.exists(file.path("inst", "bench", "betabinomial.R"))) file.path("inst", "bench") else
   system.file("bench", package = "vhmc")
 source(file.path(bench_dir, "betabinomial.R"))

@@ -36,13 +36,13 @@
 # draws after warmup. Budgets 15, 30, 60 and 120 s.
 #
 #   Rscript inst/bench/vhmc_ica.R   (reference once, a few minutes; the timed runs about
-#   8 minutes; writes inst/bench/results/vhmc_ica.csv.gz)
+#   8 minutes; writes vignettes/results/bench/vhmc_ica.csv.gz)
 suppressPackageStartupMessages(library(vhmc))
 bench_dir <- if (file.exists(file.path("inst", "bench", "ica.R"))) file.path("inst", "bench") else
   system.file("bench", package = "vhmc")
 source(file.path(bench_dir, "ica.R"))
 source(file.path(bench_dir, "timed_draws.R"))
-res_dir <- Sys.getenv("VHMC_BENCH_OUT_DIR", file.path("inst", "bench", "results"))
+res_dir <- Sys.getenv("VHMC_BENCH_OUT_DIR", file.path("vignettes", "results", "bench"))
 truth_file <- file.path(res_dir, "vhmc_ica_truth.csv")
 phase <- Sys.getenv("VHMC_ICA_PHASE", "all")
 # VHMC_BENCH_SCALE < 1 shortens the timed runs, for development only.

@@ -48,14 +48,14 @@
 # the machine's load: cpu_seconds of each call is reported next to the wall time.
 #
 #   Rscript inst/bench/vhmc_logistic.R   (truth once, several minutes on 2 cores; then the
-#   timed runs, about 10 minutes; writes inst/bench/results/vhmc_logistic.csv and
+#   timed runs, about 10 minutes; writes vignettes/results/bench/vhmc_logistic.csv and
 #   vhmc_logistic_curves.csv.gz)
 suppressPackageStartupMessages(library(vhmc))
 bench_dir <- if (file.exists(file.path("inst", "bench", "census_like.R"))) file.path("inst", "bench") else
   system.file("bench", package = "vhmc")
 source(file.path(bench_dir, "census_like.R"))
 source(file.path(bench_dir, "timed_draws.R"))
-res_dir <- Sys.getenv("VHMC_BENCH_OUT_DIR", file.path("inst", "bench", "results"))
+res_dir <- Sys.getenv("VHMC_BENCH_OUT_DIR", file.path("vignettes", "results", "bench"))
 truth_file <- file.path(res_dir, "vhmc_logistic_truth.csv.gz")
 phase <- Sys.getenv("VHMC_LOGISTIC_PHASE", "all")
 # VHMC_BENCH_SCALE < 1 shortens the timed runs, for development only.

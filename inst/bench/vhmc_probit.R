@@ -16,9 +16,9 @@
 # evaluations x N; NUTS = gradients (warmup included) x N. The paper's baselines VBEM and
 # FF-Minibatch are not in vhmc; the Laplace approximation is the fixed-form one here.
 #
-#   Rscript inst/bench/vhmc_probit.R   (about a minute; writes inst/bench/results/vhmc_probit.csv)
+#   Rscript inst/bench/vhmc_probit.R   (about a minute; writes vignettes/results/bench/vhmc_probit.csv)
 suppressPackageStartupMessages(library(vhmc))
-out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("inst", "bench", "results", "vhmc_probit.csv"))
+out_file <- Sys.getenv("VHMC_BENCH_OUT", file.path("vignettes", "results", "bench", "vhmc_probit.csv"))
 set.seed(2018)
 N <- 10000
 d <- 5

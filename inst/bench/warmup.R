@@ -102,7 +102,7 @@
 #   vhmc_after_low_rank,stan"), VHMC_BENCH_N (1e5, the logistic model of the GLM table),
 #   VHMC_BENCH_ITER (2000, both tables), VHMC_BENCH_CHAINS (4 for the GLM table, 2 for the
 #   surrogate table; when set, both tables use it), VHMC_BENCH_CORES (2), VHMC_BENCH_SURROGATE_N ("1e4,1e5,1e6"),
-#   VHMC_BENCH_OUT_DIR (inst/bench/results; set it for smoke runs so the results stay),
+#   VHMC_BENCH_OUT_DIR (vignettes/results/bench; set it for smoke runs so the results stay),
 #   VHMC_BENCH_POSTERIORDB (../shared/validation/posteriordb), VHMC_BENCH_STAN_CACHE (where
 #   the compiled kilpisjarvi Stan model is kept; default a directory of this run's tempdir).
 # Seconds depend on whatever else the machine runs; gradient counts and ESS do not.
@@ -127,7 +127,7 @@ chains_glm <- as.integer(env("VHMC_BENCH_CHAINS", "4"))
 chains_sur <- as.integer(env("VHMC_BENCH_CHAINS", "2"))
 cores <- as.integer(env("VHMC_BENCH_CORES", "2"))
 surrogate_n <- as.numeric(env_list("VHMC_BENCH_SURROGATE_N", "1e4,1e5,1e6"))
-out_dir <- env("VHMC_BENCH_OUT_DIR", file.path("inst", "bench", "results"))
+out_dir <- env("VHMC_BENCH_OUT_DIR", file.path("vignettes", "results", "bench"))
 pdb_dir <- env("VHMC_BENCH_POSTERIORDB", file.path("..", "shared", "validation", "posteriordb"))
 stan_cache <- env("VHMC_BENCH_STAN_CACHE", file.path(tempdir(), "stan"))
 adapt_delta <- 0.8; max_treedepth <- 10L

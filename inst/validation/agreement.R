@@ -13,7 +13,7 @@
 #                              MCSE (at most 4), sd ratio (within 10 %), ESS of the sd
 #
 # Usage (from the package's source folder, the package and MASS installed; about a minute):
-#   Rscript inst/validation/agreement.R [--out=inst/validation/results]
+#   Rscript inst/validation/agreement.R [--out=vignettes/results/validation]
 
 suppressPackageStartupMessages(library(vhmc))
 test_path <- function(...) file.path("tests", "testthat", ...)
@@ -79,7 +79,7 @@ agreement_posteriordb <- function() {
 main <- function() {
   args <- commandArgs(TRUE)
   out <- sub("^--out=", "", grep("^--out=", args, value = TRUE))
-  out <- if (length(out)) out[1] else file.path("inst", "validation", "results")
+  out <- if (length(out)) out[1] else file.path("vignettes", "results", "validation")
   dir.create(out, showWarnings = FALSE, recursive = TRUE)
   write <- function(d, file) {
     num <- vapply(d, is.double, logical(1))

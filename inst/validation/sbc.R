@@ -16,7 +16,7 @@
 #   Rscript inst/validation/sbc.R [--reps=200] [--first=1] [--L=99] [--seed=20240]
 #     [--models=logistic,gaussian,poisson,hierarchical] (also student, cumulative,
 #     zero_inflated_poisson, beta: the families of sbc-families.R)
-#     [--samplers=nuts,hmc,rwm,rmhmc,surrogate_hmc] [--out=inst/validation/results]
+#     [--samplers=nuts,hmc,rwm,rmhmc,surrogate_hmc] [--out=vignettes/results/validation]
 # Each option can also be given as an environment variable VHMC_SBC_<NAME> (VHMC_SBC_REPS=20).
 # --samplers=variational_hmc runs the approximate variational HMC as a contrast: it is
 # labelled approximate and has no pass flag. sghmc() and sgld() are approximate too.
@@ -34,7 +34,7 @@ sbc_options <- function(args = commandArgs(TRUE)) {
   defaults <- list(reps = "200", first = "1", L = "99", seed = "20240",
                    models = "logistic,gaussian,poisson,hierarchical",
                    samplers = "nuts,hmc,rwm,rmhmc,surrogate_hmc",
-                   out = file.path(script_dir(), "results"))
+                   out = file.path(script_dir(), "..", "..", "vignettes", "results", "validation"))
   opts <- lapply(stats::setNames(names(defaults), names(defaults)), function(name) {
     given <- sub(sprintf("^--%s=", name), "", grep(sprintf("^--%s=", name), args, value = TRUE))
     env <- Sys.getenv(paste0("VHMC_SBC_", toupper(name)), "")
