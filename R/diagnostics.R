@@ -150,47 +150,6 @@ chain_table_value <- function(tab, column, ch) {
   if (is.na(row)) NA_real_ else as.numeric(tab[[column]][row])
 }
 
-# R-hat, bulk-ESS and tail-ESS per variable as a plain data.frame. Each variable is
-# standardised first (all three are invariant to a positive affine map): posterior's tail ESS
-# treats draws spread over less than its tolerance as constant, which a posterior on the
-# 1e-8 scale is not (measured: NA for 400 draws, 399 of them distinct).
-convergence_table <- function(draws) {
-  draws <- standardise_draws(draws)
-  s <- summarise_quietly(
-    draws,
-    rhat = posterior::rhat,
-    ess_bulk = posterior::ess_bulk,
-    ess_tail = posterior::ess_tail
-  )
-  data.frame(
-    variable = s$variable,
-    rhat = as.numeric(s$rhat),
-    ess_bulk = as.numeric(s$ess_bulk),
-    ess_tail = as.numeric(s$ess_tail),
-    stringsAsFactors = FALSE
-  )
-}
-
-# Each variable's draws minus their mean, over their sd (where it is positive and finite).
-standardise_draws <- function(draws) {
-  a <- posterior::as_draws_array(draws)
-  for (v in seq_len(dim(a)[3L])) {
-    x <- a[, , v]
-    s <- stats::sd(x)
-    if (is.finite(s) && s > 0) a[, , v] <- (x - mean(x)) / s
-  }
-  a
-}
-
-# posterior::summarise_draws() without its per-variable "The ESS has been capped" warning:
-# draws can have an ESS above their number when they are antithetic (NUTS and surrogate
-# HMC on near-Gaussian targets do that by design), which asks no action of the user.
-summarise_quietly <- function(...) {
-  withCallingHandlers(posterior::summarise_draws(...), warning = function(w) {
-    if (grepl("ESS has been capped", conditionMessage(w), fixed = TRUE)) invokeRestart("muffleWarning")
-  })
-}
-
 # Why R-hat or ESS are NA for some variables, and the fix: one sentence per reason, naming
 # only the statistics that are NA (a variable whose R-hat was computed, and flagged as high,
 # is not also said to have none).

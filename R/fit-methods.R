@@ -140,16 +140,8 @@ print.vhmc_fit <- function(x, digits = 3, max_vars = 20, ...) {
   cat("\n")
   if (length(shown)) {
     draws <- posterior::subset_draws(fit_draws(x), variable = shown)
-    q <- function(x) posterior::quantile2(x, probs = c(0.05, 0.5, 0.95))
-    tab <- summarise_quietly(
-      draws,
-      mean = base::mean,
-      sd = stats::sd,
-      quantiles = q,
-      rhat = posterior::rhat,
-      ess_bulk = posterior::ess_bulk,
-      ess_tail = posterior::ess_tail
-    )
+    tab <- draws_summary_table(draws, c(0.05, 0.5, 0.95))
+    tab <- tab[c("variable", "mean", "sd", "q5", "q50", "q95", "rhat", "ess_bulk", "ess_tail")]
     print(format_summary_table(tab, digits), quote = FALSE, right = TRUE)
   }
   hidden <- length(vars) - length(shown)
@@ -167,8 +159,9 @@ print.vhmc_fit <- function(x, digits = 3, max_vars = 20, ...) {
 #'
 #' Posterior summaries of every variable and per-chain sampler diagnostics.
 #'
-#' `$variables` is a [posterior::summarise_draws()] table (class
-#' `draws_summary`, a tibble) with the columns `variable`, `mean`, `median`,
+#' `$variables` is the table [posterior::summarise_draws()] gives (class
+#' `draws_summary`, a tibble; the same values, computed by vhmc's C++ core in
+#' seconds for tens of thousands of variables) with the columns `variable`, `mean`, `median`,
 #' `sd`, `mad`, one quantile column per element of `probs` (`q5`, `q50`,
 #' `q95` by default), `rhat`, `ess_bulk`, `ess_tail`, `mcse_mean`,
 #' `mcse_median`, `mcse_sd` and one `mcse_` column per element of `probs`
@@ -207,16 +200,7 @@ summary.vhmc_fit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
     stop("`probs` must be a numeric vector of probabilities in [0, 1].",
          call. = FALSE)
   }
-  draws <- fit_draws(object)
-  measures <- c(posterior::default_summary_measures(),
-                posterior::default_convergence_measures(),
-                posterior::default_mcse_measures())
-  funs <- lapply(measures, summary_measure_function, probs = probs)
-  names(funs) <- measures
-  vars <- summarise_quietly(draws, funs)
-  for (col in names(vars)) {
-    if (is.numeric(vars[[col]])) vars[[col]] <- as.numeric(vars[[col]])
-  }
+  vars <- draws_summary_table(fit_draws(object), probs)
   structure(
     list(
       variables = vars,
@@ -287,21 +271,6 @@ print.summary.vhmc_fit <- function(x, digits = 3, ...) {
     }
   }
   invisible(x)
-}
-
-# The function behind one of posterior's measure names, with quantiles taken
-# at `probs`. Functions are passed to summarise_draws() (not names) so that
-# objects of the same name in the user's workspace cannot shadow them.
-summary_measure_function <- function(m, probs) {
-  switch(m,
-    quantile2 = function(x) posterior::quantile2(x, probs = probs),
-    mcse_quantile = function(x) posterior::mcse_quantile(x, probs = probs),
-    if (m %in% getNamespaceExports("posterior")) {
-      getExportedValue("posterior", m)
-    } else {
-      match.fun(m)
-    }
-  )
 }
 
 #' Plot a vhmc fit

@@ -11,6 +11,29 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// vhmc_convergence
+Rcpp::NumericMatrix vhmc_convergence(Rcpp::NumericVector draws);
+RcppExport SEXP _vhmc_vhmc_convergence(SEXP drawsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type draws(drawsSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_convergence(draws));
+    return rcpp_result_gen;
+END_RCPP
+}
+// vhmc_draws_summary
+Rcpp::NumericMatrix vhmc_draws_summary(Rcpp::NumericVector draws, std::vector<double> probs);
+RcppExport SEXP _vhmc_vhmc_draws_summary(SEXP drawsSEXP, SEXP probsSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type draws(drawsSEXP);
+    Rcpp::traits::input_parameter< std::vector<double> >::type probs(probsSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_draws_summary(draws, probs));
+    return rcpp_result_gen;
+END_RCPP
+}
 // vhmc_run_gaussian
 Rcpp::List vhmc_run_gaussian(Rcpp::NumericVector mean, Rcpp::NumericMatrix cov, Rcpp::NumericVector init, Rcpp::List config, Rcpp::List extras, Rcpp::List run);
 RcppExport SEXP _vhmc_vhmc_run_gaussian(SEXP meanSEXP, SEXP covSEXP, SEXP initSEXP, SEXP configSEXP, SEXP extrasSEXP, SEXP runSEXP) {
@@ -243,6 +266,8 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_vhmc_vhmc_convergence", (DL_FUNC) &_vhmc_vhmc_convergence, 1},
+    {"_vhmc_vhmc_draws_summary", (DL_FUNC) &_vhmc_vhmc_draws_summary, 2},
     {"_vhmc_vhmc_run_gaussian", (DL_FUNC) &_vhmc_vhmc_run_gaussian, 6},
     {"_vhmc_vhmc_glm_model", (DL_FUNC) &_vhmc_vhmc_glm_model, 1},
     {"_vhmc_vhmc_run_glm", (DL_FUNC) &_vhmc_vhmc_run_glm, 6},

@@ -1,0 +1,57 @@
+// Convergence diagnostics and posterior summaries of a draws array (iterations x chains x
+// variables), variable by variable in the core (diagnostics/variable_summary.hpp), with R's
+// own normal and beta quantile functions so that the results agree with posterior's.
+#include <Rcpp.h>
+
+#include <vector>
+
+#include "vhmc/diagnostics/variable_summary.hpp"
+
+namespace {
+
+double r_qnorm(double p) { return R::qnorm(p, 0.0, 1.0, 1, 0); }
+double r_qbeta(double p, double a, double b) { return R::qbeta(p, a, b, 1, 0); }
+
+vhmc::diagnostics::NormalScores scores_for(const Rcpp::NumericVector& draws) {
+  const Rcpp::IntegerVector dim = draws.attr("dim");
+  return vhmc::diagnostics::NormalScores(vhmc::diagnostics::split_size(dim[0], dim[1]), r_qnorm);
+}
+
+// f(x, v) for each variable v of the array, its draws x as an iterations x chains matrix;
+// each row of the result is one variable's values.
+template <class F>
+Rcpp::NumericMatrix by_variable(const Rcpp::NumericVector& draws, int width, F f) {
+  const Rcpp::IntegerVector dim = draws.attr("dim");
+  const Eigen::Index n = dim[0], m = dim[1], V = dim[2];
+  Rcpp::NumericMatrix out(static_cast<int>(V), width);
+  for (Eigen::Index v = 0; v < V; ++v) {
+    if (v % 256 == 0) Rcpp::checkUserInterrupt();
+    const vhmc::Mat x = Eigen::Map<const vhmc::Mat>(draws.begin() + v * n * m, n, m);
+    const vhmc::Vec row = f(x);
+    for (int j = 0; j < width; ++j) out(static_cast<int>(v), j) = row[j];
+  }
+  return out;
+}
+
+}  // namespace
+
+// [[Rcpp::export]]
+Rcpp::NumericMatrix vhmc_convergence(Rcpp::NumericVector draws) {
+  const vhmc::diagnostics::NormalScores z = scores_for(draws);
+  return by_variable(draws, 3, [&](const vhmc::Mat& x) {
+    vhmc::Vec out = vhmc::Vec::Constant(3, vhmc::diagnostics::kNA);
+    if (!x.allFinite()) return out;
+    const vhmc::diagnostics::Convergence c =
+        vhmc::diagnostics::convergence(x, vhmc::diagnostics::sorted_values(x), z);
+    out << c.rhat, c.ess_bulk, c.ess_tail;
+    return out;
+  });
+}
+
+// [[Rcpp::export]]
+Rcpp::NumericMatrix vhmc_draws_summary(Rcpp::NumericVector draws, std::vector<double> probs) {
+  const vhmc::diagnostics::NormalScores z = scores_for(draws);
+  return by_variable(draws, 10 + 2 * static_cast<int>(probs.size()), [&](const vhmc::Mat& x) {
+    return vhmc::diagnostics::variable_summary(x, probs, z, r_qbeta);
+  });
+}
