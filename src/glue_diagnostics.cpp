@@ -41,8 +41,9 @@ Rcpp::NumericMatrix vhmc_convergence(Rcpp::NumericVector draws) {
   return by_variable(draws, 3, [&](const vhmc::Mat& x) {
     vhmc::Vec out = vhmc::Vec::Constant(3, vhmc::diagnostics::kNA);
     if (!x.allFinite()) return out;
-    const vhmc::diagnostics::Convergence c =
-        vhmc::diagnostics::convergence(x, vhmc::diagnostics::sorted_values(x), z);
+    const vhmc::diagnostics::SortedDraws s = vhmc::diagnostics::sorted_draws(x);
+    vhmc::diagnostics::QuantileEss ess_q(x, s.all);
+    const vhmc::diagnostics::Convergence c = vhmc::diagnostics::convergence(s, ess_q, z);
     out << c.rhat, c.ess_bulk, c.ess_tail;
     return out;
   });

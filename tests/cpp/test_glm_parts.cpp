@@ -9,6 +9,8 @@
 
 #include <vhmc/vhmc.hpp>
 
+#include "test_util.hpp"
+
 namespace {
 
 using vhmc::GlmData;

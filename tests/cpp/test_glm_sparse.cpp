@@ -8,6 +8,8 @@
 
 #include <vhmc/vhmc.hpp>
 
+#include "test_util.hpp"
+
 namespace {
 
 using vhmc::GlmData;
