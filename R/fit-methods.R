@@ -34,9 +34,10 @@ glmer_header <- function(x) {
   g <- x$model$glmer
   if (is.null(g)) return(character())
   terms <- vapply(seq_along(g$terms), function(t) {
-    sprintf("(%s) %d levels, %s", g$terms[[t]]$label, length(g$terms[[t]]$levels),
+    kappa <- if (!is.null(g$information_ratio)) sprintf(" (information ratio %.2g)", g$information_ratio[t]) else ""
+    sprintf("(%s) %d levels, %s%s", g$terms[[t]]$label, length(g$terms[[t]]$levels),
             if (isTRUE(g$marginal)) "integrated out (effects drawn from their conditional)" else
-              if (isTRUE(g$centred[t])) "centred" else "non-centred")
+              if (isTRUE(g$centred[t])) "centred" else "non-centred", kappa)
   }, "")
   c(paste0("group-level terms: ", paste(terms, collapse = "; "),
            " (parameterization = \"", g$parameterization, "\")"),

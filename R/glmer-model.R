@@ -153,7 +153,8 @@ fit_glmer_model <- function(model, family, prior_args, sampler, args, seed, init
   model$glmer$likelihood <- if (marginal) "marginal" else if (cells$use) "cells" else "rows"
   target <- if (marginal) glmer_marginal_target(spec, model, priors, sampler, init, seed, args, progress) else
     glmer_sampled_target(spec, model, family, priors, target_nc, sampler, init, seed, args, progress)
-  model$glmer$centred <- target$centred
+  model$glmer$centred <- as.vector(target$centred)
+  model$glmer$information_ratio <- attr(target$centred, "information_ratio")
   fit <- fit_chains(target, sampler, args, seed, target$inits, init, progress, call, model)
   class(fit) <- c("vhmc_glmer", "vhmc_glm", class(fit))
   fit
