@@ -95,7 +95,7 @@
 #'   otherwise samples each term centred when its data say more about a level's effects
 #'   than the prior does, and non-centred otherwise (Papaspiliopoulos, Roberts and Skold
 #'   2007): centred when the median over levels of the information ratio kappa_j = I_j
-#'   tau^2 is above 0.6 (measured on a grid of models:
+#'   tau^2 is above 1 (checked on a grid of models:
 #'   inst/bench/parameterization_grid.R), I_j being the Fisher information of level j's rows about its effect
 #'   and tau^2 a moment estimate of the term's variance (DerSimonian and Laird 1986); under
 #'   `prior_PD = TRUE` non-centred. `"marginal"`, `"centered"` or `"noncentered"` ask for one
