@@ -30,6 +30,7 @@
 # Writes vignettes/results/bench/families_vs_brms.csv.
 
 suppressMessages(library(vhmc))
+source(file.path("inst", "bench", "speedup.R"))
 # Debian's r-cran-bh is an empty stand-in for BH (Boost is libboost-dev's, in /usr/include),
 # where rstan looks for Boost by default: point it at the system's headers.
 if ("brms" %in% strsplit(Sys.getenv("VHMC_BENCH_PACKAGES", "vhmc,brms"), ",")[[1]] &&
@@ -193,12 +194,7 @@ save_rows <- function(res) {
   }
   res$ess_per_second <- res$min_ess_bulk / res$whole_seconds
   res$ess_per_second_sampling <- res$min_ess_bulk / res$sampling_seconds
-  res$vhmc_speedup <- NA_real_
-  for (name in unique(res$model)) {
-    i <- res$model == name
-    base <- res$ess_per_second[i & res$package == "brms"]
-    if (length(base)) res$vhmc_speedup[i & res$package == "vhmc"] <- res$ess_per_second[i & res$package == "vhmc"] / base
-  }
+  res <- add_speedup(res, "brms")
   dir.create(dirname(out_file), showWarnings = FALSE, recursive = TRUE)
   utils::write.csv(res, out_file, row.names = FALSE)
   res

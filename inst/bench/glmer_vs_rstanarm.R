@@ -38,6 +38,7 @@
 suppressMessages({
   library(vhmc)
 })
+source(file.path("inst", "bench", "speedup.R"))
 out_file <- file.path("vignettes", "results", "bench", "glmer_vs_rstanarm.csv")
 max_n_rstanarm <- as.numeric(Sys.getenv("VHMC_BENCH_RSTANARM_MAX_N", "2e4"))
 
@@ -166,12 +167,7 @@ save_rows <- function(res) {
   draws <- res$chains * res$iter / 2
   res$ess_per_second <- ifelse(res$finished == 1, res$min_ess_bulk, draws * log10(draws)) / res$whole_seconds
   res$ess_per_second_sampling <- res$min_ess_bulk / res$sampling_seconds
-  res$vhmc_speedup <- NA_real_
-  for (name in unique(res$model)) {
-    i <- res$model == name
-    base <- res$ess_per_second[i & res$package == "rstanarm"]
-    if (length(base)) res$vhmc_speedup[i & res$package == "vhmc"] <- res$ess_per_second[i & res$package == "vhmc"] / base
-  }
+  res <- add_speedup(res, "rstanarm")
   dir.create(dirname(out_file), showWarnings = FALSE, recursive = TRUE)
   utils::write.csv(res, out_file, row.names = FALSE)
   res

@@ -33,9 +33,10 @@ struct Local {
 };
 
 // The interface of glm/family/base.hpp for a family F with local() and a fixed number of aux
-// parameters (templates over the Aux type, since F is incomplete where this is a base).
+// parameters (templates over the Aux type, since F is incomplete where this is a base); the
+// passes over the rows are FromRows<F>'s, from row() and curvature() below.
 template <class F>
-struct FromLocal {
+struct FromLocal : FromRows<F> {
   static constexpr bool kHasFisher = false, kGaussianStats = false, kThresholds = false;
   static constexpr double kMaxCurvature = 0.0;
 
@@ -58,18 +59,6 @@ struct FromLocal {
       het[k] = -o.h[0][1 + k];
       for (std::size_t l = 0; l < n; ++l) htt[k * n + l] = -o.h[1 + k][1 + l];
     }
-  }
-  template <class A>
-  static double pass(const RowVec& y, const Vec& eta, const RowVec& w, const A& a, Vec* r, double* dt, Vec&) {
-    return row_pass<F>(y, eta, w, a, r, dt);
-  }
-  template <class A>
-  static void derivs(const RowVec& y, const Vec& eta, const RowVec& w, const A& a, Vec& r, Mat& z) {
-    row_derivs<F>(y, eta, w, a, r, z);
-  }
-  template <class A>
-  static void hessian(const RowVec& y, const Vec& eta, const RowVec& w, const A& a, Vec& he, Mat& het, Mat& htt) {
-    row_hessian<F>(y, eta, w, a, he, het, htt);
   }
   template <class A>
   static void fisher(double, const A&, double& lam, double& dlam) {
