@@ -164,7 +164,7 @@ fit_glmer_model <- function(model, family, prior_args, sampler, args, seed, init
 # not as its data say (R/glmer-start.R).
 glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler, init, seed, args, progress) {
   inits_nc <- glm_inits("random", target_nc, spec, args$chains, seed)
-  start <- catch_interrupt(glmer_mode_start(sampler, target_nc, inits_nc, init, seed, progress))
+  start <- catch_interrupt(glmer_mode_start(sampler, target_nc, inits_nc, init, seed, progress, model$glmer$terms))
   centred <- choose_parameterization(model, family, target_nc, start, spec)
   model$glmer$centred <- centred
   target <- glmer_target(spec, model, priors, centred)
