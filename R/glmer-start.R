@@ -126,11 +126,8 @@ glmer_start_problem <- function(lb) {
 }
 
 # The information ratio above which a term is sampled centred: 1, as in Papaspiliopoulos et
-# al.'s Gibbs analysis. On inst/bench/parameterization_grid.R's 31 models the centred form
-# mixed better (min bulk ESS per gradient) at kappa = 0.79 and 0.80 too (1.5x and 2.5x, the
-# non-centred chains converged all the same), but brms's inhaler model at kappa = 0.94 mixes
-# 4-7x better non-centred (centred: R-hat 1.03, a funnel). Near 1 the non-centred form's
-# failure (slower) is the milder one.
+# al.'s Gibbs analysis; on inst/bench/parameterization_grid.R's 31 models the form it chose
+# mixed better (min bulk ESS per gradient) in 30, and 0.88x as well in the last.
 centring_threshold <- 1
 
 choose_parameterization <- function(model, family, target_nc, start, spec) {
@@ -149,20 +146,25 @@ choose_parameterization <- function(model, family, target_nc, start, spec) {
 # 1 / tau^2 (Papaspiliopoulos, Roberts and Skold 2007: in the normal model the centred Gibbs
 # sampler converges at rate 1 / (1 + kappa), the non-centred one at kappa / (1 + kappa)).
 # tau^2 is not the variance at the non-centred mode theta: that joint mode sits where the
-# prior of the sd (and its log Jacobian) put it, whatever the data say, so it is estimated
-# by moments from the effects there (DerSimonian and Laird 1986): each b_j unshrunk to the
-# one-step estimate b_j (I_j + 1/s^2) / I_j of variance 1 / I_j (s^2, the variance at theta),
-# and tau^2 = max(0, sum_j I_j (bhat_j^2 - 1 / I_j) / sum_j I_j).
+# prior of the sd and its log Jacobian put it, often at a large sd with near-unpenalised
+# effects (infinite for a level whose rows all fall in one category). It is estimated by
+# moments from the scores of the levels at effects 0 (the other parameters at the mode):
+# G_j ~ I_j b_j + noise of variance I_j, so E[G_j^2 - I_j] = I_j^2 tau^2 and
+# tau^2 = max(0, sum_j (G_j^2 - I_j) / sum_j I_j^2) (DerSimonian and Laird 1986's moments,
+# on scores, which stay finite where the levels' estimates do not).
 information_ratio <- function(model, family, target_nc, theta) {
-  rep <- stats::setNames(as.numeric(target_nc$to_user(matrix(theta, 1L))), target_nc$par_names)
-  info <- row_information(model, family, rep)
+  blocks <- target_nc$layout$blocks
   vapply(model$glmer$terms, function(term) {
+    b <- blocks[blocks$name == paste0("b:", term$label), ]
+    idx <- b$offset + seq_len(b$size)
+    theta0 <- replace(theta, idx, 0)
+    rep0 <- stats::setNames(as.numeric(target_nc$to_user(matrix(theta0, 1L))), target_nc$par_names)
     Z <- term$Z %||% matrix(1, length(term$group), 1L)
-    I <- pmax(rowsum(info * Z^2, term$group + 1L, reorder = TRUE), 1e-12)  # levels x p
-    b <- matrix(rep[term_user_names(term)[seq_len(length(term$levels) * term$p)]], ncol = term$p, byrow = TRUE)
-    s2 <- diag(term_sigma(term, rep))
-    bhat <- b * (I + rep(1 / s2, each = nrow(I))) / I
-    tau2 <- pmax(colSums(I * bhat^2 - 1) / colSums(I), 0)
+    I <- rowsum(row_information(model, family, rep0) * Z^2, term$group + 1L, reorder = TRUE)  # levels x p
+    gz <- matrix(target_nc$value_grad(theta0)$gradient[idx], ncol = term$p, byrow = TRUE)
+    G <- -gz %*% t(backsolve(chol(term_sigma(term, rep0)), diag(term$p)))  # d loglik / d b_j
+    G <- G - I %*% diag(colSums(G) / colSums(I), term$p)  # the common shift, one step
+    tau2 <- pmax(colSums(G^2 - I) / pmax(colSums(I^2), 1e-300), 0)
     stats::median(drop(I %*% tau2) / term$p)
   }, numeric(1))
 }
