@@ -34,7 +34,8 @@ glmer_header <- function(x) {
   g <- x$model$glmer
   if (is.null(g)) return(character())
   terms <- vapply(seq_along(g$terms), function(t) {
-    kappa <- if (!is.null(g$information_ratio)) sprintf(" (information ratio %.2g)", g$information_ratio[t]) else ""
+    ratio <- g$information_ratio[t]
+    kappa <- if (length(ratio)) paste0(" (information ratio ", formatC(ratio, digits = 2, format = "fg"), ")") else ""
     sprintf("(%s) %d levels, %s%s", g$terms[[t]]$label, length(g$terms[[t]]$levels),
             if (isTRUE(g$marginal)) "integrated out (effects drawn from their conditional)" else
               if (isTRUE(g$centred[t])) "centred" else "non-centred", kappa)
