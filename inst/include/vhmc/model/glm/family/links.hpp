@@ -87,11 +87,13 @@ void mean_from_prob(double eta, MeanTerms& m) {
 
 struct LogitLink {
   static constexpr const char* kName = "logit";
+  // One exp(-|x|) and one log1p of it serve F, 1 - F and both softplus terms (the same
+  // values as logistic_pair() and softplus() compute each from its own exp and log1p).
   static void prob(double x, ProbTerms& p) {
-    double f, fc;
-    logistic_pair(x, f, fc);
-    p.lp = -softplus(-x);
-    p.lq = -softplus(x);
+    const double e = std::exp(-std::fabs(x)), r = 1.0 / (1.0 + e), l1 = std::log1p(e);
+    const double f = x >= 0 ? r : e * r, fc = x >= 0 ? e * r : r;
+    p.lp = -((-x > 0 ? -x : 0.0) + l1);
+    p.lq = -((x > 0 ? x : 0.0) + l1);
     p.dlp = fc;
     p.dlq = -f;
     p.d2lp = p.d2lq = -f * fc;
