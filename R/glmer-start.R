@@ -55,47 +55,35 @@ glmer_mode_start <- function(sampler, target_nc, inits, init, seed, progress, te
 # trajectories then ran to 256-512 steps (77,000 gradients a chain, against 22,000 from 1).
 mode_inverse_metric <- function(target_nc, lb, terms) {
   v <- pmax(lb$inv_hessian_diag, 1e-8)
-  colours <- hessian_colours(target_nc$layout$blocks, terms)
-  H <- hessian_diagonal(target_nc, lb$mode, colours$other)
+  effects <- effect_indices(target_nc$layout$blocks, terms)
+  other <- setdiff(seq_along(v), effects)
+  H <- hessian_diagonal(target_nc, lb$mode, other)
   ok <- is.finite(H) & H > 0
-  v[ok] <- 1 / H[ok]
-  v[unlist(colours$effects)] <- 1
+  v[other[ok]] <- 1 / H[ok]
+  v[effects] <- 1
   v
 }
 
-# The diagonal of the Hessian of U at theta by central differences of the gradient, one pair
-# of points per colour (Curtis, Powell and Reid 1974): coordinates that share a colour have
-# no Hessian entry between them, so one perturbation of all of them gives each one's own.
-hessian_diagonal <- function(target, theta, colours, h = 1e-4) {
-  d <- length(theta)
-  if (!length(colours)) return(rep(NA_real_, d))
-  rows <- do.call(rbind, lapply(colours, function(idx) {
-    e <- numeric(d)
-    e[idx] <- h
+# The diagonal of the Hessian of U at theta for the coordinates idx, by central differences of
+# the gradient: all 2 length(idx) points in one call of the core.
+hessian_diagonal <- function(target, theta, idx, h = 1e-4) {
+  if (!length(idx)) return(numeric())
+  rows <- do.call(rbind, lapply(idx, function(i) {
+    e <- replace(numeric(length(theta)), i, h)
     rbind(theta + e, theta - e)
   }))
   g <- vhmc_glm_potential(target$ptr, rows)$gradient
-  H <- rep(NA_real_, d)
-  for (k in seq_along(colours)) {
-    idx <- colours[[k]]
-    H[idx] <- (g[2L * k - 1L, idx] - g[2L * k, idx]) / (2 * h)
-  }
-  H
+  k <- seq_along(idx)
+  (g[cbind(2L * k - 1L, idx)] - g[cbind(2L * k, idx)]) / (2 * h)
 }
 
-# The colours of the layout's coordinates (1-based indices): `effects`, one colour per column
-# of a term's effects across its levels (no row of the data depends on two levels of one
-# term), and `other`, one per other coordinate.
-hessian_colours <- function(blocks, terms) {
-  d <- sum(blocks$size)
-  effects <- list()
-  for (term in terms) {
-    b <- blocks[blocks$name == paste0("b:", term$label), ]
-    if (nrow(b) != 1L) next
-    idx <- b$offset + seq_len(b$size)
-    effects <- c(effects, lapply(seq_len(term$p), function(k) idx[seq(k, length(idx), by = term$p)]))
-  }
-  list(effects = effects, other = as.list(setdiff(seq_len(d), unlist(effects))))
+# The layout's coordinates (1-based) that are the terms' sampled effects.
+effect_indices <- function(blocks, terms) unlist(lapply(terms, term_effect_indices, blocks = blocks))
+
+# One term's (none when its effects are integrated out).
+term_effect_indices <- function(term, blocks) {
+  b <- blocks[blocks$name == paste0("b:", term$label), ]
+  if (nrow(b) == 1L) b$offset + seq_len(b$size) else integer()
 }
 
 # A chain's start near the mode: mode + sd N(0, I), the jitter halved until the log density
@@ -155,8 +143,7 @@ choose_parameterization <- function(model, family, target_nc, start, spec) {
 information_ratio <- function(model, family, target_nc, theta) {
   blocks <- target_nc$layout$blocks
   vapply(model$glmer$terms, function(term) {
-    b <- blocks[blocks$name == paste0("b:", term$label), ]
-    idx <- b$offset + seq_len(b$size)
+    idx <- term_effect_indices(term, blocks)
     theta0 <- replace(theta, idx, 0)
     rep0 <- stats::setNames(as.numeric(target_nc$to_user(matrix(theta0, 1L))), target_nc$par_names)
     Z <- term$Z %||% matrix(1, length(term$group), 1L)

@@ -184,20 +184,10 @@ agreement <- function(a, b, m) {
 }
 
 save_rows <- function(res) {
-  if (file.exists(out_file)) {
-    old <- utils::read.csv(out_file)
-    old <- old[!(paste(old$model, old$package) %in% paste(res$model, res$package)), , drop = FALSE]
-    if (nrow(old)) {
-      for (col in setdiff(names(res), names(old))) old[[col]] <- NA
-      res <- rbind(old[names(res)], res)
-    }
-  }
+  res <- merge_results(res, out_file)
   res$ess_per_second <- res$min_ess_bulk / res$whole_seconds
   res$ess_per_second_sampling <- res$min_ess_bulk / res$sampling_seconds
-  res <- add_speedup(res, "brms")
-  dir.create(dirname(out_file), showWarnings = FALSE, recursive = TRUE)
-  utils::write.csv(res, out_file, row.names = FALSE)
-  res
+  write_results(add_speedup(res, "brms"), out_file)
 }
 
 rows <- list()

@@ -153,24 +153,13 @@ if (length(child) == 3L && child[1] == "--rstanarm-child") {
 # Rows of this run replace those of an earlier run for the same model; the CSV is rewritten
 # after every fit, so an interrupted run keeps what it measured.
 save_rows <- function(res) {
-  if (file.exists(out_file)) {
-    old <- utils::read.csv(out_file)
-    old <- old[!(paste(old$model, old$package) %in% paste(res$model, res$package)),
-               intersect(names(old), names(res)), drop = FALSE]
-    if (nrow(old)) {
-      for (col in setdiff(names(res), names(old))) old[[col]] <- NA
-      res <- rbind(old[names(res)], res)
-    }
-  }
+  res <- merge_results(res, out_file)
   if (is.null(res$finished)) res$finished <- 1
   res$finished[is.na(res$finished)] <- 1
   draws <- res$chains * res$iter / 2
   res$ess_per_second <- ifelse(res$finished == 1, res$min_ess_bulk, draws * log10(draws)) / res$whole_seconds
   res$ess_per_second_sampling <- res$min_ess_bulk / res$sampling_seconds
-  res <- add_speedup(res, "rstanarm")
-  dir.create(dirname(out_file), showWarnings = FALSE, recursive = TRUE)
-  utils::write.csv(res, out_file, row.names = FALSE)
-  res
+  write_results(add_speedup(res, "rstanarm"), out_file)
 }
 
 rows <- list()
