@@ -3,9 +3,10 @@
 #' Runs Hamiltonian Monte Carlo (by default Stan's NUTS with warmup adaptation) on any
 #' log density you can write in R. Use it for models the formula interfaces do not cover.
 #'
-#' The log density is evaluated on the unconstrained scale: transform bounded parameters
-#' yourself (e.g. sample `log_sigma`) and add the log-Jacobian. Additive constants may be
-#' dropped. If the log density or the gradient returns a non-finite value (`NA`, `NaN`,
+#' Without `lower`, `upper` or `prior`, the log density is that of the sampled
+#' coordinates: transform bounded parameters yourself (e.g. sample `log_sigma`) and add the
+#' log-Jacobian. With them (see Bounds and priors), write it on the parameters' natural
+#' scale and vhmc does the transforms. Additive constants may be dropped. If the log density or the gradient returns a non-finite value (`NA`, `NaN`,
 #' `-Inf`) or raises an R error during sampling, the point is treated as having zero density
 #' (the trajectory is rejected and counted as divergent); the number of such evaluations is
 #' reported in `fit$counts$target_errors`, and an R error also gives a warning with its
@@ -69,6 +70,35 @@
 #'   `dG[, , i]` the derivative of `G` with respect to parameter `i`. Values that are not
 #'   finite (or an R error) reject the proposal; a value of the wrong shape stops sampling.
 #'   See the example in [rmhmc()].
+#' @param lower,upper Bounds of the parameters on their natural scale (`-Inf`/`Inf` for
+#'   none): a named vector (the parameters it names), one value per parameter in their
+#'   order, or a single value for all. See Bounds and priors.
+#' @param prior Priors of the parameters on their natural scale: a named list of priors
+#'   from [priors] (`normal()`, `student_t()`, `cauchy()`, `laplace()`, `exponential()`,
+#'   `gamma_prior()`, `beta_prior()`, `flat()`), or one prior for every parameter. `NULL`
+#'   (default) and parameters not named: flat, that is uniform on their bounds. When given,
+#'   `log_density` is the rest of the log posterior (usually the log likelihood).
+#' @param unconstrained With bounds: `TRUE` also reports the draws of the sampler's
+#'   unconstrained coordinate of each bounded parameter (variables named by their
+#'   transform, such as `log(sigma)` or `logit(p)`).
+#' @section Bounds and priors:
+#' Declare the support of each parameter with `lower` and `upper`, as Stan's
+#' `<lower, upper>` or BayesianTools' `createUniformPrior(lower, upper)`, and optionally a
+#' prior for each with `prior`. Then `log_density` (and `gradient`) take the parameters on
+#' their natural scale, and the chains run on unconstrained coordinates t, as in Stan:
+#' \eqn{x = a + e^t} with a lower bound a, \eqn{x = b - e^t} with an upper bound b,
+#' \eqn{x = a + (b - a)\,\mathrm{logit}^{-1}(t)} with both, with the log-Jacobian of each
+#' transform and the log prior density (constants dropped; a prior is truncated to the
+#' bounds) added in the core. A parameter without a prior is uniform on its bounds
+#' (improper when a bound is infinite: the likelihood must then make the posterior proper).
+#' A prior whose distribution has bounded support bounds the parameter: `exponential()`
+#' and `gamma_prior()` imply `lower = 0`, `beta_prior()` the interval (0, 1). Initial
+#' values are given on the natural scale, strictly inside the bounds; random starts are
+#' drawn uniformly in (-2, 2) on the unconstrained scale (inside the bounds; for a box,
+#' the central 76 % of each side). The draws, `fit$inits` and summaries are on the natural
+#' scale; the adapted metric (`fit$adaptation`) is on the unconstrained one.
+#' `fit$model$parameters` lists the bounds, priors and transforms. `metric_tensor` cannot
+#' be combined with declared bounds.
 #' @return A `vhmc_fit` object: see [print.vhmc_fit()], [summary.vhmc_fit()],
 #'   [as_draws_array.vhmc_fit()], [as.mcmc.list.vhmc_fit()] and [sampler_diagnostics()].
 #'   After sampling, warnings name any convergence problem and its fix.
@@ -83,12 +113,25 @@
 #'   init = c(x = 0, y = 0), chains = 2, iter = 1000, seed = 1, progress = FALSE
 #' )
 #' fit
+#'
+#' # A rate and a probability, declared with bounds and priors on their natural scale:
+#' # y ~ Binomial(20, p) and z ~ Poisson(lambda)
+#' fit2 <- vhmc_sample(
+#'   log_density = function(th) dbinom(13, 20, th[["p"]], log = TRUE) +
+#'     sum(dpois(c(3, 5, 4), th[["lambda"]], log = TRUE)),
+#'   lower = c(p = 0, lambda = 0), upper = c(p = 1, lambda = Inf),
+#'   prior = list(lambda = exponential(0.1)), chains = 2, iter = 1000, seed = 1,
+#'   progress = FALSE
+#' )
+#' fit2$model$parameters
+#' summary(fit2)$variables
 #' }
 #' @export
 vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = NULL,
                         sampler = nuts(), chains = 4, iter = 2000, warmup = NULL,
                         thin = 1, seed = NULL, cores = getOption("mc.cores", 1L),
-                        progress = interactive(), metric_tensor = NULL) {
+                        progress = interactive(), metric_tensor = NULL, lower = NULL, upper = NULL,
+                        prior = NULL, unconstrained = FALSE) {
   call <- match.call()
   if (!is.function(log_density)) {
     stop_arg("log_density", sprintf("must be a function of a named numeric vector, not %s",
@@ -108,17 +151,29 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
                              description = "a log density written as an R function"))
   args <- check_run_args(chains, iter, warmup, thin, cores)
   progress <- check_flag(progress, "progress")
+  unconstrained <- check_flag(unconstrained, "unconstrained")
   seed <- resolve_seed(seed)
-  inits <- resolve_inits(init, parameters, args$chains, seed, log_density)
-  par_names <- names(inits[[1]])
-  check_target_at(log_density, gradient, inits[[1]])
-  if (!is.null(metric_tensor)) check_metric_at(metric_tensor, inits[[1]])
+  model <- list(type = "custom")
+  if (declares_parameters(lower, upper, prior)) {
+    if (!is.null(metric_tensor)) {
+      stop_arg("metric_tensor", "cannot be combined with `lower`, `upper` or `prior`",
+               "For rmhmc(), write the transforms yourself and give the metric of the unconstrained coordinates.")
+    }
+    declared <- declared_setup(log_density, init, parameters, lower, upper, prior, args$chains, seed)
+    inits <- declared$inits
+    target <- bounded_target(log_density, gradient, declared$spec, unconstrained)
+    model$parameters <- declared_table(declared$spec)
+  } else {
+    user <- resolve_inits(init, parameters, args$chains, seed, log_density)
+    inits <- list(internal = lapply(user, unname), user = user)
+    target <- r_target(log_density, gradient, names(user[[1]]), metric_tensor)
+  }
+  par_names <- names(inits$user[[1]])
+  check_target_at(log_density, gradient, inits$user[[1]])
+  if (!is.null(metric_tensor)) check_metric_at(metric_tensor, inits$user[[1]])
   if (is.null(gradient) && uses_gradient(sampler)) {
     message("No gradient supplied: using central finite differences (2 x ", length(par_names),
             " log-density evaluations per gradient). Supply `gradient` for speed and accuracy.")
   }
-  target <- r_target(log_density, gradient, par_names, metric_tensor)
-  internal <- lapply(inits, unname)
-  fit_chains(target, sampler, args, seed, list(internal = internal, user = inits), init, progress,
-             call, model = list(type = "custom"))
+  fit_chains(target, sampler, args, seed, inits, init, progress, call, model = model)
 }

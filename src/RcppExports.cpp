@@ -11,6 +11,42 @@ Rcpp::Rostream<true>&  Rcpp::Rcout = Rcpp::Rcpp_cout_get();
 Rcpp::Rostream<false>& Rcpp::Rcerr = Rcpp::Rcpp_cerr_get();
 #endif
 
+// vhmc_bounded_eval
+Rcpp::List vhmc_bounded_eval(Rcpp::List spec, Rcpp::NumericVector t);
+RcppExport SEXP _vhmc_vhmc_bounded_eval(SEXP specSEXP, SEXP tSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type t(tSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_bounded_eval(spec, t));
+    return rcpp_result_gen;
+END_RCPP
+}
+// vhmc_bounded_unconstrain
+Rcpp::NumericMatrix vhmc_bounded_unconstrain(Rcpp::List spec, Rcpp::NumericMatrix x);
+RcppExport SEXP _vhmc_vhmc_bounded_unconstrain(SEXP specSEXP, SEXP xSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type x(xSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_bounded_unconstrain(spec, x));
+    return rcpp_result_gen;
+END_RCPP
+}
+// vhmc_bounded_constrain
+Rcpp::NumericMatrix vhmc_bounded_constrain(Rcpp::List spec, Rcpp::NumericMatrix t);
+RcppExport SEXP _vhmc_vhmc_bounded_constrain(SEXP specSEXP, SEXP tSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
+    Rcpp::traits::input_parameter< Rcpp::NumericMatrix >::type t(tSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_bounded_constrain(spec, t));
+    return rcpp_result_gen;
+END_RCPP
+}
 // vhmc_convergence
 Rcpp::NumericMatrix vhmc_convergence(Rcpp::NumericVector draws);
 RcppExport SEXP _vhmc_vhmc_convergence(SEXP drawsSEXP) {
@@ -266,6 +302,9 @@ END_RCPP
 }
 
 static const R_CallMethodDef CallEntries[] = {
+    {"_vhmc_vhmc_bounded_eval", (DL_FUNC) &_vhmc_vhmc_bounded_eval, 2},
+    {"_vhmc_vhmc_bounded_unconstrain", (DL_FUNC) &_vhmc_vhmc_bounded_unconstrain, 2},
+    {"_vhmc_vhmc_bounded_constrain", (DL_FUNC) &_vhmc_vhmc_bounded_constrain, 2},
     {"_vhmc_vhmc_convergence", (DL_FUNC) &_vhmc_vhmc_convergence, 1},
     {"_vhmc_vhmc_draws_summary", (DL_FUNC) &_vhmc_vhmc_draws_summary, 2},
     {"_vhmc_vhmc_run_gaussian", (DL_FUNC) &_vhmc_vhmc_run_gaussian, 6},

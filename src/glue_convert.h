@@ -81,6 +81,22 @@ void fill_field(const Rcpp::List& l, C& c, const vhmc::Field<C, T>& f) {
   }
 }
 
+// A prior as expanded by R (R/priors.R, prior_for_core(): validated, vectors recycled).
+inline vhmc::Prior prior_of(const Rcpp::List& p) {
+  const std::string kind = Rcpp::as<std::string>(p["dist"]);
+  if (kind == "flat") return vhmc::Prior::flat();
+  if (kind == "exponential") return vhmc::Prior::exponential(Rcpp::as<double>(p["rate"]));
+  if (kind == "gamma") return vhmc::Prior::gamma(Rcpp::as<double>(p["shape"]), Rcpp::as<double>(p["rate"]));
+  if (kind == "beta") return vhmc::Prior::beta(Rcpp::as<double>(p["shape1"]), Rcpp::as<double>(p["shape2"]));
+  const vhmc::Vec loc = Rcpp::as<vhmc::Vec>(p["location"]);
+  const vhmc::Vec scale = Rcpp::as<vhmc::Vec>(p["scale"]);
+  if (kind == "normal") return vhmc::Prior::normal(loc, scale);
+  if (kind == "cauchy") return vhmc::Prior::cauchy(loc, scale);
+  if (kind == "laplace") return vhmc::Prior::laplace(loc, scale);
+  if (kind == "student_t") return vhmc::Prior::student_t(Rcpp::as<vhmc::Vec>(p["df"]), loc, scale);
+  Rcpp::stop("internal: unknown prior '" + kind + "'");
+}
+
 // ---- a config's values -> R (its defaults, for the test that R and C++ agree) -----------
 
 inline SEXP write_value(int x) { return Rcpp::wrap(x); }

@@ -22,29 +22,13 @@ vhmc::GlmFamily glm_family(const std::string& code) {
   }
 }
 
-// A prior as expanded by R (R/priors.R, prior_for_core(): validated, vectors recycled).
-vhmc::Prior glm_prior(const Rcpp::List& p) {
-  const std::string kind = Rcpp::as<std::string>(p["dist"]);
-  if (kind == "flat") return vhmc::Prior::flat();
-  if (kind == "exponential") return vhmc::Prior::exponential(Rcpp::as<double>(p["rate"]));
-  if (kind == "gamma") return vhmc::Prior::gamma(Rcpp::as<double>(p["shape"]), Rcpp::as<double>(p["rate"]));
-  if (kind == "beta") return vhmc::Prior::beta(Rcpp::as<double>(p["shape1"]), Rcpp::as<double>(p["shape2"]));
-  const vhmc::Vec loc = Rcpp::as<vhmc::Vec>(p["location"]);
-  const vhmc::Vec scale = Rcpp::as<vhmc::Vec>(p["scale"]);
-  if (kind == "normal") return vhmc::Prior::normal(loc, scale);
-  if (kind == "cauchy") return vhmc::Prior::cauchy(loc, scale);
-  if (kind == "laplace") return vhmc::Prior::laplace(loc, scale);
-  if (kind == "student_t") return vhmc::Prior::student_t(Rcpp::as<vhmc::Vec>(p["df"]), loc, scale);
-  Rcpp::stop("internal: unknown prior '" + kind + "'");
-}
-
 const double* optional(SEXP v) { return Rf_isNull(v) ? nullptr : REAL(v); }
 
 // The priors of the family's auxiliary parameters, one per parameter in the family's order
 // (R/glm-spec.R).
 std::vector<vhmc::Prior> aux_priors(const Rcpp::List& priors) {
   std::vector<vhmc::Prior> out;
-  for (R_xlen_t i = 0; i < priors.size(); ++i) out.push_back(glm_prior(priors[i]));
+  for (R_xlen_t i = 0; i < priors.size(); ++i) out.push_back(vhmc_glue::prior_of(priors[i]));
   return out;
 }
 
@@ -126,7 +110,7 @@ struct GlmModel {
     try {
       return vhmc::GlmPotential(data, glm_family(Rcpp::as<std::string>(spec["family"])),
                                 Rcpp::as<bool>(spec["intercept"]),
-                                glm_prior(spec["prior_intercept"]), glm_prior(spec["prior"]),
+                                vhmc_glue::prior_of(spec["prior_intercept"]), vhmc_glue::prior_of(spec["prior"]),
                                 aux_priors(spec["prior_aux"]), Rcpp::as<double>(spec["noise_precision"]),
                                 Rcpp::as<int>(spec["n_cutpoints"]));
     } catch (const std::invalid_argument& e) {

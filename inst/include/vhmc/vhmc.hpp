@@ -26,6 +26,7 @@
 #include "model/minibatch.hpp"
 #include "model/mode.hpp"
 #include "model/priors.hpp"
+#include "model/bounded.hpp"
 #include "model/target.hpp"
 #include "metric/low_rank_metric.hpp"
 #include "metric/metrics.hpp"
