@@ -115,8 +115,8 @@ emm_refusal <- function(object) {
 # emmeans's record of the scale: the link (or the response's transformation) whose inverse
 # gives means on the response's scale, and their name there.
 emm_link <- function(family) {
+  if (link_on_response_scale(family)) return(list())
   tran <- if (family$entry$eta_mean == "link") family$link else family$entry$eta_mean
-  if (tran == "identity") return(list())
   list(tran = tran, inv.lbl = family$entry$mean_label)
 }
 

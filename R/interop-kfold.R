@@ -87,7 +87,7 @@ kfold.vhmc_fit <- function(x, K = 10, folds = NULL, save_fits = FALSE,
   folds <- kfold_folds(if (missing(K)) NULL else K, folds, nrow(rows$data), x$args$seed)
   check_fold_levels(x, rows$data, folds)
   results <- run_folds(x, rows, folds, cores, save_fits)
-  kfold_result(x, folds, results, deparse1(substitute(x)), save_fits)
+  kfold_result(x, folds, results, call_names(list(substitute(x))), save_fits)
 }
 
 # Fits kfold() can refit: GLM fits without weights.
