@@ -59,7 +59,7 @@ lognormal_entry <- function() {
   family_entry(
     "lognormal", "identity", constructor = lognormal, core = function(link) "gaussian_identity",
     aux_priors = list(sigma = exponential(1, autoscale = TRUE)),
-    standardise = function(link) TRUE, core_response = log, relative_to_sigma = TRUE,
+    standardise = function(link) TRUE, core_response = log, relative_to_sigma = TRUE, eta_mean = "log",
     min_rows = 2L, separation = FALSE, uninformative = function(y) FALSE,
     response = function(y, w, bad_y) {
       r <- plain_response(y, w, bad_y)

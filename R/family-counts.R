@@ -5,7 +5,7 @@
 binomial_entry <- function() {
   family_entry(
     "binomial", c("logit", "probit", "cauchit", "log", "cloglog"),
-    constructor = function(link = "logit") stats::binomial(link), trials = TRUE,
+    constructor = function(link = "logit") stats::binomial(link), trials = TRUE, mean_label = "prob",
     response = function(y, w, bad_y) binomial_response(y, w, bad_y),
     uninformative = function(y) all(y == 0) || all(y == 1),
     observed = function(y, trials) round(y * (trials %||% 1)),
@@ -50,6 +50,7 @@ count_family_entry <- function(name, what, ...) {
 poisson_entry <- function() {
   count_family_entry(
     "poisson", "Poisson", c("log", "identity", "sqrt"), constructor = function(link = "log") stats::poisson(link),
+    mean_label = "rate",
     epred = mu_of,
     variance = mu_of,
     simulate = function(p) stats::rpois(length(p$eta), mu_of(p)),
@@ -114,7 +115,7 @@ zero_inflated_entry <- function(kind) {
   part <- count_part(kind)
   count_family_entry(
     name, paste("zero-inflated", kind), "log", constructor = function(link = "log") new_family(name, link, "log"),
-    aux_priors = zero_model_priors(kind, "zi"),
+    aux_priors = zero_model_priors(kind, "zi"), eta_mean = "none",
     epred = function(p) (1 - p$aux$zi) * exp(p$eta),
     variance = function(p) {
       mu <- exp(p$eta)
@@ -145,7 +146,7 @@ hurdle_entry <- function(kind) {
   part <- count_part(kind)
   count_family_entry(
     name, paste("hurdle", kind), "log", constructor = function(link = "log") new_family(name, link, "log"),
-    aux_priors = zero_model_priors(kind, "hu"),
+    aux_priors = zero_model_priors(kind, "hu"), eta_mean = "none",
     epred = function(p) {
       mu <- exp(p$eta)
       (1 - p$aux$hu) * mu / (-expm1(part$log_p0(mu, p$aux)))

@@ -6,7 +6,7 @@
 cumulative_entry <- function() {
   family_entry(
     "cumulative", c("logit", "probit", "cloglog", "cauchit"), constructor = cumulative,
-    prior_intercept = student_t(3, 0, 2.5), ordinal = TRUE, separation = FALSE,
+    prior_intercept = student_t(3, 0, 2.5), ordinal = TRUE, separation = FALSE, eta_mean = "latent",
     uninformative = function(y) length(unique(y)) < 2L,
     unidentified = function(model) {
       K <- length(model$levels)

@@ -46,6 +46,14 @@ family_registry <- function() {
 #   epred(), variance(), simulate(), log_lik(), eta_information(): R/glm-predictive.R
 #   dev_resids(), pearson_variance(): residuals() (NULL: no deviance residuals; the model's
 #                    variance behind Pearson residuals)
+#   eta_mean         what the linear predictor is the mean of, for estimated marginal means
+#                    (R/interop-emmeans.R): "link", the response's through the link (g(E y) =
+#                    eta); "latent", a latent variable's whose cutpoints give the categories;
+#                    "none", no one mean (the response's mean involves auxiliary parameters
+#                    too); otherwise the name of a transformation t of the response with
+#                    E t(y) = eta (the lognormal's "log")
+#   mean_label       what the mean is called in summaries on the response scale (emmeans's
+#                    labels: "prob", "rate", "response")
 family_entry <- function(name, links, constructor, ...) {
   entry <- list(name = name, links = links, constructor = constructor, aliases = character(),
                 core = function(link) paste0(name, "_", link), aux_priors = list(), prior_intercept = NULL,
@@ -54,7 +62,8 @@ family_entry <- function(name, links, constructor, ...) {
                 response = function(y, w, bad_y) plain_response(y, w, bad_y),
                 uninformative = function(y) all(y == 0),
                 observed = function(y, trials) y,
-                dev_resids = NULL, pearson_variance = NULL, unidentified = function(model) NULL)
+                dev_resids = NULL, pearson_variance = NULL, unidentified = function(model) NULL,
+                eta_mean = "link", mean_label = "response")
   utils::modifyList(entry, list(...))
 }
 

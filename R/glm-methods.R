@@ -233,6 +233,12 @@ posterior_predict.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, tr
 #' included, in the layout the loo package expects (`loo::loo(log_lik(fit))`). Weighted
 #' observations contribute their weight times their log likelihood.
 #'
+#' For a fit with group-level terms, new observations of a level the fit has not seen are an
+#' error unless `allow_new_levels = TRUE`: their effects are then drawn as
+#' `sample_new_levels` says (by default from the term's normal distribution with each draw's
+#' covariance), so the log likelihood is that of an observation of a new group, which
+#' [kfold()][kfold.vhmc_fit] uses for held-out levels.
+#'
 #' @inheritParams posterior_linpred
 #' @param newdata A data frame with the response and predictors of new observations, or
 #'   `NULL` (default) for the fitted data.
@@ -250,9 +256,12 @@ log_lik <- function(object, ...) UseMethod("log_lik")
 #' @rdname log_lik
 #' @export
 #' @rawNamespace S3method(rstantools::log_lik, vhmc_glm)
-log_lik.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, ...) {
+log_lik.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, re.form = NULL,
+                             allow_new_levels = FALSE, sample_new_levels = "gaussian",
+                             seed = NULL, ...) {
   check_no_dots(list(...), "log_lik.vhmc_glm")
-  parts <- predictive_parts(object, newdata, ndraws, need_response = TRUE, what = "log_lik")
+  re <- re_options(object, re.form, allow_new_levels, sample_new_levels, seed)
+  parts <- predictive_parts(object, newdata, ndraws, need_response = TRUE, what = "log_lik", re = re)
   family <- parts$family
   design <- parts$design
   N <- ncol(parts$eta)

@@ -40,6 +40,7 @@ loo_psis <- function(x, what) {
 #' @param model_names Optional names of the models, one per fit.
 #' @return `loo()`: a `psis_loo` object; `waic()`: a `waic` object; `loo_compare()`: a
 #'   `compare.loo` matrix.
+#' @seealso [kfold()][kfold.vhmc_fit], K-fold cross-validation by refitting.
 #' @references Vehtari, A., Gelman, A. and Gabry, J. (2017). Practical Bayesian model
 #'   evaluation using leave-one-out cross-validation and WAIC. *Statistics and Computing*
 #'   27, 1413-1432.

@@ -113,8 +113,9 @@
 #'   [predict()][predict.vhmc_glm], [posterior_linpred()], [posterior_epred()],
 #'   [posterior_predict()], [posterior_interval()], [log_lik()], [bayes_R2()], [loo_R2()],
 #'   `nobs`, `formula`, [prior_summary()] and [update()][update.vhmc_fit], and methods for
-#'   loo's `loo()`, `waic()` and `loo_compare()` ([loo.vhmc_fit]) and bayesplot's
-#'   `pp_check()` ([pp_check.vhmc_fit]).
+#'   loo's `loo()`, `waic()` and `loo_compare()` ([loo.vhmc_fit]) and `kfold()`
+#'   ([kfold.vhmc_fit]), bayesplot's `pp_check()` ([pp_check.vhmc_fit]) and emmeans's
+#'   estimated marginal means ([emmeans-methods]).
 #' @seealso [priors], [nuts()], [hmc()]
 #' @examples
 #' \donttest{

@@ -37,7 +37,7 @@ done
 # liver holds the real data of the Table 1 a9a and Bank Marketing rows
 # (inst/bench/table1_data.R); it is in Suggests, which R CMD check wants installed, and has
 # no Debian package, so it comes from the R path.
-R_PKGS="Rcpp RcppEigen coda posterior knitr rmarkdown future future.apply roxygen2 testthat withr pkgbuild bayesplot loo rstantools liver reformulas lme4 pscl glmmTMB"
+R_PKGS="Rcpp RcppEigen coda posterior knitr rmarkdown future future.apply roxygen2 testthat withr pkgbuild bayesplot loo emmeans rstantools liver reformulas lme4 pscl glmmTMB"
 # Benchmark-only R packages (inst/bench; brms also for inst/validation/brms-families.R);
 # installed only with --bench.
 R_BENCH_PKGS="rstan MCMCpack rstanarm brms"
@@ -45,8 +45,8 @@ R_BENCH_PKGS="rstan MCMCpack rstanarm brms"
 # Debian packages: R packages prebuilt, plus the C++ test and vignette toolchain.
 DEB_PKGS="r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-coda r-cran-posterior r-cran-knitr
   r-cran-rmarkdown r-cran-future r-cran-future.apply r-cran-roxygen2 r-cran-testthat
-  r-cran-withr r-cran-loo r-cran-bayesplot r-cran-rstantools r-cran-pkgbuild r-cran-lme4
-  r-cran-rdpack r-cran-pscl r-cran-glmmtmb catch2 pandoc"
+  r-cran-withr r-cran-loo r-cran-emmeans r-cran-bayesplot r-cran-rstantools r-cran-pkgbuild
+  r-cran-lme4 r-cran-rdpack r-cran-pscl r-cran-glmmtmb catch2 pandoc"
 DEB_BENCH_PKGS="r-cran-rstan r-cran-mcmcpack r-cran-rstanarm r-cran-brms"
 # Tools that count as present when the command exists, however it was installed. ccache
 # is optional: with it, make check compiles the package once for R CMD build and R CMD check.
