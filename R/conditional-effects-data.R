@@ -49,8 +49,8 @@ ce_data_vars <- function(x, candidates) {
 # The fitted rows: the fit's model frame (its fixed part's variables, `exprs`, and the raw
 # variables of its group-level terms, `bars`) plus the raw variables `vars`.
 ce_fitted_data <- function(x, exprs, bars, vars) {
-  call <- x$call
-  if (!is.call(call) || any(grepl("^\\.\\.[0-9]+$", all.names(call)))) {
+  fit_call <- x$call
+  if (!is.call(fit_call) || any(grepl("^\\.\\.[0-9]+$", all.names(fit_call)))) {
     stop_arg("x", "has no call that gives its data again (it was fitted through a wrapper function)",
              "Call vhmc_glm() directly: conditional_effects() reads the fitted data again from the call.")
   }
@@ -58,16 +58,16 @@ ce_fitted_data <- function(x, exprs, bars, vars) {
   rhs <- c(exprs, lapply(unique(c(unlist(lapply(bars, all.vars)), vars)), as.name))
   frame_formula <- stats::as.formula(call("~", model$terms[[2L]], Reduce(function(a, b) call("+", a, b), rhs, 1)),
                                      env = environment(formula(x)))
-  mf_call <- call[c(1L, match(c("data", "subset", "weights", "na.action", "offset"), names(call), 0L))]
+  mf_call <- fit_call[c(1L, match(c("data", "subset", "weights", "na.action", "offset"), names(fit_call), 0L))]
   mf_call$formula <- frame_formula
   fix <- paste("conditional_effects() reads the fitted data again from the fit's call, in the environment",
                "where the model was fitted: keep the data there under the same name, unchanged.")
   data <- tryCatch(glm_model_frame(mf_call, environment(frame_formula), frame_formula),
                    error = function(e) stop_arg("x", sprintf("needs its data again, but its call's data (%s) give an error: %s",
-                                                            deparse1(call$data %||% quote(NULL)), conditionMessage(e)), fix))
+                                                            deparse1(fit_call$data %||% quote(NULL)), conditionMessage(e)), fix))
   if (nrow(data) != nrow(model$x) || !identical(frame_row_names(data), model$row_names)) {
     stop_arg("x", sprintf("was fitted to %d rows, but its call's data (%s) now give %d", nrow(model$x),
-                          deparse1(call$data %||% quote(NULL)), nrow(data)), fix)
+                          deparse1(fit_call$data %||% quote(NULL)), nrow(data)), fix)
   }
   data
 }

@@ -27,10 +27,10 @@
 #' @examples
 #' \donttest{
 #' if (requireNamespace("ggplot2", quietly = TRUE)) {
-#'   fit <- vhmc_glm(am ~ wt + factor(cyl), data = mtcars, family = binomial(), chains = 2,
-#'                   iter = 500, seed = 1, progress = FALSE)
+#'   fit <- vhmc_glm(vs ~ mpg + factor(am), data = mtcars, family = binomial(), chains = 2,
+#'                   iter = 1000, seed = 1, progress = FALSE)
 #'   p <- plot(conditional_effects(fit), points = TRUE, plot = FALSE)
-#'   p$wt + ggplot2::labs(y = "P(manual)")
+#'   p$mpg + ggplot2::labs(y = "P(straight engine)")
 #' }
 #' }
 #' @export

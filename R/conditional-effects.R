@@ -75,7 +75,7 @@
 #'   [posterior_predict()], [posterior_linpred()] for the predictions.
 #' @examples
 #' \donttest{
-#' fit <- vhmc_glm(mpg ~ wt + factor(am), data = mtcars, chains = 2, iter = 500, seed = 1,
+#' fit <- vhmc_glm(mpg ~ wt + factor(am), data = mtcars, chains = 2, iter = 1000, seed = 2,
 #'                 progress = FALSE)
 #' ce <- conditional_effects(fit)
 #' names(ce)                 # "wt" "am"
@@ -106,7 +106,7 @@ conditional_effects.vhmc_fit <- function(x, effects = NULL, conditions = NULL, r
   re <- ce_re_formula(x, re_formula)
   vars <- ce_variables(x, re$terms)
   effects <- ce_effects(effects, vars, settings$categorical)
-  conditions <- ce_conditions(conditions, vars)
+  conditions <- ce_conditions(conditions, vars, isTRUE(dots$allow_new_levels))
   fun <- switch(settings$method, posterior_epred = posterior_epred, posterior_predict = posterior_predict,
                 posterior_linpred = posterior_linpred)
   predict <- function(newdata) do.call(fun, c(list(x, newdata = newdata, ndraws = ndraws), re$args, dots))
@@ -229,7 +229,7 @@ ce_named_effects <- function(effects, available, vars) {
 }
 
 # User conditions, checked and in the types of the fitted data, with their labels `cond__`.
-ce_conditions <- function(conditions, vars) {
+ce_conditions <- function(conditions, vars, allow_new_levels) {
   if (is.null(conditions)) return(data.frame(cond__ = "1"))
   if (!is.data.frame(conditions) || !nrow(conditions)) {
     stop_arg("conditions", sprintf("must be a data frame with at least one row (one per condition), not %s",
@@ -243,22 +243,29 @@ ce_conditions <- function(conditions, vars) {
              sprintf("Its columns can be %s, and `cond__` for the conditions' labels.", paste0("`", vars$needed, "`", collapse = ", ")))
   }
   out <- data.frame(row.names = seq_len(nrow(conditions)))
-  for (v in setdiff(names(conditions), "cond__")) out[[v]] <- ce_condition_values(conditions[[v]], vars$vars[[v]])
+  for (v in setdiff(names(conditions), "cond__")) {
+    out[[v]] <- ce_condition_values(conditions[[v]], vars$vars[[v]], allow_new_levels)
+  }
   out$cond__ <- as.character(conditions$cond__ %||% rownames(conditions))
   if (anyDuplicated(out$cond__)) stop_arg("conditions", "has repeated labels in `cond__`", "Give each row its own label.")
   out
 }
 
-# A condition's values of one variable, in the type of the fitted data.
-ce_condition_values <- function(values, desc) {
+# A condition's values of one variable, in the type of the fitted data. A grouping
+# variable's may be new levels when the prediction method is told to allow them.
+ce_condition_values <- function(values, desc, allow_new_levels) {
   v <- desc$name
   if (anyNA(values)) stop_arg("conditions", sprintf("has missing values in `%s`", v))
   if (isTRUE(desc$factor)) {
     i <- match(as.character(values), as.character(desc$values))
+    if (desc$group && (allow_new_levels || !anyNA(i))) return(values)
     if (anyNA(i)) {
+      levels <- paste(utils::head(as.character(desc$values), 10L), collapse = ", ")
       stop_arg("conditions", sprintf("gives `%s` the value %s, which is not one of its levels in the fitted data",
                                      v, as.character(values[is.na(i)][1L])),
-               sprintf("Its levels: %s.", paste(utils::head(as.character(desc$values), 10L), collapse = ", ")))
+               if (!desc$group) sprintf("Its levels: %s.", levels) else
+                 sprintf("Give one of them (%s), or pass allow_new_levels = TRUE (a new level's effects are drawn as sample_new_levels says).",
+                         levels))
     }
     return(desc$values[i])
   }

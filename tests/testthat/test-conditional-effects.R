@@ -142,6 +142,13 @@ test_that("multilevel fits: group-level terms left out by default, or at the lev
   expect_identical(gg$effect1__, factor(letters[1:4]))
   expect_equal(gg$estimate__[4], stats::median(b[, "(Intercept)"] + b[, "x"] * mean(d$x) + b[, "b[(Intercept) g:d]"]))
   expect_error(conditional_effects(fit, re_formula = NULL), "`conditions` must give `g`.*re_formula = NA")
+  # A new level: refused unless allowed, then drawn as the prediction methods draw it.
+  new <- data.frame(g = "z")
+  expect_error(conditional_effects(fit, re_formula = NULL, conditions = new), "gives `g` the value z.*allow_new_levels = TRUE")
+  z <- conditional_effects(fit, re_formula = NULL, conditions = new, allow_new_levels = TRUE, seed = 1, resolution = 5)$x
+  expect_true(all(z$lower__ < z$upper__))
+  expect_identical(z, conditional_effects(fit, re_formula = NULL, conditions = new, allow_new_levels = TRUE, seed = 1,
+                                          resolution = 5)$x)
   expect_error(conditional_effects(fit, effects = "g"), "`g` groups a group-level term.*re_formula = NULL")
   expect_error(conditional_effects(fit, re_formula = ~ (1 | h)), "`re_formula` names terms the fit does not have")
   expect_error(conditional_effects(fit, re_formula = "g"), "`re_formula` must be NA, NULL or a formula")
