@@ -34,16 +34,18 @@ ce_variables <- function(x, re_terms) {
 
 # The names among `candidates` that are variables of the data, not constants a formula
 # also reads (the knots of ns(x, knots = k), the `mtcars` of offset = log(mtcars$hp)): the
-# columns of `data`, or without it, the objects of the formula's environment with more than
-# one value.
+# columns of `data`, and vectors of the formula's environment with one value per row of
+# `data` (more than one value without `data`), which model.frame() reads as variables too.
 ce_data_vars <- function(x, candidates) {
   env <- environment(formula(x))
-  if (!is.null(x$call$data)) {
-    data <- tryCatch(eval(x$call$data, env), error = function(e) NULL)
-    if (is.environment(data)) return(candidates[vapply(candidates, exists, NA, envir = data)])
-    if (!is.null(data)) return(intersect(candidates, names(data)))
-  }
-  candidates[vapply(candidates, function(v) NROW(tryCatch(get(v, envir = env), error = function(e) NULL)) > 1L, NA)]
+  data <- if (!is.null(x$call$data)) tryCatch(eval(x$call$data, env), error = function(e) NULL)
+  in_data <- if (is.environment(data)) vapply(candidates, exists, NA, envir = data) else candidates %in% names(data)
+  rows <- if (is.data.frame(data)) nrow(data) else NA
+  in_env <- vapply(candidates, function(v) {
+    value <- tryCatch(get(v, envir = env), error = function(e) NULL)
+    is.atomic(value) && if (is.na(rows)) NROW(value) > 1L else NROW(value) == rows
+  }, NA)
+  candidates[in_data | in_env]
 }
 
 # The fitted rows: the fit's model frame (its fixed part's variables, `exprs`, and the raw

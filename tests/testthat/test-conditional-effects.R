@@ -268,6 +268,16 @@ test_that("the data are read again from the call, and a change to them is an err
   expect_error(conditional_effects(fit), "`x` was fitted to 21 rows, but its call's data \\(my_cars\\) now give 7")
   rm(my_cars)
   expect_error(conditional_effects(fit), "`x` needs its data again.*object 'my_cars' not found")
+  # A vector outside the data is a variable as for model.frame(); a constant is not.
+  z <- mtcars$qsec
+  k0 <- 1
+  fit <- quiet(vhmc_glm(mpg ~ log(wt + k0) + z, data = mtcars, chains = 2, iter = 200, seed = 1, progress = FALSE))
+  ce <- conditional_effects(fit, resolution = 3)
+  expect_named(ce, c("wt", "z"))
+  expect_equal(ce$wt$z, rep(mean(z), 3))
+  b <- draws_of(fit)
+  expect_equal(ce$wt$estimate__, col_median(b[, "(Intercept)"] + outer(b[, "log(wt + k0)"], log(ce$wt$wt + 1)) +
+                                                b[, "z"] * mean(z)))
   wrapper <- function(...) vhmc_glm(..., chains = 2, iter = 200, seed = 1, progress = FALSE)
   fit <- quiet(wrapper(mpg ~ wt, data = mtcars))
   expect_error(conditional_effects(fit), "fitted through a wrapper function")
