@@ -15,7 +15,10 @@
 #' what it returned and where.
 #'
 #' @param log_density A function of a named numeric vector returning the log density (a
-#'   single number).
+#'   single number); or an objective taped by RTMB or TMB (`RTMB::MakeADFun()`,
+#'   `TMB::MakeADFun()`), whose tape gives the log density (minus the objective) and its
+#'   exact gradient, and whose parameters (a vector parameter `b` becomes `b[1]`,
+#'   `b[2]`, ...) name the draws. See the RTMB example below.
 #' @param gradient A function returning the gradient of `log_density` (a numeric vector of
 #'   the same length). `NULL` (default) uses central finite differences, which costs
 #'   `2 * d` log-density evaluations per gradient and is less accurate.
@@ -78,6 +81,10 @@
 #'   `gamma_prior()`, `beta_prior()`, `flat()`), or one prior for every parameter. `NULL`
 #'   (default) and parameters not named: flat, that is uniform on their bounds. When given,
 #'   `log_density` is the rest of the log posterior (usually the log likelihood).
+#' @param laplace For a TMB or RTMB objective with random effects: `FALSE` (default) samples
+#'   them with the other parameters from the joint density; `TRUE` integrates them out by
+#'   TMB's Laplace approximation at each evaluation and samples the fixed parameters only
+#'   (as tmbstan's `laplace`).
 #' @param unconstrained With bounds: `TRUE` also reports the draws of the sampler's
 #'   unconstrained coordinate of each bounded parameter (variables named by their
 #'   transform, such as `log(sigma)` or `logit(p)`).
@@ -131,15 +138,9 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
                         sampler = nuts(), chains = 4, iter = 2000, warmup = NULL,
                         thin = 1, seed = NULL, cores = getOption("mc.cores", 1L),
                         progress = interactive(), metric_tensor = NULL, lower = NULL, upper = NULL,
-                        prior = NULL, unconstrained = FALSE) {
+                        prior = NULL, unconstrained = FALSE, laplace = FALSE) {
   call <- match.call()
-  if (!is.function(log_density)) {
-    stop_arg("log_density", sprintf("must be a function of a named numeric vector, not %s",
-                                     describe(log_density)))
-  }
-  if (!is.null(gradient) && !is.function(gradient)) {
-    stop_arg("gradient", sprintf("must be NULL or a function, not %s", describe(gradient)))
-  }
+  user <- user_target(log_density, gradient, parameters, laplace)
   if (!is.null(metric_tensor) && !is.function(metric_tensor)) {
     stop_arg("metric_tensor", sprintf("must be NULL or a function, not %s", describe(metric_tensor)))
   }
@@ -153,27 +154,60 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
   progress <- check_flag(progress, "progress")
   unconstrained <- check_flag(unconstrained, "unconstrained")
   seed <- resolve_seed(seed)
-  model <- list(type = "custom")
-  if (declares_parameters(lower, upper, prior)) {
-    if (!is.null(metric_tensor)) {
-      stop_arg("metric_tensor", "cannot be combined with `lower`, `upper` or `prior`",
-               "For rmhmc(), write the transforms yourself and give the metric of the unconstrained coordinates.")
-    }
-    declared <- declared_setup(log_density, init, parameters, lower, upper, prior, args$chains, seed)
-    inits <- declared$inits
-    target <- bounded_target(log_density, gradient, declared$spec, unconstrained)
-    model$parameters <- declared_table(declared$spec)
+  setup <- if (declares_parameters(lower, upper, prior)) {
+    declared_target(user, init, lower, upper, prior, unconstrained, metric_tensor, args$chains, seed)
   } else {
-    user <- resolve_inits(init, parameters, args$chains, seed, log_density)
-    inits <- list(internal = lapply(user, unname), user = user)
-    target <- r_target(log_density, gradient, names(user[[1]]), metric_tensor)
+    plain_target(user, init, metric_tensor, args$chains, seed)
   }
-  par_names <- names(inits$user[[1]])
-  check_target_at(log_density, gradient, inits$user[[1]])
-  if (!is.null(metric_tensor)) check_metric_at(metric_tensor, inits$user[[1]])
-  if (is.null(gradient) && uses_gradient(sampler)) {
-    message("No gradient supplied: using central finite differences (2 x ", length(par_names),
+  check_target_at(user$log_density, user$gradient, setup$inits$user[[1]])
+  if (!is.null(metric_tensor)) check_metric_at(metric_tensor, setup$inits$user[[1]])
+  if (is.null(user$gradient) && uses_gradient(sampler)) {
+    message("No gradient supplied: using central finite differences (2 x ", length(setup$inits$user[[1]]),
             " log-density evaluations per gradient). Supply `gradient` for speed and accuracy.")
   }
-  fit_chains(target, sampler, args, seed, inits, init, progress, call, model = model)
+  fit_chains(setup$target, sampler, args, seed, setup$inits, init, progress, call, model = setup$model)
+}
+
+# The user's log density and gradient, checked: R functions, or a TMB/RTMB objective's
+# (R/tmb-target.R). list(log_density, gradient, parameters, model).
+user_target <- function(log_density, gradient, parameters, laplace) {
+  model <- list(type = "custom")
+  if (is_tmb_objective(log_density)) {
+    if (!is.null(gradient)) {
+      stop_arg("gradient", "must be NULL when `log_density` is a TMB or RTMB objective: its tape gives the gradient")
+    }
+    tmb <- tmb_functions(log_density, laplace)
+    model$tmb <- tmb$info
+    return(list(log_density = tmb$log_density, gradient = tmb$gradient, parameters = parameters %||% tmb$names,
+                model = model))
+  }
+  if (!isFALSE(laplace)) stop_arg("laplace", "is for TMB and RTMB objectives only", "Drop `laplace`.")
+  if (!is.function(log_density)) {
+    stop_arg("log_density", sprintf("must be a function of a named numeric vector or a TMB/RTMB objective, not %s",
+                                     describe(log_density)))
+  }
+  if (!is.null(gradient) && !is.function(gradient)) {
+    stop_arg("gradient", sprintf("must be NULL or a function, not %s", describe(gradient)))
+  }
+  list(log_density = log_density, gradient = gradient, parameters = parameters, model = model)
+}
+
+# The target, initial values and model description of a log density on the sampled scale.
+plain_target <- function(user, init, metric_tensor, chains, seed) {
+  values <- resolve_inits(init, user$parameters, chains, seed, user$log_density)
+  list(target = r_target(user$log_density, user$gradient, names(values[[1]]), metric_tensor),
+       inits = list(internal = lapply(values, unname), user = values), model = user$model)
+}
+
+# ... and of one with declared bounds and priors (R/bounded-target.R).
+declared_target <- function(user, init, lower, upper, prior, unconstrained, metric_tensor, chains, seed) {
+  if (!is.null(metric_tensor)) {
+    stop_arg("metric_tensor", "cannot be combined with `lower`, `upper` or `prior`",
+             "For rmhmc(), write the transforms yourself and give the metric of the unconstrained coordinates.")
+  }
+  declared <- declared_setup(user$log_density, init, user$parameters, lower, upper, prior, chains, seed)
+  model <- user$model
+  model$parameters <- declared_table(declared$spec)
+  list(target = bounded_target(user$log_density, user$gradient, declared$spec, unconstrained),
+       inits = declared$inits, model = model)
 }

@@ -39,9 +39,7 @@ inline NaturalPoint bounded_to_natural(const BoundedParameter& p, double t) {
     double l, lc;
     logistic_pair(t, l, lc);
     const double w = p.upper - p.lower;
-    // Near the upper bound b - w lc keeps the digits that a + w l would round away.
-    const double x = l < 0.5 ? p.lower + w * l : p.upper - w * lc;
-    return {x, w * l * lc, std::log(w) - softplus(-t) - softplus(t), lc - l};
+    return {p.lower + w * l, w * l * lc, std::log(w) - softplus(-t) - softplus(t), lc - l};
   }
   if (lo) return {p.lower + std::exp(t), std::exp(t), t, 1.0};
   if (hi) return {p.upper - std::exp(t), -std::exp(t), t, 1.0};
