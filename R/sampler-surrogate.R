@@ -169,12 +169,15 @@
 #' relative to NUTS is the ratio of these times the ratio of their costs. (The average
 #' pools the coordinates because NUTS's side rests on the few dozen iterations of the
 #' exploration; per coordinate such estimates are mostly noise.) Below 2, or when
-#' the tuning's acceptance rate stayed below half its target, the chain continues with NUTS
+#' the tuning's acceptance rate stayed below half its target, or whatever the costs when
+#' the trained surrogate's held-out gradient error (`grad_rel_error`) is above 50% (it
+#' cannot drive trajectories: surrogates that paid off had 0.1-11%), the chain continues with NUTS
 #' from the surrogate's last state: the exploration's NUTS warmup adaptation goes on where it
 #' stopped, as `nuts()`'s warmup would have gone on, until it converges (with
 #' `warmup = NULL`) or the warmup's iterations run out, and the chain then samples with NUTS
 #' (a chain that hands over before training is `nuts()`'s own, draw for draw); a message
 #' says so, and `surrogate_info()` has `fallback`, `efficiency_ratio`, `ess_ratio`,
+#' `fallback_unfit` (the held-out error decided),
 #' `jump_ratio` and `payoff_cost_ratio` per chain. The cost is measured in seconds, so a fit near the threshold
 #' can decide differently on a machine under another load; `fallback = FALSE` fixes the
 #' decision (and RNS-RMHMC never hands over).
@@ -460,6 +463,8 @@ surrogate_info <- function(fit) {
   info$efficiency_ratio <- col("efficiency_ratio")
   info$fallback <- as.logical(col("fallback", logical(1)))
   info$fallback_before_training <- as.logical(col("fallback_before_training", logical(1)))
+  info$fallback_unfit <- as.logical(col("fallback_unfit", logical(1)))
+  info$max_held_out_error <- col("max_held_out_error")
   info$predicted_efficiency_ratio <- col("predicted_efficiency_ratio")
   info$predicted_efficiency_if_accurate <- col("predicted_efficiency_if_accurate")
   info$trial_share <- col("trial_share")
@@ -530,6 +535,16 @@ check_surrogate <- function(fit) {
 # The chains that handed over to NUTS, and why (surrogate_payoff.hpp).
 fallback_message <- function(info, fell, which) {
   f <- function(x) paste(format(signif(x[fell], 2), trim = TRUE), collapse = ", ")
+  if (all(info$fallback_unfit[fell] %in% TRUE)) {
+    return(sprintf(paste(
+      "surrogate_hmc: %s continued with NUTS on the true gradient: the surrogate could not fit the",
+      "log density (held-out gradient error %s%%, above the %s%% at which it can drive trajectories),",
+      "whatever its cost. The posterior is far from any shape the network fits (for example a",
+      "curved ridge of parameters that enter the model only together, or modes apart); the draws",
+      "after warmup are NUTS's. A longer exploration (`explore`) or more bases (`hidden`) may fit it;",
+      "surrogate_hmc(fallback = FALSE) keeps it regardless. See surrogate_info(fit)."),
+      which, f(100 * info$grad_rel_error), format(100 * max(info$max_held_out_error[fell]))))
+  }
   sprintf(paste(
     "surrogate_hmc: %s continued with NUTS on the true gradient: measured in warmup, the",
     "surrogate would not pay off (efficiency relative to NUTS %s = effective-sample ratio %s x",

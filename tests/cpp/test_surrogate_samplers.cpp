@@ -391,6 +391,16 @@ TEST_CASE("The payoff decision: AR(1) effective samples, cost ratio and acceptan
   CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.028, var, 0.6, 0.65, 2.0, true).fallback);
   // An acceptance below half the target decides for NUTS whatever the efficiency.
   CHECK(vhmc::decide_payoff(sur, 0.01, nuts, 0.1, var, 0.3, 0.65, 2.0, true).fallback);
+  // A surrogate that cannot fit (held-out gradient error 0.97, as on VSEM) is refused whatever
+  // its cost ratio (here 1,000: efficiency 692), and the report says the error decided; one
+  // that fits (0.04) is kept; without a hold-out set (NaN) the costs decide as before.
+  const vhmc::SurrogatePayoff unfit = vhmc::decide_payoff(sur, 0.01, nuts, 10.0, var, 0.6, 0.65, 2.0, true, 0.97);
+  CHECK(unfit.fallback);
+  CHECK(unfit.unfit);
+  CHECK(unfit.held_out_error == 0.97);
+  CHECK_FALSE(vhmc::decide_payoff(sur, 0.01, nuts, 10.0, var, 0.6, 0.65, 2.0, true, 0.04).fallback);
+  CHECK_FALSE(vhmc::decide_payoff(sur, 0.01, nuts, 10.0, var, 0.6, 0.65, 2.0, true, NAN).fallback);
+  CHECK_FALSE(vhmc::decide_payoff(sur, 0.01, nuts, 10.0, var, 0.6, 0.65, 2.0, false, 0.97).fallback);
   // Nothing measured: no decision.
   vhmc::JumpMeter empty(2);
   CHECK_FALSE(vhmc::decide_payoff(empty, 0.01, nuts, 0.1, var, NAN, 0.65, 2.0, true).fallback);

@@ -135,10 +135,10 @@ test_that("a collapsed acceptance is reported with its fixes", {
 
 test_that("a surrogate that will not pay off hands over to NUTS at the end of warmup", {
   skip_on_cran()
-  # Two bases fitted to values (no quadratic base: gradient error ~100%) and 40 fixed steps:
-  # the tuning's acceptance is near 0 (measured 0.003 and 0.016), below half its target, so
-  # every chain continues with NUTS whatever the clock says. fallback = TRUE asks for the
-  # check although steps are fixed.
+  # Two bases fitted to values (no quadratic base: held-out gradient error ~100%) and 40
+  # fixed steps: the surrogate cannot drive trajectories (and the tuning's acceptance is near
+  # 0, measured 0.003 and 0.016, below half its target), so every chain continues with NUTS
+  # whatever the clock says. fallback = TRUE asks for the check although steps are fixed.
   d <- 10
   sds <- seq(1, 10, length.out = d)
   target <- equicorrelated_target(sds, 0.5)
@@ -148,9 +148,11 @@ test_that("a surrogate that will not pay off hands over to NUTS at the end of wa
                 sampler = surrogate_hmc(steps = 40, hidden = 2, train_on = "value", fallback = fallback))
   }
   expect_message(fit <- suppressWarnings(run(TRUE)),
-                 "chains 1, 2 continued with NUTS on the true gradient.*tuning acceptance")
+                 "chains 1, 2 continued with NUTS on the true gradient: the surrogate could not fit")
   info <- surrogate_info(fit)
   expect_equal(info$fallback, c(TRUE, TRUE))
+  expect_equal(info$fallback_unfit, c(TRUE, TRUE))
+  expect_true(all(info$grad_rel_error > info$max_held_out_error))
   expect_true(all(info$tuning_accept < 0.65 / 2))
   # NUTS's warmup went on after the hand-over, within the warmup, and NUTS samples near its target.
   expect_true(all(info$fallback_warmup > 0))
@@ -229,4 +231,16 @@ test_that("the hand-over is on for the automatic sampler only, unless asked", {
   expect_false(f(surrogate_hmc(riemann = TRUE)))
   expect_true(f(surrogate_hmc(steps = 10, fallback = TRUE)))
   expect_false(f(surrogate_hmc(fallback = FALSE)))
+})
+
+test_that("a chain that hands over because its surrogate could not fit says so", {
+  info <- data.frame(chain = 1:2, fallback_unfit = c(TRUE, TRUE), grad_rel_error = c(0.97, 0.91),
+                     max_held_out_error = 0.5, efficiency_ratio = c(2.9, 14.7), ess_ratio = 0.005,
+                     payoff_cost_ratio = c(580, 2940), tuning_accept = 0.4)
+  msg <- fallback_message(info, c(TRUE, TRUE), "chains 1, 2")
+  expect_match(msg, "could not fit the\\s+log density \\(held-out gradient error 97, 91%, above the 50%")
+  expect_match(msg, "whatever its cost")
+  # Otherwise the costs are named, as before.
+  info$fallback_unfit <- FALSE
+  expect_match(fallback_message(info, c(TRUE, FALSE), "chain 1"), "efficiency relative to NUTS 2.9")
 })

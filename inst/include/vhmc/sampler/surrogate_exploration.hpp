@@ -156,6 +156,9 @@ class SurrogateExploration : public Phase {
   double seconds_per_gradient() const { return grads_ > 0 ? seconds_ / grads_ : NAN; }
   // NUTS after the burn-in: squared jumps per coordinate and seconds per iteration.
   const JumpMeter& jumps() const { return jumps_; }
+  // The trained surrogate's held-out relative gradient error (NaN before training or without
+  // a hold-out set).
+  double held_out_error() const { return held_out_error_; }
   double seconds_per_iteration() const { return jumps_.n() > 0 ? jump_seconds_ / jumps_.n() : NAN; }
   // The same at NUTS's fastest seconds per gradient over chunks of iterations (training_payoff.hpp):
   // the cost of its iterations without the machine's other load.
@@ -191,6 +194,7 @@ class SurrogateExploration : public Phase {
   JumpMeter jumps_;
   FastestRate rate_;  // NUTS's seconds per gradient after the burn-in
   long leapfrogs_ = 0;
+  double held_out_error_ = NAN;
   double jump_seconds_ = 0.0, t_burn_ = 0.0, t0_ = 0.0;  // t_: the chain's clock (seconds())
   double U_state_max_ = -kInf, traj_sum_ = 0.0, step_size_ = 0.0, seconds_ = 0.0;
   long traj_n_ = 0, grads_ = 0;
@@ -225,6 +229,7 @@ void SurrogateExploration<Chain>::finish(Rng&) {
   const double t_fit = seconds();  // training's seconds leave out the gate's
   const SurrogateFit fit = chain_.fit(td, sc_.train, laplace_base(), train_report_);
   fit.report(train_report_, (t_drawn - t_draw) + (seconds() - t_fit));
+  held_out_error_ = fit.grad_rel_error;
 }
 
 // What the surrogate's steps after the exploration read (the decision before training,

@@ -23,6 +23,14 @@
 // continues with NUTS: the surrogate would not repay itself over the sampling iterations
 // (the warmup's cost is spent either way). An acceptance rate below half its target also
 // decides for NUTS: the surrogate is then too inaccurate for trajectories of any length.
+// Whatever the costs, a surrogate whose held-out gradient error (surrogate/train_surrogate.hpp:
+// ||grad z - grad U|| / ||grad U|| on the tenth of the training points held out) is above
+// kMaxDrivingError cannot drive trajectories and the chain continues with NUTS: on
+// BayesianTools' VSEM (two curved ridges cut by the prior box) every surrogate trained had
+// errors of 0.96-0.998, accepted a few of its shortened trajectories (ESS ratio
+// 0.005-0.009), and was kept because a finite-difference NUTS iteration cost 300-2,900 of
+// its own (efficiency 2.9-14.7, above the ratio); the surrogates that paid off had errors of
+// 0.001-0.11 (inst/bench results: a9a, census, the elliptic PDE, a custom target).
 // Because the cost ratio is measured in seconds, a fit near the threshold can decide
 // differently on a machine under another load; the decision is reported, and
 // `fallback = FALSE` keeps the surrogate regardless.
@@ -114,9 +122,12 @@ inline double ess_ratio(const JumpMeter& a, const JumpMeter& b, const Vec& var) 
 // training_payoff.hpp).
 inline double ess_ratio_to(double ess, const JumpMeter& b, const Vec& var) { return ess / pooled_ess(b, var); }
 
+constexpr double kMaxDrivingError = 0.5;
+
 struct SurrogatePayoff {
   double jump_ratio = NAN, ess_ratio = NAN, cost_ratio = NAN, efficiency = NAN, accept = NAN;
-  bool fallback = false;
+  double held_out_error = NAN;
+  bool fallback = false, unfit = false;  // unfit: the held-out error alone decided
   void report(Report& r) const {
     r.add("jump_ratio", jump_ratio);
     r.add("ess_ratio", ess_ratio);
@@ -124,22 +135,27 @@ struct SurrogatePayoff {
     r.add("efficiency_ratio", efficiency);
     r.add("tuning_accept", accept);
     r.add("fallback", fallback);
+    r.add("fallback_unfit", unfit);
+    r.add("max_held_out_error", kMaxDrivingError);
   }
 };
 
 // The decision; `enabled` false (fallback = FALSE) measures but never falls back. var: the
-// posterior variance of each coordinate (the exploration's).
+// posterior variance of each coordinate (the exploration's); held_out_error: the trained
+// surrogate's (NaN when training held none out).
 inline SurrogatePayoff decide_payoff(const JumpMeter& surrogate, double sec_surrogate, const JumpMeter& nuts,
                                      double sec_nuts, const Vec& var, double accept, double target, double ratio,
-                                     bool enabled) {
+                                     bool enabled, double held_out_error = NAN) {
   SurrogatePayoff p;
   p.jump_ratio = jump_ratio(surrogate, nuts, var);
   p.ess_ratio = ess_ratio(surrogate, nuts, var);
   p.cost_ratio = sec_surrogate > 0 ? sec_nuts / sec_surrogate : NAN;
   p.efficiency = p.ess_ratio * p.cost_ratio;
   p.accept = accept;
+  p.held_out_error = held_out_error;
   const bool inaccurate = std::isfinite(accept) && accept < 0.5 * target;
-  p.fallback = enabled && (inaccurate || (std::isfinite(p.efficiency) && p.efficiency < ratio));
+  p.unfit = enabled && held_out_error > kMaxDrivingError;
+  p.fallback = enabled && (p.unfit || inaccurate || (std::isfinite(p.efficiency) && p.efficiency < ratio));
   return p;
 }
 

@@ -90,7 +90,7 @@ class TrajectoryTuning : public Phase {
     const auto& ex = s_.explore;
     payoff_ = decide_payoff(jumps_, sec, ex.jumps(), ex.seconds_per_iteration(), ex.variance(),
                             accept_sum_ / static_cast<double>(accept_n_), s_.sc.trajectory_accept,
-                            s_.dc.fallback_ratio, s_.dc.fallback);
+                            s_.dc.fallback_ratio, s_.dc.fallback, ex.held_out_error());
     if (payoff_.fallback) s_.chain.fall_back();
   }
   void report(Report& r) const override {
