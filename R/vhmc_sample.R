@@ -132,6 +132,18 @@
 #' )
 #' fit2$model$parameters
 #' summary(fit2)$variables
+#'
+#' # A model taped by RTMB: exact gradients; here its scale declared positive with a
+#' # half-normal prior, and the location's prior
+#' if (requireNamespace("RTMB", quietly = TRUE)) {
+#'   y <- c(2.1, 3.4, 1.9, 2.8, 3.0)
+#'   obj <- RTMB::MakeADFun(function(p) -sum(RTMB::dnorm(y, p$mu, p$sigma, log = TRUE)),
+#'                          list(mu = 0, sigma = 1), silent = TRUE)
+#'   fit3 <- vhmc_sample(obj, lower = c(sigma = 0), prior = list(mu = normal(0, 10),
+#'                       sigma = normal(0, 5)), chains = 2, iter = 1000, seed = 1,
+#'                       progress = FALSE)
+#'   fit3
+#' }
 #' }
 #' @export
 vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = NULL,

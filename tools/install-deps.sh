@@ -31,7 +31,8 @@ for arg in "$@"; do
   esac
 done
 
-# R packages needed to build, test and check (DESCRIPTION is read as well).
+# R packages needed to build, test and check (DESCRIPTION is read as well: its Suggests
+# include TMB (>= 1.9.7, newer than Debian 12's) and RTMB, which come from the R path).
 # reformulas (lme4's formula machinery, which vhmc_glm() uses for group-level terms) has no
 # Debian package in Debian 12, so it comes from the R path.
 # liver holds the real data of the Table 1 a9a and Bank Marketing rows
@@ -150,7 +151,18 @@ if (file.access(lib, 2) != 0) {
   message("install-deps: library not writable; installing into ", lib)
 }
 ncpus <- max(1L, min(2L, parallel::detectCores(), na.rm = TRUE))
-utils::install.packages(missing, lib = lib, Ncpus = ncpus, quiet = TRUE)
+# RTMB's sources need C++17, which R before 4.3 does not use by default (C++14): it is
+# built apart, with a make variables file that makes the compiler C++17 for that build only.
+cxx17 <- intersect(missing, "RTMB")
+utils::install.packages(setdiff(missing, cxx17), lib = lib, Ncpus = ncpus, quiet = TRUE)
+if (length(cxx17)) {
+  mk <- tempfile()
+  writeLines("CXX = $(CXX17) $(CXX17STD)", mk)
+  old <- Sys.getenv("R_MAKEVARS_USER", NA)
+  Sys.setenv(R_MAKEVARS_USER = mk)
+  utils::install.packages(cxx17, lib = lib, Ncpus = ncpus, quiet = TRUE)
+  if (is.na(old)) Sys.unsetenv("R_MAKEVARS_USER") else Sys.setenv(R_MAKEVARS_USER = old)
+}
 still <- pkg[needs()]
 if (length(still)) {
   message("install-deps: error: still missing or too old: ", paste(still, collapse = " "))
