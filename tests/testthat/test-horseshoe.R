@@ -90,6 +90,16 @@ test_that("a horseshoe fit reports beta under its names and the scales as named 
   # The scales are positive, and tau is the global scale times sigma (gaussian).
   expect_true(all(m[, grep("^hs_", colnames(m))] > 0))
   expect_true("z[x1]" %in% names(fit$adaptation[[1]]$inv_metric))
+  # Initial values on the reported scale (every variable, the scales included) map to the
+  # sampler's coordinates and back.
+  init <- apply(m, 2L, stats::median)
+  fit_init <- suppressWarnings(vhmc_glm(y ~ ., data = d, prior = hs_plus(), chains = 2, iter = 200, seed = 2,
+                                        init = init, progress = FALSE))
+  expect_equal(fit_init$start$method, "init")
+  expect_equal(fit_init$inits[[1]], init, tolerance = 1e-12)
+  expect_error(vhmc_glm(y ~ ., data = d, prior = hs_plus(), chains = 1, iter = 200, progress = FALSE,
+                        init = replace(init, "hs_tau", -1)),
+               "hs_tau = -1 for chain 1; hs_tau must be positive", fixed = TRUE)
   p <- capture.output(print(prior_summary(fit)))
   expect_true(any(grepl("hs_plus(df1 = 1, df2 = 1, global_df = 1, global_scale = 0.01, slab_df = 4, slab_scale = 2.5)",
                         p, fixed = TRUE)))
