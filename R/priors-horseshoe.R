@@ -49,7 +49,7 @@
 #' Divergent transitions are common with horseshoe priors: where a shrunk coefficient's local
 #' scale is large, the likelihood pins \eqn{\beta_j}{beta_j} and \eqn{z_j}{z_j} falls into a
 #' funnel. Raise `adapt_delta` in [nuts()]; rstanarm's default for these priors is 0.99. On a
-#' regression with 60 rows and 10 predictors (2 non-zero), `hs()` gave 50-230 divergent
+#' regression with 60 rows and 10 predictors (2 non-zero), `hs()` gave 50-180 divergent
 #' transitions of 4000 at nuts()'s default 0.8 (the posterior still matched a long Stan run),
 #' and 0-12 at 0.99.
 #'

@@ -34,12 +34,12 @@ test_that("hs() and hs_plus() posteriors match stan_glm's (sparse gaussian regre
   skip_on_cran()
   ref <- horseshoe_reference()
   # Divergent transitions of 4000 (seeds 3-12, 4 chains x 1000): at nuts()'s default
-  # adapt_delta = 0.8, 50-230 for hs() (the funnel of the non-centred form where a noise
+  # adapt_delta = 0.8, 52-176 for hs() (the funnel of the non-centred form where a noise
   # coefficient's local scale is large); at 0.99 (rstanarm's default for these priors), 0-12
   # for hs() and 0-5 for hs_plus() but for one chain of 48. The bounds are twice the worst.
   fit <- horseshoe_fit(hs(), ref$data, seed = 3)
   expect_matches_reference(fit, ref$hs, "hs()")
-  expect_lt(divergences(fit), 0.12 * 4000)
+  expect_lt(divergences(fit), 0.09 * 4000)
   fit99 <- horseshoe_fit(hs(), ref$data, seed = 4, sampler = nuts(adapt_delta = 0.99))
   expect_matches_reference(fit99, ref$hs, "hs(), adapt_delta = 0.99")
   expect_lt(divergences(fit99), 0.025 * 4000)
