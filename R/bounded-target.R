@@ -73,6 +73,10 @@ check_declared_prior <- function(p, nm, par_names) {
                               paste(par_names, collapse = ", ")))
   }
   if (!is_prior(p)) stop_arg(arg, sprintf("must be a prior such as normal(0, 1), not %s", describe(p)))
+  if (is_horseshoe(p)) {
+    stop_arg(arg, "is a horseshoe prior, a hierarchy over the coefficients of vhmc_glm(), not a prior of one parameter",
+             "Give a prior such as normal(), student_t() or cauchy().")
+  }
   if (isTRUE(p$autoscale)) {
     stop_arg(arg, "has autoscale = TRUE, but a log density written in R has no data to scale it by",
              "Give the prior's scale yourself.")

@@ -39,7 +39,8 @@ family_registry <- function() {
 #   standardise      function(link): whether the response is standardised in the core
 #                    (location-scale families on the identity link)
 #   core_response    the response as the core's family models it (lognormal: log y)
-#   relative_to_sigma  decov()'s covariance is relative to sigma^2 (rstanarm's gaussian rule)
+#   relative_to_sigma  decov()'s covariance is relative to sigma^2, and hs()'s global scale to
+#                    sigma (rstanarm's gaussian rule)
 #   trials, min_rows, separation, response(), uninformative(), observed(): response rules;
 #   unidentified(model): what of the model only the prior identifies (an ordinal model's
 #   empty end category), or NULL

@@ -20,7 +20,8 @@
 #   globals()                  optional: the user's objects and packages that run() needs in
 #                              another R process (R/globals.R)
 #   start()                    optional: the chains' start, found by the front end itself
-#                              (multilevel GLMs, R/glmer-start.R), as start_chains() gives it
+#                              (multilevel GLMs and horseshoe priors, R/start-noncentred.R),
+#                              as start_chains() gives it
 
 fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, call, model) {
   check_target(sampler, target)

@@ -24,6 +24,7 @@ glm_priors <- function(model, family, prior, prior_intercept, prior_aux) {
   if (length(slopes)) {
     out$prior <- list(specified = prior, adjusted = resolve_prior(
       prior, "prior", "coef", k = length(slopes), scale_y = scale_y, scale_x = scale_x))
+    if (is_horseshoe(prior)) out$prior$adjusted <- resolve_horseshoe(out$prior$adjusted, family, model)
   }
   aux <- family$aux[!family$aux$sized_by_data, , drop = FALSE]
   specified <- aux_prior_specs(family, prior_aux)
@@ -112,9 +113,10 @@ response_standardisation <- function(model, family) {
 # The power of 2 nearest below |x| (1 for 0 or a non-finite x): a scale whose division is exact.
 power_of_two <- function(x) if (is.finite(x) && x > 0) 2^floor(log2(x)) else 1
 
-# A prior on a parameter p carried to p' = (p - shift) / s.
+# A prior on a parameter p carried to p' = (p - shift) / s (a horseshoe is carried by the core,
+# which knows its parameters' units).
 prior_to_units <- function(prior, shift, s) {
-  if (prior$dist %in% c("flat", "beta")) return(prior)
+  if (prior$dist %in% c("flat", "beta", horseshoe_dists)) return(prior)
   if (prior$dist %in% c("exponential", "gamma")) {
     prior$rate <- prior$rate * s
     return(prior)

@@ -39,15 +39,19 @@ glm_spec <- function(model, family, priors) {
 glm_layout <- function(ptr) vhmc_glm_layout(ptr)
 
 # Reported names, block by block: the intercept's and the auxiliary parameters' labels from
-# the core, the slopes from the model matrix, the cutpoints from the response's categories.
+# the core, the slopes from the model matrix, the cutpoints from the response's categories,
+# a horseshoe's scales from the core's labels, one per slope (hs_lambda[x]) or one (hs_tau).
 user_names <- function(layout, model) {
   b <- fixed_blocks(layout)
   unlist(lapply(seq_len(nrow(b)), function(i) {
-    if (b$name[i] == "coef") return(model$coef_names[seq_len(b$size[i]) + model$intercept])
+    if (b$name[i] == "coef") return(slope_names(model, b$size[i]))
     if (b$transform[i] == "ordered") return(cutpoint_names(model$levels))
+    if (b$name[i] %in% c("hs:lambda", "hs:eta")) return(sprintf("%s[%s]", b$label[i], slope_names(model, b$size[i])))
     b$label[i]
   }))
 }
+
+slope_names <- function(model, k) model$coef_names[seq_len(k) + model$intercept]
 
 # Names of the sampler's own coordinates (used for the adapted metric).
 internal_names <- function(layout, model, spec) {
@@ -55,7 +59,9 @@ internal_names <- function(layout, model, spec) {
   unlist(lapply(seq_len(nrow(b)), function(i) {
     nm <- user_names(list(blocks = b[i, , drop = FALSE]), model)
     if (b$name[i] == "intercept" && !is.null(spec$center)) nm <- paste(nm, "[centred]")
-    if (b$name[i] == "coef" && !is.null(spec$scale)) nm <- paste(nm, "[x sd]")
+    if (b$name[i] == "coef" && b$label[i] == "noncentred") nm <- sprintf("z[%s]", nm)  # a horseshoe's
+    if (b$name[i] == "coef" && b$label[i] != "noncentred" && !is.null(spec$scale)) nm <- paste(nm, "[x sd]")
+    if (b$name[i] == "hs:tau") nm <- paste(nm, if (isTRUE(spec$prior$relative_to_sigma)) "[/ global_scale sigma]" else "[/ global_scale]")
     switch(b$transform[i],
            log = if (b$lower[i] == 0) sprintf("log(%s)", nm) else sprintf("log(%s - %s)", nm, format(b$lower[i])),
            logit = sprintf("logit(%s)", nm),
@@ -172,11 +178,11 @@ random_inside <- function(d, finite_at, null) {
   NULL
 }
 
-# The blocks of the GLM's own parameters (the group-level terms' come after them and are
-# named from their terms, R/glmer-terms.R).
+# The blocks of the GLM's own parameters, a horseshoe's included (the group-level terms' come
+# after them and are named from their terms, R/glmer-terms.R).
 fixed_blocks <- function(layout) {
   b <- layout$blocks
-  b[b$name %in% c("intercept", "coef") | startsWith(b$name, "aux:"), , drop = FALSE]
+  b[b$name %in% c("intercept", "coef") | startsWith(b$name, "aux:") | startsWith(b$name, "hs:"), , drop = FALSE]
 }
 
 # User initial values of the auxiliary parameters must lie in their domains: above a

@@ -117,7 +117,7 @@ glmer_target <- function(spec, model, priors, centred, marginal = FALSE, seed = 
     to <- target$to_user_mean %||% target$to_user
     stats::setNames(as.numeric(to(matrix(theta, nrow = 1L))), target$par_names)
   }
-  target$mode <- NULL  # no joint mode (R/glmer-start.R)
+  target$mode <- NULL  # no joint mode (R/start-noncentred.R)
   target[names(glmer_capabilities())] <- glmer_capabilities()
   target$spec <- spec
   target
@@ -164,7 +164,7 @@ fit_glmer_model <- function(model, family, prior_args, sampler, args, seed, init
 # not as its data say (R/glmer-start.R).
 glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler, init, seed, args, progress) {
   inits_nc <- glm_inits("random", target_nc, spec, args$chains, seed)
-  start <- catch_interrupt(glmer_mode_start(sampler, target_nc, inits_nc, init, seed, progress, model$glmer$terms))
+  start <- catch_interrupt(noncentred_mode_start(sampler, target_nc, inits_nc, init, seed, progress))
   centred <- choose_parameterization(model, family, target_nc, start, spec)
   model$glmer$centred <- centred
   target <- glmer_target(spec, model, priors, centred)
@@ -181,7 +181,7 @@ glmer_marginal_target <- function(spec, model, priors, sampler, init, seed, args
   spec$cells <- FALSE
   target <- glmer_target(spec, model, priors, rep(FALSE, length(model$glmer$terms)), marginal = TRUE, seed = seed)
   inits <- glm_inits("random", target, spec, args$chains, seed)
-  start <- catch_interrupt(glmer_mode_start(sampler, target, inits, init, seed, progress))
+  start <- catch_interrupt(noncentred_mode_start(sampler, target, inits, init, seed, progress))
   target$start <- function(...) start
   target$inits <- start$inits
   target$centred <- rep(FALSE, length(model$glmer$terms))
@@ -192,6 +192,7 @@ glmer_marginal_target <- function(spec, model, priors, sampler, init, seed, args
 # known before anything runs: no minibatch gradients, no Fisher metric, no joint mode.
 glmer_capabilities <- function() {
   list(minibatch = FALSE, metric_tensor = FALSE, has_mode = FALSE,
+       no_mode = "its density grows without bound as a standard deviation shrinks with its effects",
        description = "a model with group-level terms", samplers = "nuts() (the default), hmc() or rwm()")
 }
 

@@ -1,15 +1,9 @@
-# Where the chains of a multilevel GLM start, and how each term is parameterised.
+# How each term of a multilevel GLM is parameterised, and the chains' start mapped to it.
 #
 # The joint density has no mode: as a term's standard deviation goes to 0 with its effects,
-# the centred density grows without bound. In the non-centred parameterisation (b = D L z,
-# z ~ N(0, I)) that limit has finite density and the proper priors on the covariance make a
-# mode exist; L-BFGS finds it once per fit (from the fixed effects at their prior
-# locations, sigma at the response's spread, every z at 0 and every term's covariance at its
-# prior scale), and its inverse-Hessian estimate gives the initial (diagonal) metric. The
-# Gaussian at that mode is not checked against the posterior as a GLM's is (R/start.R):
-# hierarchical posteriors bend away from it (a standard deviation against its effects), and
-# the chains only start near the mode, each at mode + sqrt(diag) N(0, I), not from the
-# Gaussian. When the search fails the chains start at random values, and a message says why.
+# the centred density grows without bound. The chains start near the mode of the
+# non-centred parameterisation (b = D L z, z ~ N(0, I)), found by L-BFGS
+# (R/start-noncentred.R).
 #
 # Each term is then sampled centred or non-centred: centred when the data say more about a
 # level's effects than the prior does (Papaspiliopoulos, Roberts and Skold 2007), i.e. when
@@ -17,100 +11,11 @@
 # about effect k, at the mode) exceeds 1, non-centred otherwise. Without a mode the terms are
 # non-centred (Stan's choice).
 
-# The start at the mode of the non-centred target (or of the marginal one, where the effects
-# are integrated out): as start_chains() gives it, plus `mode_nc`.
-glmer_mode_start <- function(sampler, target_nc, inits, init, seed, progress, terms = list()) {
-  if (start_how(sampler, init) != "mode") return(start_chains(sampler, target_nc, inits, init, seed, progress))
-  d <- length(target_nc$internal_names)
-  progress_line(progress, "Mode search (L-BFGS, shared by all chains)")
-  seconds <- elapsed_seconds(lb <- tryCatch(
-    vhmc_lbfgs(lbfgs_potential(target_nc$value_grad, d), lbfgs_start(target_nc, d), 2000L), error = function(e) e))
-  reason <- glmer_start_problem(lb)
-  if (!is.null(reason)) {
-    message("Starting the chains from random initial values: ", reason, " (init = \"random\" skips the mode search).")
-    start <- start_chains(sampler, target_nc, inits, "random", seed, progress)
-    chains <- length(inits$internal)
-    start$info <- start_info("random", reason, c(lb$evaluations %||% 0, numeric(chains - 1L)), numeric(chains), seconds)
-    return(start)
-  }
-  progress_line(progress, "Mode search: done after %d evaluations (%.1f s)", as.integer(lb$evaluations), seconds)
-  v <- mode_inverse_metric(target_nc, lb, terms)
-  internal <- with_local_seed(start_seed(seed), lapply(seq_along(inits$internal), function(c) {
-    jitter_inside(lb$mode, sqrt(v), target_nc)
-  }))
-  chains <- length(internal)
-  list(inits = list(internal = internal, user = lapply(internal, target_nc$user_values)),
-       inv_metric = rep(list(v), chains), laplace = NULL, mode_nc = lb$mode,
-       info = start_info("mode", NULL, c(lb$evaluations, numeric(chains - 1L)), numeric(chains), seconds))
-}
-
-# The start's inverse metric: 1 for non-centred effects (their prior variance, which the
-# posterior's does not exceed when the likelihood is log-concave), and for the other
-# coordinates the inverse of the Hessian's diagonal at the mode where it is positive, else
-# L-BFGS's estimate. Neither the curvature at the mode nor L-BFGS's diagonal (a few rank-two
-# updates of a scaled identity) suits the effects: where levels have few rows the joint mode
-# sits at a large sd with the effects near 0 (a level whose rows are all in one category has
-# no finite estimate), and on brms's inhaler model the effects got 0.0003-0.09 (Hessian) or
-# 0.0008 (L-BFGS) where their posterior variance is near 0.5; the warmup's first
-# trajectories then ran to 256-512 steps (77,000 gradients a chain, against 22,000 from 1).
-mode_inverse_metric <- function(target_nc, lb, terms) {
-  v <- pmax(lb$inv_hessian_diag, 1e-8)
-  effects <- effect_indices(target_nc$layout$blocks, terms)
-  other <- setdiff(seq_along(v), effects)
-  H <- hessian_diagonal(target_nc, lb$mode, other)
-  ok <- is.finite(H) & H > 0
-  v[other[ok]] <- 1 / H[ok]
-  v[effects] <- 1
-  v
-}
-
-# The diagonal of the Hessian of U at theta for the coordinates idx, by central differences of
-# the gradient: all 2 length(idx) points in one call of the core.
-hessian_diagonal <- function(target, theta, idx, h = 1e-4) {
-  if (!length(idx)) return(numeric())
-  rows <- do.call(rbind, lapply(idx, function(i) {
-    e <- replace(numeric(length(theta)), i, h)
-    rbind(theta + e, theta - e)
-  }))
-  g <- vhmc_glm_potential(target$ptr, rows)$gradient
-  k <- seq_along(idx)
-  (g[cbind(2L * k - 1L, idx)] - g[cbind(2L * k, idx)]) / (2 * h)
-}
-
-# The layout's coordinates (1-based) that are the terms' sampled effects.
-effect_indices <- function(blocks, terms) unlist(lapply(terms, term_effect_indices, blocks = blocks))
-
-# One term's (none when its effects are integrated out).
+# The coordinates (1-based) of a term's sampled effects in the layout's blocks; none when its
+# effects are integrated out.
 term_effect_indices <- function(term, blocks) {
   b <- blocks[blocks$name == paste0("b:", term$label), ]
   if (nrow(b) == 1L) b$offset + seq_len(b$size) else integer()
-}
-
-# A chain's start near the mode: mode + sd N(0, I), the jitter halved until the log density
-# is finite there (a link's domain can end near the mode), or the mode itself.
-jitter_inside <- function(mode, sd, target) {
-  z <- stats::rnorm(length(mode))
-  for (k in 0:30) {
-    theta <- mode + sd * z * 0.5^k
-    if (is.finite(target$value_grad(theta)$value)) return(theta)
-  }
-  mode
-}
-
-# Where L-BFGS starts: every coordinate 0, or where that is outside the link's domain, the
-# null model inside it (R/glm-spec.R, null_point()).
-lbfgs_start <- function(target, d) {
-  zero <- numeric(d)
-  if (is.finite(target$value_grad(zero)$value) || is.null(target$null)) return(zero)
-  target$null
-}
-
-# Why an L-BFGS result is no start (NULL when it is one).
-glmer_start_problem <- function(lb) {
-  if (inherits(lb, "error")) return(sprintf("the mode search failed (%s)", conditionMessage(lb)))
-  if (!is.finite(lb$value) || !all(is.finite(lb$mode))) return("the mode search found no finite mode")
-  if (!all(is.finite(lb$inv_hessian_diag))) return("the curvature at the mode is not finite")
-  NULL
 }
 
 # The information ratio above which a term is sampled centred: 1, as in Papaspiliopoulos et

@@ -54,7 +54,8 @@
 #'   [hurdle_poisson()], [hurdle_negbinomial()] (brms's names; brms's family objects work
 #'   too). See [vhmc_families] for every family, link and auxiliary parameter.
 #' @param prior Prior of the coefficients (one for all or one value per coefficient); see
-#'   [priors].
+#'   [priors]. For sparse regression, the regularised horseshoe [hs()] or [hs_plus()] (see
+#'   [horseshoe]; not with group-level terms).
 #' @param prior_intercept Prior of the intercept at the predictor means; for [cumulative()]
 #'   models, of each cutpoint at the predictor means (there it defaults to
 #'   `student_t(3, 0, 2.5)`, brms's choice).
@@ -205,6 +206,7 @@ fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, 
   seed <- resolve_seed(seed)
   model$priors <- priors
   inits <- glm_inits(init, target, spec, args$chains, seed)
+  if (is_horseshoe(priors[["prior"]]$adjusted)) target <- horseshoe_target(target, sampler, inits, init, seed, progress)
   fit <- fit_chains(target, sampler, args, seed, inits, init, progress, call, model)
   class(fit) <- c("vhmc_glm", class(fit))
   fit

@@ -16,7 +16,8 @@
 #' \eqn{(0, \infty)}: `normal(0, s)` is a half-normal, `cauchy(0, s)` a half-Cauchy, and
 #' their location must be 0. `flat()` is the improper uniform prior (on sigma: uniform on
 #' \eqn{(0, \infty)}); a fit whose coefficients all have flat priors is proper only when
-#' the likelihood identifies them.
+#' the likelihood identifies them. For sparse regression the coefficients also take the
+#' [horseshoe] priors [hs()] and [hs_plus()].
 #'
 #' With `autoscale = TRUE` the scale is adjusted to the data when the model is fitted, as in
 #' rstanarm: for the gaussian family every scale is multiplied by `sd(y)`; coefficient
@@ -39,7 +40,7 @@
 #' @param shape1,shape2 Positive shapes of the beta distribution, as [stats::dbeta()].
 #' @param autoscale Scale the prior to the data (see Details).
 #' @return An object of class `vhmc_prior`.
-#' @seealso [vhmc_glm()], [prior_summary()]
+#' @seealso [vhmc_glm()], [prior_summary()], [horseshoe]
 #' @examples
 #' normal(0, 2.5)
 #' student_t(df = 3, location = 0, scale = c(1, 2, 5))
@@ -145,6 +146,7 @@ format.vhmc_prior <- function(x, digits = 3, ...) {
     beta = paste0("shape1 = ", num(x$shape1), ", shape2 = ", num(x$shape2)),
     student_t = paste0("df = ", num(x$df), ", location = ", num(x$location), ", scale = ",
                        num(x$scale)),
+    hs = , hs_plus = horseshoe_args(x, num),
     paste0("location = ", num(x$location), ", scale = ", num(x$scale))
   )
   name <- if (x$dist %in% c("gamma", "beta")) paste0(x$dist, "_prior") else x$dist
@@ -172,10 +174,10 @@ resolve_prior <- function(prior, arg, role, k = 1L, scale_y = 1, scale_x = NULL,
 scale_prior <- function(prior, arg, role, k, scale_y, scale_x, aux_name = "sigma") {
   if (!is_prior(prior)) {
     stop_arg(arg, sprintf("must be a prior such as normal(0, 2.5), not %s", describe(prior)),
-             "See ?priors for normal(), student_t(), cauchy(), laplace(), flat(), exponential(), gamma_prior(), beta_prior().")
+             "See ?priors for normal(), student_t(), cauchy(), laplace(), flat(), exponential(), gamma_prior(), beta_prior(), and ?horseshoe for hs(), hs_plus().")
   }
   check_prior_role(prior, arg, role, aux_name)
-  if (prior$dist %in% c("flat", "gamma", "beta")) return(prior)
+  if (prior$dist %in% c("flat", "gamma", "beta", horseshoe_dists)) return(prior)
   if (prior$dist == "exponential") {
     if (prior$autoscale) prior$rate <- prior$rate / scale_y
     return(prior)
@@ -221,6 +223,10 @@ check_prior_role <- function(prior, arg, role, aux_name) {
     stop_arg(arg, sprintf("cannot be beta_prior(): it is for a probability, and %s is not one",
                           if (role == "aux") aux_name else "this parameter"))
   }
+  if (is_horseshoe(prior) && role != "coef") {
+    stop_arg(arg, sprintf("cannot be %s: the horseshoe is a prior for the coefficients (`prior`)", format(prior)),
+             "Use normal(), student_t(), cauchy(), laplace() or flat() here.")
+  }
   if (positive_only && role != "aux") {
     stop_arg(arg, sprintf("cannot be %s: it is only for a positive auxiliary parameter (prior_aux)", format(prior)),
              "Use normal(), student_t(), cauchy(), laplace() or flat().")
@@ -230,6 +236,7 @@ check_prior_role <- function(prior, arg, role, aux_name) {
 
 # The list the C++ core reads (src/glue_glm.cpp, glm_prior()).
 prior_for_core <- function(prior) {
+  if (is_horseshoe(prior)) return(horseshoe_for_core(prior))
   list(dist = prior$dist, location = prior$location %||% 0, scale = prior$scale %||% 1,
        df = prior$df %||% 1, rate = prior$rate %||% 1, shape = prior$shape %||% 1,
        shape1 = prior$shape1 %||% 1, shape2 = prior$shape2 %||% 1)
@@ -299,6 +306,9 @@ prior_labels <- function(model) {
 # the scales differ).
 print_prior_entry <- function(p, label, per_coefficient, slopes) {
   cat(label, "\n  specified: ", format(p$specified), "\n", sep = "")
+  if (is_horseshoe(p$adjusted) && isTRUE(p$adjusted$relative_to_sigma)) {
+    cat("  global scale: ", format(signif(p$adjusted$global_scale, 3)), " x sigma (as rstanarm for the gaussian family)\n", sep = "")
+  }
   if (!isTRUE(p$specified$autoscale)) return(invisible())
   if (inherits(p$adjusted, "vhmc_covariance_prior")) {
     cat("  adjusted:  ", format(p$adjusted), "\n", sep = "")

@@ -110,7 +110,8 @@ check_target.vhmc_rmhmc <- function(sampler, target) {
   if (isTRUE(target$metric_tensor)) return(invisible())
   stop_arg("sampler", paste(
     "is rmhmc(), which needs a metric tensor: vhmc_glm() has the Fisher information of GLMs",
-    sprintf("with family %s and no group-level terms; vhmc_sample() takes `metric_tensor`", fisher_families())),
+    sprintf("with family %s, no group-level terms and no horseshoe prior; vhmc_sample() takes `metric_tensor`",
+            fisher_families())),
     paste("Supply the metric, or use nuts() (whose dense or low_rank metric adapts to the",
           "posterior)."))
 }

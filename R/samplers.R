@@ -75,12 +75,12 @@ check_target.vhmc_sampler <- function(sampler, target) invisible()
 
 # Samplers that start from the posterior mode and its curvature (the Laplace anchor of
 # variational HMC, surrogate HMC's start and exploration) need a target that has one
-# (`has_mode`: a multilevel model's joint posterior has none).
+# (`has_mode`: a multilevel model's joint posterior has none, nor a horseshoe's; `no_mode`
+# says why).
 check_mode_target <- function(sampler, target) {
   if (!isFALSE(target$has_mode)) return(invisible())
-  stop_arg("sampler", sprintf(paste("is %s(), which starts from the posterior mode and its curvature, and %s",
-                                    "has no mode: its density grows without bound as a standard deviation",
-                                    "shrinks with its effects"), sampler_name(sampler), target$description),
+  stop_arg("sampler", sprintf("is %s(), which starts from the posterior mode and its curvature, and %s has no mode: %s",
+                              sampler_name(sampler), target$description, target$no_mode),
            sprintf("Use %s.", target$samplers))
 }
 

@@ -81,10 +81,24 @@ void fill_field(const Rcpp::List& l, C& c, const vhmc::Field<C, T>& f) {
   }
 }
 
+// The horseshoe's arguments (R/priors-horseshoe.R, horseshoe_for_core()).
+inline vhmc::HorseshoeSpec horseshoe_spec(const Rcpp::List& p) {
+  vhmc::HorseshoeSpec s;
+  s.df = Rcpp::as<double>(p["df"]);
+  s.df2 = Rcpp::as<double>(p["df2"]);
+  s.global_df = Rcpp::as<double>(p["global_df"]);
+  s.global_scale = Rcpp::as<double>(p["global_scale"]);
+  s.slab_df = Rcpp::as<double>(p["slab_df"]);
+  s.slab_scale = Rcpp::as<double>(p["slab_scale"]);
+  s.relative_to_sigma = Rcpp::as<bool>(p["relative_to_sigma"]);
+  return s;
+}
+
 // A prior as expanded by R (R/priors.R, prior_for_core(): validated, vectors recycled).
 inline vhmc::Prior prior_of(const Rcpp::List& p) {
   const std::string kind = Rcpp::as<std::string>(p["dist"]);
   if (kind == "flat") return vhmc::Prior::flat();
+  if (kind == "horseshoe") return vhmc::Prior::horseshoe(horseshoe_spec(p));
   if (kind == "exponential") return vhmc::Prior::exponential(Rcpp::as<double>(p["rate"]));
   if (kind == "gamma") return vhmc::Prior::gamma(Rcpp::as<double>(p["shape"]), Rcpp::as<double>(p["rate"]));
   if (kind == "beta") return vhmc::Prior::beta(Rcpp::as<double>(p["shape1"]), Rcpp::as<double>(p["shape2"]));

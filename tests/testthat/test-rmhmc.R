@@ -29,7 +29,7 @@ test_that("rmhmc() refuses models without a Fisher metric before any chain runs"
                "`sampler` is rmhmc\\(\\), which needs a metric tensor")
   expect_error(vhmc_sample(function(th) -sum(th^2) / 2, function(th) -th, init = c(a = 0),
                            sampler = rmhmc(), progress = FALSE),
-               "binomial\\(logit\\) or poisson\\(log\\) and no group-level terms; vhmc_sample\\(\\) takes `metric_tensor`")
+               "binomial\\(logit\\) or poisson\\(log\\), no group-level terms and no horseshoe prior; vhmc_sample\\(\\) takes `metric_tensor`")
 })
 
 test_that("rmhmc on a logistic regression agrees with glm() under flat priors", {

@@ -99,6 +99,7 @@ test_that("bad declarations give errors naming the argument and the fix", {
   expect_error(s(upper = c(p = 1, lambda = 10), prior = list(p = normal(c(0, 1), 1))),
                "`prior\\$p` must have a single location")
   expect_error(s(upper = c(p = 1, lambda = 10), prior = "normal"), "`prior` must be a prior")
+  expect_error(s(upper = c(p = 1, lambda = 10), prior = list(p = hs())), "`prior\\$p` is a horseshoe prior")
   expect_error(s(lower = "a", parameters = "p"), "`lower` must be a numeric vector")
   expect_error(s(init = NULL, prior = normal(), parameters = NULL), "neither `parameters` nor named `lower`/`upper`")
   expect_error(suppressMessages(vhmc_sample(ld, init = c(p = 0.5, lambda = 1), lower = 0, sampler = rmhmc(),

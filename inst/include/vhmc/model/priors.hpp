@@ -9,6 +9,9 @@
 // allowed. Other auxiliary transforms (glm/aux_transforms.hpp) have their own evaluations
 // below: a positive parameter with a lower bound, a probability (beta, or flat = beta(1, 1))
 // and ordered cutpoints (a location prior on each).
+// The coefficients may instead take the regularised horseshoe (Horseshoe: its parameters in
+// HorseshoeSpec), which is no per-coefficient density but a hierarchy with parameters of its
+// own; the GLM potential builds it (glm/horseshoe.hpp), and the functions below ignore it.
 // Terms that do not depend on theta (normalising constants) are dropped throughout.
 #include <cmath>
 #include <stdexcept>
@@ -19,7 +22,7 @@
 
 namespace vhmc {
 
-enum class PriorKind { Flat, Normal, StudentT, Cauchy, Laplace, Exponential, Gamma, Beta };
+enum class PriorKind { Flat, Normal, StudentT, Cauchy, Laplace, Exponential, Gamma, Beta, Horseshoe };
 
 inline const char* prior_kind_name(PriorKind k) {
   switch (k) {
@@ -31,9 +34,22 @@ inline const char* prior_kind_name(PriorKind k) {
     case PriorKind::Exponential: return "exponential";
     case PriorKind::Gamma: return "gamma";
     case PriorKind::Beta: return "beta";
+    case PriorKind::Horseshoe: return "horseshoe";
   }
   return "unknown";
 }
+
+// The regularised horseshoe (Piironen and Vehtari 2017) and the horseshoe+ (Bhadra et al.
+// 2017) on the coefficients, with rstanarm's hs() and hs_plus() arguments: local scales
+// half-t(df) (horseshoe+: times a second local scale half-t(df2); df2 = 0 for the plain
+// horseshoe), global scale tau = global_scale * tau0 with tau0 ~ half-t(global_df) (times
+// sigma when relative_to_sigma: rstanarm's gaussian rule), slab c^2 ~ InvGamma(slab_df / 2,
+// slab_df slab_scale^2 / 2). All on the coefficients' data scale.
+struct HorseshoeSpec {
+  double df = 1.0, df2 = 0.0, global_df = 1.0, global_scale = 0.01, slab_df = 4.0, slab_scale = 2.5;
+  bool relative_to_sigma = false;
+  bool plus() const { return df2 > 0.0; }
+};
 
 // Description of the prior of one family of parameters. location, scale and df hold one value
 // per coefficient or a single value that applies to all. rate is used by Exponential and
@@ -45,6 +61,7 @@ struct Prior {
   Vec df = Vec::Ones(1);
   double rate = 1.0;
   double shape1 = 1.0, shape2 = 1.0;
+  HorseshoeSpec hs;  // Horseshoe only
 
   static Prior flat() { return Prior{}; }
   static Prior normal(const Vec& location, const Vec& scale) {
@@ -91,6 +108,12 @@ struct Prior {
     p.shape2 = shape2;
     return p;
   }
+  static Prior horseshoe(const HorseshoeSpec& hs) {
+    Prior p;
+    p.kind = PriorKind::Horseshoe;
+    p.hs = hs;
+    return p;
+  }
 
  private:
   static Prior make(PriorKind k, const Vec& location, const Vec& scale, const Vec& df) {
@@ -116,6 +139,7 @@ inline void validate_coef_prior(const Prior& p, Eigen::Index k, const std::strin
   if (p.kind == PriorKind::Flat) return;
   if (p.kind == PriorKind::Exponential || p.kind == PriorKind::Gamma || p.kind == PriorKind::Beta)
     throw std::invalid_argument(what + ": " + prior_kind_name(p.kind) + " is only for an auxiliary parameter");
+  if (p.kind == PriorKind::Horseshoe) throw std::invalid_argument(what + ": the horseshoe is only for the coefficients");
   if (!detail::length_ok(p.location, k) || !detail::length_ok(p.scale, k) ||
       !detail::length_ok(p.df, k))
     throw std::invalid_argument(what + ": location, scale and df must have length 1 or " +
@@ -132,6 +156,7 @@ inline void validate_coef_prior(const Prior& p, Eigen::Index k, const std::strin
 inline void validate_aux_prior(const Prior& p, const std::string& what) {
   if (p.kind == PriorKind::Flat) return;
   if (p.kind == PriorKind::Beta) throw std::invalid_argument(what + ": beta() is for a probability");
+  if (p.kind == PriorKind::Horseshoe) throw std::invalid_argument(what + ": the horseshoe is only for the coefficients");
   if (p.kind == PriorKind::Exponential || p.kind == PriorKind::Gamma) {
     if (!(p.rate > 0) || !std::isfinite(p.rate))
       throw std::invalid_argument(what + ": rate must be positive and finite");
@@ -160,6 +185,7 @@ inline double prior_eval(const Prior& p, const Eigen::Ref<const Vec>& beta, Eige
     case PriorKind::Exponential:  // these three are rejected by validate_coef_prior
     case PriorKind::Gamma:
     case PriorKind::Beta:
+    case PriorKind::Horseshoe:  // glm/horseshoe.hpp
       break;
     case PriorKind::Normal:
       for (Eigen::Index j = 0; j < k; ++j) {
@@ -223,6 +249,7 @@ inline double aux_prior_eval(const Prior& p, double t, double* dU) {
       break;
     }
     case PriorKind::Beta:  // rejected by validate_aux_prior
+    case PriorKind::Horseshoe:
       break;
     case PriorKind::Normal: {  // half-normal: sigma^2 / (2 s^2)
       const double z2 = std::exp(2.0 * (t - std::log(p.scale[0])));
@@ -259,7 +286,7 @@ inline double aux_prior_eval(const Prior& p, double t, double* dU) {
 inline void prior_add_fisher_diag(const Prior& p, Eigen::Index k, Eigen::Ref<Vec> h) {
   for (Eigen::Index j = 0; j < k; ++j) {
     if (p.kind == PriorKind::Flat || p.kind == PriorKind::Exponential || p.kind == PriorKind::Gamma ||
-        p.kind == PriorKind::Beta)
+        p.kind == PriorKind::Beta || p.kind == PriorKind::Horseshoe)
       continue;
     const double s = detail::recycled(p.scale, j);
     double info = 1.0;
@@ -283,6 +310,7 @@ inline void prior_add_hessian_diag(const Prior& p, const Eigen::Ref<const Vec>& 
       case PriorKind::Gamma:
       case PriorKind::Beta:
       case PriorKind::Laplace:
+      case PriorKind::Horseshoe:
         break;
       case PriorKind::Normal: {
         const double s = detail::recycled(p.scale, j);
@@ -312,6 +340,7 @@ inline double aux_prior_hessian(const Prior& p, double t) {
     case PriorKind::Gamma:
       return p.rate * std::exp(t);
     case PriorKind::Beta:
+    case PriorKind::Horseshoe:
       return 0.0;
     case PriorKind::Normal:
       return 2.0 * std::exp(2.0 * (t - std::log(p.scale[0])));

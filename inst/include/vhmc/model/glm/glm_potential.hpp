@@ -5,7 +5,9 @@
 // (glm/prior_terms.hpp) and, for the gaussian family, its likelihood from sufficient
 // statistics (glm/gaussian_likelihood.hpp). theta = (alpha [if intercept], beta_1..beta_K
 // [times the predictors' scales], t [the family's auxiliary parameters in their unconstrained
-// coordinates, glm/aux_transforms.hpp, if any]).
+// coordinates, glm/aux_transforms.hpp, if any]). With a horseshoe prior (glm/horseshoe.hpp) the
+// coefficients' block holds their non-centred z, and the horseshoe's scales follow the aux
+// blocks; the likelihood is evaluated at the coefficients they give.
 // Weights multiply each observation's log likelihood (frequency weights, as rstanarm):
 // weight 2 equals a duplicated row for every family. Binomial: y is the proportion of
 // successes and the weight the number of trials.
@@ -15,6 +17,7 @@
 // Buffers are allocated at construction only.
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,6 +29,7 @@
 #include "gaussian_likelihood.hpp"
 #include "glm_data.hpp"
 #include "group_term.hpp"
+#include "horseshoe.hpp"
 #include "layout.hpp"
 #include "minibatch_rows.hpp"
 #include "prior_terms.hpp"
@@ -36,7 +40,8 @@ class GlmPotential {
  public:
   // data must outlive the potential (it is not copied). prior_intercept is ignored without an
   // intercept; prior_aux holds one prior per auxiliary parameter of the family (kAux, in
-  // order); n_cutpoints sizes a family's cutpoints (categories less one). Throws
+  // order); n_cutpoints sizes a family's cutpoints (categories less one); a horseshoe `prior`
+  // (PriorKind::Horseshoe) adds its parameters (glm/horseshoe.hpp). Throws
   // std::invalid_argument on an invalid prior or setting -- before any chain runs.
   GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept, const Prior& prior_intercept,
                const Prior& prior, const std::vector<Prior>& prior_aux, double noise_precision = 0.0,
@@ -44,12 +49,16 @@ class GlmPotential {
       : data_(&data), family_(family), noise_precision_(noise_precision),
         design_(data, has_intercept, 0), eta_(data.n()), r_(data.n()), z_(data.n()) {
     layout_.add("intercept", "(Intercept)", has_intercept ? 1 : 0);
-    layout_.add("coef", "", data.k());
+    layout_.add("coef", prior.kind == PriorKind::Horseshoe ? "noncentred" : "", data.k());
     add_aux_blocks(n_cutpoints);
     validate(prior_intercept, prior, prior_aux);
     if (has_intercept) priors_.add_location(prior_intercept, 0, 1, nullptr);
     const Eigen::Ref<const Vec> scale(data.scale);
-    priors_.add_location(prior, design_.slopes(), data.k(), data.has_scale() ? &scale : nullptr);
+    if (prior.kind == PriorKind::Horseshoe) {
+      add_horseshoe(prior.hs);
+    } else {
+      priors_.add_location(prior, design_.slopes(), data.k(), data.has_scale() ? &scale : nullptr);
+    }
     for (std::size_t b = 0; b < aux_blocks_.size(); ++b) {
       const ParamBlock& blk = layout_.blocks()[aux_blocks_[b]];
       priors_.add_aux(prior_aux[b], blk.offset, blk.size, blk.transform, blk.lower);
@@ -75,6 +84,7 @@ class GlmPotential {
   // effects in the layout; one term or nested ones (every term marginal; throws if they do
   // not nest).
   void add_group_term(const GroupTermData& d) {
+    if (hs_) throw std::invalid_argument("a horseshoe prior with group-level terms is not available");
     const bool sampled = !terms_.empty() && !has_marginal_term();
     if (d.marginal && (!gauss_ || aux_ < 0 || sampled))
       throw std::invalid_argument("only the gaussian family's group-level terms can be integrated out, all of them");
@@ -113,6 +123,8 @@ class GlmPotential {
     if (!gauss_ || (!terms_.empty() && !has_marginal_term())) design_.use_sparse_columns(max_fraction);
   }
   const std::vector<GroupTerm>& group_terms() const { return terms_; }
+  // The horseshoe prior on the coefficients, or null.
+  const Horseshoe* horseshoe() const { return hs_ ? &*hs_ : nullptr; }
 
   // Without the likelihood: U is the priors' alone (rstanarm's prior_PD), for prior
   // predictive checks and the tests of the priors' marginals.
@@ -162,7 +174,7 @@ class GlmPotential {
   // dispersion parameter, whose Fisher information is the likelihood's Hessian.
   bool has_fisher() const {
     const bool fam = with_family(family_, [](auto f) { return decltype(f)::kHasFisher; });
-    return fam && !has_aux() && terms_.empty();
+    return fam && !has_aux() && terms_.empty() && !hs_;
   }
   // lam = w E[-d2 loglik / d eta2] and dlam = d lam / d eta at theta, one pass over X.
   void fisher_weights(const Vec& theta, Vec& lam, Vec& dlam);
@@ -188,10 +200,21 @@ class GlmPotential {
 
  private:
   void validate(const Prior& prior_intercept, const Prior& prior, const std::vector<Prior>& prior_aux) const;
-  // Paths without group-level terms (R refuses the samplers that need them for multilevel
-  // models before any chain starts).
-  void require_no_terms(const char* what) const {
+  // Paths without the hierarchical parameters of group-level terms or a horseshoe (R refuses
+  // the samplers that need them for such models before any chain starts).
+  void require_no_hierarchy(const char* what) const {
     if (!terms_.empty()) throw std::logic_error(std::string(what) + " is not available for models with group-level terms");
+    if (hs_) throw std::logic_error(std::string(what) + " is not available with a horseshoe prior");
+  }
+  // The horseshoe's blocks after the aux blocks; the coefficients in the sampler's
+  // coordinates are z times the horseshoe's scale, over the response's scale times the
+  // predictor's; its global scale relative to sigma, the family's first aux parameter.
+  void add_horseshoe(const HorseshoeSpec& s) {
+    const GlmData& d = *data_;
+    if (s.relative_to_sigma && aux_ < 0) throw std::invalid_argument("a horseshoe relative to sigma needs sigma");
+    Vec unit = d.has_scale() ? Vec(d.scale / d.y_scale) : Vec::Constant(d.k(), 1.0 / d.y_scale);
+    hs_.emplace(s, layout_, design_.slopes(), std::move(unit), d.y_scale, s.relative_to_sigma ? aux_ : -1);
+    eff_.resize(layout_.dim());
   }
 
   // The family's auxiliary values at theta (the fixed precision, or from t).
@@ -251,8 +274,10 @@ class GlmPotential {
   // The evaluation paths (defined in glm/potential_eval.hpp): eval() reads the group-level
   // terms' covariances at theta once and picks the path; the family's row pass; the priors
   // alone; the gaussian family from its statistics, with the terms from their cells, or with
-  // them integrated out; and the group-level terms' priors (their gradient from r_).
+  // them integrated out; and the group-level terms' priors (their gradient from r_). With a
+  // horseshoe, eval() runs the paths at the coefficients it gives (eval_paths()).
   double eval(const Vec& theta, Vec* g);
+  double eval_paths(const Vec& theta, Vec* g);
   template <class F>
   double eval_family(const Vec& theta, Vec* g);
   double eval_prior(const Vec& theta, Vec* g);
@@ -285,6 +310,8 @@ class GlmPotential {
   Vec dt_;                   // d loglik / d t of the aux coordinates (a pass's sum)
   std::unique_ptr<GaussianLikelihood> gauss_;  // gaussian family: the likelihood from statistics
   std::vector<GroupTerm> terms_;
+  std::optional<Horseshoe> hs_;
+  Vec eff_;  // the horseshoe's effective theta
   bool prior_only_ = false;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, scratch)
   MinibatchRows batch_;

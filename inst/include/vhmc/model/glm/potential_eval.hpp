@@ -6,8 +6,17 @@
 
 namespace vhmc {
 
-// Every path reads the group-level terms' covariances at theta (prepare()), once.
+// With a horseshoe: the likelihood and the other priors at the coefficients it gives, then
+// its prior and the chain rule of its map (glm/horseshoe.hpp).
 inline double GlmPotential::eval(const Vec& theta, Vec* g) {
+  if (!hs_) return eval_paths(theta, g);
+  hs_->prepare(theta, eff_);
+  const double u = eval_paths(eff_, g);
+  return u + hs_->finish(theta, g);
+}
+
+// Every path reads the group-level terms' covariances at theta (prepare()), once.
+inline double GlmPotential::eval_paths(const Vec& theta, Vec* g) {
   for (GroupTerm& t : terms_) t.prepare(theta, g != nullptr);
   if (prior_only_) return eval_prior(theta, g);
   design_.set_beta(theta);

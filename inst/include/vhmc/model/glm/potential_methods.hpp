@@ -15,7 +15,11 @@ inline void GlmPotential::validate(const Prior& prior_intercept, const Prior& pr
   if (noise_precision_ > 0.0 && !gaussian_stats())
     throw std::invalid_argument("a fixed noise precision needs the gaussian family");
   if (design_.intercept()) validate_coef_prior(prior_intercept, 1, "prior_intercept");
-  validate_coef_prior(prior, data_->k(), "prior");
+  if (prior.kind == PriorKind::Horseshoe) {
+    validate_horseshoe(prior.hs);
+  } else {
+    validate_coef_prior(prior, data_->k(), "prior");
+  }
   if (prior_aux.size() < aux_blocks_.size()) throw std::invalid_argument("prior_aux: one prior per auxiliary parameter");
   for (std::size_t b = 0; b < aux_blocks_.size(); ++b) {
     const ParamBlock& blk = layout_.blocks()[aux_blocks_[b]];
@@ -37,7 +41,7 @@ inline void GlmPotential::validate(const Prior& prior_intercept, const Prior& pr
 // and for a family's auxiliary parameter t the cross terms Z' h_et and sum h_tt. Both in the
 // sampler's coordinates; then the priors' Hessian.
 inline void GlmPotential::hessian(const Vec& theta, Mat& H) {
-  require_no_terms("the analytic Hessian");
+  require_no_hierarchy("the analytic Hessian");
   H.setZero(dim(), dim());
   if (prior_only_) {
     priors_.add_hessian(theta, H);
@@ -73,7 +77,7 @@ void GlmPotential::family_hessian(const Vec& theta, Mat& H) {
 }
 
 inline void GlmPotential::fisher_weights(const Vec& theta, Vec& lam, Vec& dlam) {
-  require_no_terms("the Fisher metric");
+  require_no_hierarchy("the Fisher metric");
   const Eigen::Index n = data_->n();
   design_.set_beta(theta);
   linear_predictor(theta);
@@ -91,7 +95,7 @@ inline void GlmPotential::fisher_weights(const Vec& theta, Vec& lam, Vec& dlam) 
 }
 
 inline void GlmPotential::minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g, Vec* noise_var) {
-  require_no_terms("minibatch gradients");
+  require_no_hierarchy("minibatch gradients");
   if (g.size() != dim()) g.resize(dim());
   batch_.gather(design_, idx, m);
   batch_terms(theta, false);
@@ -105,7 +109,7 @@ inline void GlmPotential::minibatch_grad(const Vec& theta, const int* idx, Eigen
 
 inline void GlmPotential::minibatch_grad_diff(const Vec& theta, const Vec& theta_hat, const int* idx, Eigen::Index m,
                                               Vec& g, Vec* noise_var) {
-  require_no_terms("minibatch gradients");
+  require_no_hierarchy("minibatch gradients");
   if (g.size() != dim()) g.resize(dim());
   batch_.gather(design_, idx, m);
   prior_hat_.setZero(dim());

@@ -2,7 +2,8 @@
 // The map between the sampler's coordinates of a GLM and the reported parameters, and back
 // (for user initial values): the intercept on the data's scale (the centring undone), the
 // slopes divided by their predictors' scales, exp of the auxiliary parameter, and for the
-// gaussian family the response's standardisation undone. The arithmetic is that of the R
+// gaussian family the response's standardisation undone; with a horseshoe, the coefficients
+// z_j m_j it gives and its scales (glm/horseshoe.hpp). The arithmetic is that of the R
 // code it replaced, operation for operation (the centring's sum in the order of the BLAS
 // matrix-vector product R used), so that reported draws kept their last bits.
 #include <cmath>
@@ -57,7 +58,9 @@ inline void scale_to_response(const GlmPotential& pot, double s, Vec& out, bool 
   });
 }
 
-inline void to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
+// The blocks of every GLM: intercept, coefficients (in the sampler's coordinates in theta),
+// aux parameters, group-level terms.
+inline void blocks_to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
   const GlmData& d = pot.data();
   const Eigen::Index sl = pot.design().slopes(), k = d.k();
   out = theta;
@@ -72,6 +75,15 @@ inline void to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
   if (d.y_scale != 1.0) scale_to_response(pot, d.y_scale, out);
   if (pot.has_intercept()) out[0] = out[0] + d.y_center;
   for (const GroupTerm& t : pot.group_terms()) group_term_to_reported(t, theta, d.y_scale, out);
+}
+
+inline void to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
+  const Horseshoe* hs = pot.horseshoe();
+  if (!hs) return blocks_to_reported(pot, theta, out);
+  Vec eff;
+  hs->effective(theta, eff);
+  blocks_to_reported(pot, eff, out);
+  hs->to_reported(theta, out);
 }
 
 // Reported values of a model whose terms are marginal: each term's effects b (from
@@ -114,6 +126,7 @@ inline void from_reported(const GlmPotential& pot, const Vec& reported, Vec& the
     if (b.transform == Transform::Ordered && d.has_center()) x.array() -= acc;
     aux_from_natural(b.transform, b.lower, x.data(), b.size, theta.data() + b.offset);
   });
+  if (const Horseshoe* hs = pot.horseshoe()) hs->from_reported(reported, theta);
 }
 
 }  // namespace vhmc
