@@ -41,6 +41,9 @@ bound_vector <- function(b, arg, par_names, default) {
     }
     return(rep_len(as.numeric(b), d))
   }
+  if (any(is.na(names(b)) | !nzchar(names(b)))) {
+    stop_arg(arg, "names some bounds and not others", "Name every bound, e.g. c(a = 0, b = 1), or none.")
+  }
   unknown <- setdiff(names(b), par_names)
   if (length(unknown) > 0L) {
     stop_arg(arg, sprintf("names %s, which %s not a parameter (the parameters: %s)",
@@ -211,7 +214,7 @@ natural_values <- function(spec, theta) {
   stats::setNames(as.numeric(vhmc_bounded_constrain(spec$core, matrix(theta, nrow = 1L))), spec$names)
 }
 
-# The declared parameters as a table (fit$model$parameters and print()).
+# The declared parameters as a table (fit$model$parameters).
 declared_table <- function(spec) {
   data.frame(parameter = spec$names, lower = spec$lower, upper = spec$upper,
              prior = vapply(spec$priors, format, character(1)), sampled_as = spec$internal_names,

@@ -177,7 +177,7 @@
 #' `warmup = NULL`) or the warmup's iterations run out, and the chain then samples with NUTS
 #' (a chain that hands over before training is `nuts()`'s own, draw for draw); a message
 #' says so, and `surrogate_info()` has `fallback`, `efficiency_ratio`, `ess_ratio`,
-#' `fallback_unfit` (the held-out error decided),
+#' `fallback_unfit` (the held-out error was above `held_out_error_threshold`),
 #' `jump_ratio` and `payoff_cost_ratio` per chain. The cost is measured in seconds, so a fit near the threshold
 #' can decide differently on a machine under another load; `fallback = FALSE` fixes the
 #' decision (and RNS-RMHMC never hands over).
@@ -464,7 +464,7 @@ surrogate_info <- function(fit) {
   info$fallback <- as.logical(col("fallback", logical(1)))
   info$fallback_before_training <- as.logical(col("fallback_before_training", logical(1)))
   info$fallback_unfit <- as.logical(col("fallback_unfit", logical(1)))
-  info$max_held_out_error <- col("max_held_out_error")
+  info$held_out_error_threshold <- col("held_out_error_threshold")
   info$predicted_efficiency_ratio <- col("predicted_efficiency_ratio")
   info$predicted_efficiency_if_accurate <- col("predicted_efficiency_if_accurate")
   info$trial_share <- col("trial_share")
@@ -502,7 +502,9 @@ check_surrogate <- function(fit) {
   fell <- !is.na(info$fallback) & info$fallback
   early <- fell & !is.na(info$fallback_before_training) & info$fallback_before_training
   if (any(early)) message(untrained_message(info, early, chains(early)))
-  if (any(fell & !early)) message(fallback_message(info, fell & !early, chains(fell & !early)))
+  unfit <- fell & !early & info$fallback_unfit %in% TRUE
+  if (any(unfit)) message(fallback_message(info, unfit, chains(unfit)))
+  if (any(fell & !early & !unfit)) message(fallback_message(info, fell & !early & !unfit, chains(fell & !early & !unfit)))
   info <- info[!fell, , drop = FALSE]
   if (!nrow(info)) return(invisible())
   low <- info$accept < 0.1
@@ -532,7 +534,8 @@ check_surrogate <- function(fit) {
   invisible()
 }
 
-# The chains that handed over to NUTS, and why (surrogate_payoff.hpp).
+# The chains that handed over to NUTS, and why (surrogate_payoff.hpp): `fell` all for the same
+# reason (the held-out error, or the costs).
 fallback_message <- function(info, fell, which) {
   f <- function(x) paste(format(signif(x[fell], 2), trim = TRUE), collapse = ", ")
   if (all(info$fallback_unfit[fell] %in% TRUE)) {
@@ -543,7 +546,7 @@ fallback_message <- function(info, fell, which) {
       "curved ridge of parameters that enter the model only together, or modes apart); the draws",
       "after warmup are NUTS's. A longer exploration (`explore`) or more bases (`hidden`) may fit it;",
       "surrogate_hmc(fallback = FALSE) keeps it regardless. See surrogate_info(fit)."),
-      which, f(100 * info$grad_rel_error), format(100 * max(info$max_held_out_error[fell]))))
+      which, f(100 * info$grad_rel_error), format(100 * max(info$held_out_error_threshold[fell]))))
   }
   sprintf(paste(
     "surrogate_hmc: %s continued with NUTS on the true gradient: measured in warmup, the",

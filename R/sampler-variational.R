@@ -264,7 +264,9 @@ variational_line <- function(fit) {
 #'
 #' @param fit A [vhmc_sample()] fit made with `sampler = variational_hmc()`.
 #' @param theta A matrix with one row per point and one column per parameter (or a vector
-#'   for one point).
+#'   for one point), on the sampler's coordinates: for a fit with declared bounds
+#'   (`vhmc_sample(lower =, upper =)`), the unconstrained ones (`fit$model$parameters`
+#'   names them).
 #' @param chain Which chain's approximation (each chain trains its own).
 #' @return A numeric vector: `V` at each row (so `-V` is `log q` up to a constant).
 #' @examples

@@ -1,6 +1,6 @@
 # Where the chains start when the posterior has no mode in its own parameters but has one
 # in a non-centred parameterisation: multilevel GLMs (R/glmer-start.R, b = D L z) and the
-# horseshoe prior (R/glm-horseshoe.R, beta_j = z_j tau lambda~_j). As a standard deviation
+# horseshoe prior (R/priors-horseshoe.R, beta_j = z_j tau lambda~_j). As a standard deviation
 # (or tau) goes to 0 with its effects (coefficients), the centred density grows without
 # bound; in the non-centred parameterisation, z ~ N(0, I), that limit has finite density and
 # the proper priors on the scales make a mode exist. L-BFGS finds it once per fit (from

@@ -30,14 +30,64 @@ tmb_functions <- function(obj, laplace) {
              "Give MakeADFun() a `random` argument, or drop laplace = TRUE.")
   }
   par <- if (laplace) obj$par else obj$env$par
-  f <- obj$env$f
-  fns <- if (laplace) {
-    list(log_density = function(x) -obj$fn(unname(x)), gradient = function(x) -as.numeric(obj$gr(unname(x))))
-  } else {
-    list(log_density = function(x) -f(unname(x), order = 0),
-         gradient = function(x) -as.numeric(f(unname(x), order = 1)))
+  guard <- tmb_guard(obj)
+  fns <- if (laplace) laplace_functions(obj, guard) else {
+    f <- obj$env$f
+    list(log_density = function(x) {
+      guard()
+      -f(unname(x), order = 0)
+    }, gradient = function(x) {
+      guard()
+      -as.numeric(f(unname(x), order = 1))
+    })
   }
   all_names <- indexed_names(names(obj$env$par))
   c(fns, list(names = indexed_names(names(par)),
               info = list(laplace = laplace, random = if (length(random)) all_names[random] else character())))
+}
+
+# The Laplace approximation's functions. TMB starts each inner optimisation from the best
+# random effects found so far (its `last.par.best`), so a value would depend on which points
+# were evaluated before, in this chain or, sequentially, in earlier ones; every evaluation
+# starts from the objective's own values instead, so that the draws are the same whatever
+# the order of evaluations and the number of cores.
+laplace_functions <- function(obj, guard) {
+  start <- obj$env$last.par.best
+  at <- function(x, g) {
+    guard()
+    obj$env$last.par.best <- start
+    g(unname(x))
+  }
+  list(log_density = function(x) -at(x, obj$fn), gradient = function(x) -as.numeric(at(x, obj$gr)))
+}
+
+# A tape that reaches another R process (a socket cluster's worker, a future) arrives as a
+# null pointer, which TMB tapes again there from the objective's function, through the DLL
+# that evaluates it: RTMB's namespace is loaded for that, and a compiled TMB model's DLL must
+# already be loaded, or the chain stops with an error that says so (vhmc_malformed,
+# R/r-target.R), not a point of zero density. Checked once per process.
+tmb_guard <- function(obj) {
+  state <- new.env(parent = emptyenv())
+  state$pid <- Sys.getpid()
+  function() {
+    if (state$pid == Sys.getpid()) return(invisible())
+    dll <- obj$env$DLL
+    if (identical(dll, "RTMB")) loadNamespace("RTMB")
+    if (!dll %in% names(getLoadedDLLs())) {
+      stop(structure(class = c("vhmc_malformed", "error", "condition"), list(call = NULL, message = sprintf(paste(
+        "the TMB model's DLL `%s` is not loaded in this R process (a socket cluster's worker or a",
+        "future): dyn.load() it there, or run the chains sequentially or, on Unix, with `cores`"), dll))))
+    }
+    state$pid <- Sys.getpid()
+  }
+}
+
+# Initial values named as the objective names its parameters (a vector parameter's name
+# repeated, as in obj$par) get vhmc's indexed names.
+tmb_init <- function(init, names) {
+  if (is.numeric(init) && !is.null(names(init)) && length(init) == length(names) &&
+      !identical(names(init), names) && identical(indexed_names(names(init)), names)) {
+    names(init) <- names
+  }
+  init
 }

@@ -153,6 +153,7 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
                         prior = NULL, unconstrained = FALSE, laplace = FALSE) {
   call <- match.call()
   user <- user_target(log_density, gradient, parameters, laplace)
+  if (!is.null(user$model$tmb)) init <- tmb_init(init, user$parameters)
   if (!is.null(metric_tensor) && !is.function(metric_tensor)) {
     stop_arg("metric_tensor", sprintf("must be NULL or a function, not %s", describe(metric_tensor)))
   }

@@ -27,8 +27,9 @@ test_that("eight schools (non-centred) from an RTMB tape matches posteriordb", {
   dm <- posterior::as_draws_matrix(fit)
   theta <- dm[, "mu"] + dm[, "tau"] * dm[, sprintf("theta_trans[%d]", 1:8)]
   colnames(theta) <- sprintf("theta[%d]", 1:8)
+  n <- posterior::niterations(fit$draws)
   draws <- posterior::bind_draws(posterior::subset_draws(fit$draws, variable = c("mu", "tau")),
-                                 posterior::as_draws_array(array(theta, c(2000 / 2, 4, 8),
+                                 posterior::as_draws_array(array(theta, c(n, 4, 8),
                                    dimnames = list(NULL, NULL, colnames(theta)))), along = "variable")
   expect_reference(draws, rtmb_db()$reference$eight_schools)
   expect_identical(fit$model$tmb$random, character())
@@ -53,11 +54,35 @@ test_that("GARCH(1,1) from an RTMB tape with declared bounds matches posteriordb
   obj <- RTMB::MakeADFun(nll, list(mu = 5, alpha0 = 1, alpha1 = 0.5, r = 0.5), silent = TRUE)
   fit <- suppressWarnings(vhmc_sample(obj, lower = c(alpha0 = 0, alpha1 = 0, r = 0), upper = c(alpha1 = 1, r = 1),
                                       chains = 4, iter = 2000, seed = 2, progress = FALSE))
-  dm <- posterior::as_draws_matrix(fit)
-  beta1 <- (1 - dm[, "alpha1"]) * dm[, "r"]
   draws <- posterior::mutate_variables(posterior::as_draws_df(fit), beta1 = (1 - alpha1) * r)
   expect_reference(posterior::subset_draws(draws, variable = c("mu", "alpha0", "alpha1", "beta1")),
                    rtmb_db()$reference$garch)
+})
+
+test_that("the Gaussian-process Poisson regression from an RTMB tape matches posteriordb", {
+  skip_on_cran()
+  skip_if_not_installed("RTMB")
+  d <- rtmb_db()$data$gp_pois_regr
+  sq <- outer(d$x, d$x, "-")^2
+  chol_lower <- function(rho, alpha) t(chol(alpha^2 * exp(-sq / (2 * rho^2)) + diag(1e-10, d$N)))
+  nll <- function(p) {
+    f <- chol_lower(p$rho, p$alpha) %*% p$f_tilde
+    -(sum(d$k * f - exp(f)) + sum(RTMB::dnorm(p$f_tilde, 0, 1, log = TRUE)))
+  }
+  obj <- RTMB::MakeADFun(nll, list(rho = 5, alpha = 2, f_tilde = numeric(d$N)), silent = TRUE)
+  fit <- suppressWarnings(vhmc_sample(obj, prior = list(rho = gamma_prior(25, 4), alpha = normal(0, 2)),
+                                      lower = c(alpha = 0), chains = 4, iter = 2000, seed = 4, progress = FALSE))
+  dm <- posterior::as_draws_matrix(fit)
+  ft <- dm[, sprintf("f_tilde[%d]", seq_len(d$N))]
+  f <- t(vapply(seq_len(nrow(dm)), function(i) {
+    as.numeric(chol_lower(dm[i, "rho"], dm[i, "alpha"]) %*% ft[i, ])
+  }, numeric(d$N)))
+  colnames(f) <- sprintf("f[%d]", seq_len(d$N))
+  n <- posterior::niterations(fit$draws)
+  draws <- posterior::bind_draws(posterior::subset_draws(fit$draws, variable = c("rho", "alpha")),
+                                 posterior::as_draws_array(array(f, c(n, 4, d$N), dimnames = list(NULL, NULL, colnames(f)))),
+                                 along = "variable")
+  expect_reference(draws, rtmb_db()$reference$gp_pois_regr)
 })
 
 test_that("an RTMB objective: exact gradients, names, Laplace option and errors", {

@@ -152,7 +152,7 @@ test_that("a surrogate that will not pay off hands over to NUTS at the end of wa
   info <- surrogate_info(fit)
   expect_equal(info$fallback, c(TRUE, TRUE))
   expect_equal(info$fallback_unfit, c(TRUE, TRUE))
-  expect_true(all(info$grad_rel_error > info$max_held_out_error))
+  expect_true(all(info$grad_rel_error > info$held_out_error_threshold))
   expect_true(all(info$tuning_accept < 0.65 / 2))
   # NUTS's warmup went on after the hand-over, within the warmup, and NUTS samples near its target.
   expect_true(all(info$fallback_warmup > 0))
@@ -235,7 +235,7 @@ test_that("the hand-over is on for the automatic sampler only, unless asked", {
 
 test_that("a chain that hands over because its surrogate could not fit says so", {
   info <- data.frame(chain = 1:2, fallback_unfit = c(TRUE, TRUE), grad_rel_error = c(0.97, 0.91),
-                     max_held_out_error = 0.5, efficiency_ratio = c(2.9, 14.7), ess_ratio = 0.005,
+                     held_out_error_threshold = 0.5, efficiency_ratio = c(2.9, 14.7), ess_ratio = 0.005,
                      payoff_cost_ratio = c(580, 2940), tuning_accept = 0.4)
   msg <- fallback_message(info, c(TRUE, TRUE), "chains 1, 2")
   expect_match(msg, "could not fit the\\s+log density \\(held-out gradient error 97, 91%, above the 50%")

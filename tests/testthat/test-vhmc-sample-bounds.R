@@ -89,6 +89,7 @@ test_that("bad declarations give errors naming the argument and the fix", {
     suppressMessages(vhmc_sample(ld, chains = 1, iter = 10, progress = FALSE, parameters = parameters, ...))
   }
   expect_error(s(lower = c(p = 0, mu = 0)), "`lower` names `mu`, which is not a parameter")
+  expect_error(s(lower = c(p = 0, 1)), "`lower` names some bounds and not others")
   expect_error(s(lower = c(0, 0, 0)), "`lower` has length 3, but there are 2")
   expect_error(s(lower = c(p = 0.5), upper = c(p = 0.2, lambda = Inf)), "`upper` of `p` \\(0.2\\) must be above")
   expect_error(s(lower = c(p = -1, lambda = 0), prior = list(p = beta_prior(2, 2))),

@@ -127,7 +127,7 @@ constexpr double kMaxDrivingError = 0.5;
 struct SurrogatePayoff {
   double jump_ratio = NAN, ess_ratio = NAN, cost_ratio = NAN, efficiency = NAN, accept = NAN;
   double held_out_error = NAN;
-  bool fallback = false, unfit = false;  // unfit: the held-out error alone decided
+  bool fallback = false, unfit = false;  // unfit: the held-out error was above kMaxDrivingError
   void report(Report& r) const {
     r.add("jump_ratio", jump_ratio);
     r.add("ess_ratio", ess_ratio);
@@ -136,7 +136,7 @@ struct SurrogatePayoff {
     r.add("tuning_accept", accept);
     r.add("fallback", fallback);
     r.add("fallback_unfit", unfit);
-    r.add("max_held_out_error", kMaxDrivingError);
+    r.add("held_out_error_threshold", kMaxDrivingError);
   }
 };
 
