@@ -35,7 +35,7 @@ tmb_functions <- function(obj, laplace) {
     f <- obj$env$f
     list(log_density = function(x) {
       guard()
-      -f(unname(x), order = 0)
+      -as.numeric(f(unname(x), order = 0))
     }, gradient = function(x) {
       guard()
       -as.numeric(f(unname(x), order = 1))
@@ -56,9 +56,9 @@ laplace_functions <- function(obj, guard) {
   at <- function(x, g) {
     guard()
     obj$env$last.par.best <- start
-    g(unname(x))
+    as.numeric(g(unname(x)))
   }
-  list(log_density = function(x) -at(x, obj$fn), gradient = function(x) -as.numeric(at(x, obj$gr)))
+  list(log_density = function(x) -at(x, obj$fn), gradient = function(x) -at(x, obj$gr))
 }
 
 # A tape that reaches another R process (a socket cluster's worker, a future) arrives as a

@@ -5,8 +5,15 @@
 
 rtmb_db <- function() readRDS(test_path("fixtures", "posteriordb_rtmb.rds"))
 
+# The draws as a plain matrix (one column per variable, chains one after another).
+draws_matrix_plain <- function(fit) {
+  dm <- posterior::as_draws_matrix(fit)
+  matrix(unclass(dm), nrow(dm), dimnames = list(NULL, colnames(dm)))
+}
+
 expect_reference <- function(draws, ref) {
   m <- compare_reference(draws, ref)
+  if (nzchar(Sys.getenv("VHMC_SHOW_REFERENCE"))) print(m[c("variable", "z", "sd_ratio")])
   expect_equal(nrow(m), nrow(ref))
   expect_true(all(m$z < 4), info = paste(m$variable, round(m$z, 2), collapse = "; "))
   expect_true(all(abs(m$sd_ratio - 1) < 0.1), info = paste(m$variable, round(m$sd_ratio, 3), collapse = "; "))
@@ -21,10 +28,10 @@ test_that("eight schools (non-centred) from an RTMB tape matches posteriordb", {
     -(sum(RTMB::dnorm(p$theta_trans, 0, 1, log = TRUE)) + sum(RTMB::dnorm(d$y, theta, d$sigma, log = TRUE)))
   }
   obj <- RTMB::MakeADFun(nll, list(mu = 0, tau = 1, theta_trans = numeric(8)), silent = TRUE)
-  fit <- suppressWarnings(vhmc_sample(obj, lower = c(tau = 0), prior = list(mu = normal(0, 5), tau = cauchy(0, 5)),
-                                      chains = 4, iter = 2000, seed = 1, progress = FALSE))
+  fit <- suppressMessages(suppressWarnings(vhmc_sample(obj, lower = c(tau = 0), prior = list(mu = normal(0, 5), tau = cauchy(0, 5)),
+                                      chains = 4, iter = 2000, seed = 1, progress = FALSE)))
   expect_identical(posterior::variables(fit$draws)[1:3], c("mu", "tau", "theta_trans[1]"))
-  dm <- posterior::as_draws_matrix(fit)
+  dm <- draws_matrix_plain(fit)
   theta <- dm[, "mu"] + dm[, "tau"] * dm[, sprintf("theta_trans[%d]", 1:8)]
   colnames(theta) <- sprintf("theta[%d]", 1:8)
   n <- posterior::niterations(fit$draws)
@@ -52,8 +59,8 @@ test_that("GARCH(1,1) from an RTMB tape with declared bounds matches posteriordb
     -(ll + log(1 - p$alpha1))
   }
   obj <- RTMB::MakeADFun(nll, list(mu = 5, alpha0 = 1, alpha1 = 0.5, r = 0.5), silent = TRUE)
-  fit <- suppressWarnings(vhmc_sample(obj, lower = c(alpha0 = 0, alpha1 = 0, r = 0), upper = c(alpha1 = 1, r = 1),
-                                      chains = 4, iter = 2000, seed = 2, progress = FALSE))
+  fit <- suppressMessages(suppressWarnings(vhmc_sample(obj, lower = c(alpha0 = 0, alpha1 = 0, r = 0), upper = c(alpha1 = 1, r = 1),
+                                      chains = 4, iter = 2000, seed = 2, progress = FALSE)))
   draws <- posterior::mutate_variables(posterior::as_draws_df(fit), beta1 = (1 - alpha1) * r)
   expect_reference(posterior::subset_draws(draws, variable = c("mu", "alpha0", "alpha1", "beta1")),
                    rtmb_db()$reference$garch)
@@ -70,9 +77,9 @@ test_that("the Gaussian-process Poisson regression from an RTMB tape matches pos
     -(sum(d$k * f - exp(f)) + sum(RTMB::dnorm(p$f_tilde, 0, 1, log = TRUE)))
   }
   obj <- RTMB::MakeADFun(nll, list(rho = 5, alpha = 2, f_tilde = numeric(d$N)), silent = TRUE)
-  fit <- suppressWarnings(vhmc_sample(obj, prior = list(rho = gamma_prior(25, 4), alpha = normal(0, 2)),
-                                      lower = c(alpha = 0), chains = 4, iter = 2000, seed = 4, progress = FALSE))
-  dm <- posterior::as_draws_matrix(fit)
+  fit <- suppressMessages(suppressWarnings(vhmc_sample(obj, prior = list(rho = gamma_prior(25, 4), alpha = normal(0, 2)),
+                                      lower = c(alpha = 0), chains = 4, iter = 2000, seed = 4, progress = FALSE)))
+  dm <- draws_matrix_plain(fit)
   ft <- dm[, sprintf("f_tilde[%d]", seq_len(d$N))]
   f <- t(vapply(seq_len(nrow(dm)), function(i) {
     as.numeric(chol_lower(dm[i, "rho"], dm[i, "alpha"]) %*% ft[i, ])
