@@ -178,9 +178,9 @@ bounded_functions <- function(log_density, gradient, spec) {
 # The target of fit_chains() (R/fit-chains.R): an R target on the unconstrained coordinates
 # whose draws and initial values are reported on the natural scale (followed, when
 # `unconstrained`, by the sampler's coordinates of the bounded parameters).
-bounded_target <- function(log_density, gradient, spec, unconstrained) {
+bounded_target <- function(log_density, gradient, spec, unconstrained, runs = NULL) {
   fns <- bounded_functions(log_density, gradient, spec)
-  target <- r_target(fns$log_density, fns$gradient, spec$internal_names)
+  target <- r_target(fns$log_density, fns$gradient, spec$internal_names, runs = runs)
   extra <- which(spec$internal_names != spec$names)
   keep <- if (unconstrained) extra else integer(0)
   target$par_names <- c(spec$names, spec$internal_names[keep])

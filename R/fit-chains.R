@@ -17,6 +17,7 @@
 #   metric_tensor              whether the model has a metric tensor for rmhmc() (a GLM's Fisher
 #                              information in the core, or the user's function)
 #   after_chains(results)      optional, after every chain succeeded
+#   model_runs()               optional: the calls of the user's functions so far (R targets)
 #   globals()                  optional: the user's objects and packages that run() needs in
 #                              another R process (R/globals.R)
 #   start()                    optional: the chains' start, found by the front end itself
@@ -32,6 +33,7 @@ fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, 
   sm <- start_metric_config(config, start)
   config <- sm$config
   start$info$correlation_directions <- sm$directions
+  if (!is.null(target$model_runs)) start$info$model_runs <- target$model_runs()
   start$info$metric <- config$metric
   prep <- catch_interrupt(prepare_fit(sampler, target, start$inits, user_init))
   refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
@@ -102,7 +104,7 @@ chain_adaptation <- function(r, names) {
 # analytic Hessians (GLM Newton search, made once and counted on chain 1) apart.
 chain_counts <- function(results, start) {
   num <- function(field) vapply(results, function(r) as.numeric(r$counts[[field]]), numeric(1))
-  data.frame(
+  counts <- data.frame(
     chain = seq_along(results),
     n_grad = start$evaluations + num("n_grad_warmup") + num("n_grad_sampling"),
     n_grad_warmup = num("n_grad_warmup"),
@@ -111,6 +113,12 @@ chain_counts <- function(results, start) {
     target_errors = vapply(results, function(r) as.numeric(r$target_errors %||% 0), numeric(1)),
     n_grad_start = start$evaluations, n_hessian_start = start$hessians
   )
+  if (is.null(results[[1]]$model_runs)) return(counts)
+  # R targets: the calls of the user's functions in each chain (model runs, R/r-target.R)
+  runs <- function(what) vapply(results, function(r) as.numeric(r$model_runs[[what]]), numeric(1))
+  counts$log_density_calls <- runs("log_density")
+  counts$gradient_calls <- runs("gradient")
+  counts
 }
 
 chain_timing <- function(results) {

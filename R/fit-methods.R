@@ -264,6 +264,7 @@ print.summary.vhmc_fit <- function(x, digits = 3, ...) {
       "warning sign;\n accept: mean accept_stat__; times in seconds)\n",
       sep = "")
 
+  print_model_runs(x)
   if (!is.null(x$counts$target_errors)) {
     n_err <- sum(x$counts$target_errors, na.rm = TRUE)
     if (n_err > 0) {
@@ -364,4 +365,18 @@ plot.vhmc_fit <- function(x, pars = NULL, type = c("trace", "density"), ...) {
 empty_panel <- function(v) {
   plot(0, 0, type = "n", axes = FALSE, xlab = "", ylab = "", main = v)
   graphics::text(0, 0, "constant or non-finite draws")
+}
+
+# The calls of the user's log density and gradient (a target written in R: the cost of an
+# expensive model, whatever the machine), for the start and the chains.
+print_model_runs <- function(x) {
+  if (is.null(x$counts$log_density_calls)) return(invisible())
+  start <- x$start$model_runs %||% c(log_density = 0, gradient = 0)
+  chains <- c(sum(x$counts$log_density_calls), sum(x$counts$gradient_calls))
+  total <- start + chains
+  cat(sprintf("\nModel runs (log_density, gradient calls): start %s, %s; chains %s, %s; total %s, %s\n",
+              format(start[[1]], big.mark = ","), format(start[[2]], big.mark = ","),
+              format(chains[1], big.mark = ","), format(chains[2], big.mark = ","),
+              format(total[[1]], big.mark = ","), format(total[[2]], big.mark = ",")))
+  invisible()
 }

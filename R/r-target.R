@@ -127,9 +127,29 @@ fd_gradient <- function(f, theta) {
   }, numeric(1))
 }
 
+# Model runs: calls of the user's log density (finite differences included) and gradient,
+# which for an expensive model are the cost that counts (machine-independent). The counter
+# wraps the user's functions before anything calls them (vhmc_sample(), user_target()): the
+# start (initial values, checks, mode search, in this process) reads it directly; each chain
+# reports what it added in its own process (forked, a worker, or this one in turn).
+run_counter <- function() {
+  n <- c(log_density = 0, gradient = 0)
+  list(
+    wrap = function(f, what) {
+      force(f)
+      function(theta) {
+        n[[what]] <<- n[[what]] + 1
+        f(theta)
+      }
+    },
+    counts = function() n
+  )
+}
+
 # A log density written in R as a target of fit_chains() (R/fit-chains.R): each chain calls
 # the user's functions through the closure of r_potential(), made in the chain's own process.
-r_target <- function(log_density, gradient, par_names, metric_tensor = NULL) {
+# `runs`: the run_counter() whose wrapped functions log_density and gradient are (NULL: none).
+r_target <- function(log_density, gradient, par_names, metric_tensor = NULL, runs = NULL) {
   grad_fun <- gradient %||% function(theta) fd_gradient(log_density, theta)
   value_grad <- function(theta) {
     names(theta) <- par_names
@@ -138,11 +158,14 @@ r_target <- function(log_density, gradient, par_names, metric_tensor = NULL) {
   list(
     par_names = par_names, internal_names = par_names,
     run = function(config, extras, init, run) {
+      before <- if (!is.null(runs)) runs$counts()
       potential <- r_potential(log_density, gradient, par_names)
       metric <- if (!is.null(metric_tensor)) r_metric(metric_tensor, par_names, environment(potential))
       res <- vhmc_run_r_target(potential, init, config, extras, run, metric)
+      if (!is.null(runs)) res$model_runs <- runs$counts() - before
       target_error_report(res, environment(potential))
     },
+    model_runs = runs$counts,  # NULL without a counter
     value_grad = value_grad,
     potential_values = function(rows) {
       apply(rows, 1L, function(row) -log_density(stats::setNames(row, par_names)))

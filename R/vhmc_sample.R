@@ -106,6 +106,12 @@
 #' scale; the adapted metric (`fit$adaptation`) is on the unconstrained one.
 #' `fit$model$parameters` lists the bounds, priors and transforms. `metric_tensor` cannot
 #' be combined with declared bounds.
+#' @section Model runs:
+#' For an expensive model the calls of its functions are the cost that counts, whatever the
+#' machine: `fit$counts$log_density_calls` and `fit$counts$gradient_calls` give each chain's
+#' (warmup and sampling; a finite-difference gradient is `2 d` log-density calls),
+#' `fit$start$model_runs` those of the start (initial values, their checks and the mode
+#' search), and `summary()` prints them with their sum.
 #' @return A `vhmc_fit` object: see [print.vhmc_fit()], [summary.vhmc_fit()],
 #'   [as_draws_array.vhmc_fit()], [as.mcmc.list.vhmc_fit()] and [sampler_diagnostics()].
 #'   After sampling, warnings name any convergence problem and its fix.
@@ -191,8 +197,8 @@ user_target <- function(log_density, gradient, parameters, laplace) {
     }
     tmb <- tmb_functions(log_density, laplace)
     model$tmb <- tmb$info
-    return(list(log_density = tmb$log_density, gradient = tmb$gradient, parameters = parameters %||% tmb$names,
-                model = model))
+    return(counted_user(list(log_density = tmb$log_density, gradient = tmb$gradient,
+                             parameters = parameters %||% tmb$names, model = model)))
   }
   if (!isFALSE(laplace)) stop_arg("laplace", "is for TMB and RTMB objectives only", "Drop `laplace`.")
   if (!is.function(log_density)) {
@@ -202,13 +208,21 @@ user_target <- function(log_density, gradient, parameters, laplace) {
   if (!is.null(gradient) && !is.function(gradient)) {
     stop_arg("gradient", sprintf("must be NULL or a function, not %s", describe(gradient)))
   }
-  list(log_density = log_density, gradient = gradient, parameters = parameters, model = model)
+  counted_user(list(log_density = log_density, gradient = gradient, parameters = parameters, model = model))
+}
+
+# The user's functions counted from their first call (model runs, R/r-target.R).
+counted_user <- function(user) {
+  user$runs <- run_counter()
+  user$log_density <- user$runs$wrap(user$log_density, "log_density")
+  if (!is.null(user$gradient)) user$gradient <- user$runs$wrap(user$gradient, "gradient")
+  user
 }
 
 # The target, initial values and model description of a log density on the sampled scale.
 plain_target <- function(user, init, metric_tensor, chains, seed) {
   values <- resolve_inits(init, user$parameters, chains, seed, user$log_density)
-  list(target = r_target(user$log_density, user$gradient, names(values[[1]]), metric_tensor),
+  list(target = r_target(user$log_density, user$gradient, names(values[[1]]), metric_tensor, user$runs),
        inits = list(internal = lapply(values, unname), user = values), model = user$model)
 }
 
@@ -221,6 +235,6 @@ declared_target <- function(user, init, lower, upper, prior, unconstrained, metr
   declared <- declared_setup(user$log_density, init, user$parameters, lower, upper, prior, chains, seed)
   model <- user$model
   model$parameters <- declared_table(declared$spec)
-  list(target = bounded_target(user$log_density, user$gradient, declared$spec, unconstrained),
+  list(target = bounded_target(user$log_density, user$gradient, declared$spec, unconstrained, user$runs),
        inits = declared$inits, model = model)
 }

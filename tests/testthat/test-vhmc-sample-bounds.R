@@ -107,3 +107,25 @@ test_that("bad declarations give errors naming the argument and the fix", {
                                             metric_tensor = function(th) NULL, progress = FALSE)),
                "`metric_tensor` cannot be combined with `lower`")
 })
+
+test_that("model runs are counted: the start, each chain, and in print()", {
+  calls <- new.env()
+  calls$n <- 0
+  ld <- function(th) {
+    calls$n <- calls$n + 1
+    binom_poisson$log_density(th)
+  }
+  fit <- quiet_sample(list(log_density = ld, gradient = binom_poisson$gradient), lower = c(p = 0, lambda = 0),
+                      upper = c(p = 1, lambda = Inf), chains = 2, iter = 300, seed = 6)
+  runs <- fit$counts$log_density_calls
+  expect_length(runs, 2L)
+  expect_true(all(runs > 0 & fit$counts$gradient_calls > 0))
+  # Every call of the user's log density is counted once (sequential chains, this process).
+  expect_equal(sum(runs) + fit$start$model_runs[["log_density"]], calls$n)
+  expect_output(print(summary(fit)), "Model runs \\(log_density, gradient calls\\): start")
+  # A finite-difference gradient is 2 d log-density calls and no gradient call.
+  fd <- quiet_sample(binom_poisson["log_density"], lower = c(p = 0, lambda = 0), upper = c(p = 1, lambda = Inf),
+                     chains = 1, iter = 200, seed = 6)
+  expect_equal(fd$counts$gradient_calls, 0)
+  expect_gt(fd$counts$log_density_calls, 4 * fd$counts$n_grad_sampling)
+})
