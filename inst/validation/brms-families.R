@@ -39,11 +39,7 @@ suppressPackageStartupMessages({
   library(posterior)
 })
 
-# Debian's r-cran-bh is an empty stand-in for BH (Boost is libboost-dev's, in /usr/include),
-# where rstan looks for Boost by default: point it at the system's headers.
-if (!file.exists(rstan::rstan_options("boost_lib")) && dir.exists("/usr/include/boost")) {
-  rstan::rstan_options(boost_lib = "/usr/include")
-}
+source(file.path("inst", "validation", "stan-boost.R"))
 
 out_file <- file.path("tests", "testthat", "fixtures", "brms_families.rds")
 if (!dir.exists(dirname(out_file))) stop("run from the package's source folder")
