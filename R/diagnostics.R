@@ -238,7 +238,7 @@ format_names <- function(x, max = 8L) {
 #'   (total post-warmup divergences, `NA` if not reported), `treedepth_hits`
 #'   (total, `NA` if not reported), `ebfmi` (named numeric: E-BFMI of the
 #'   flagged chains, names are chain ids) and `flagged`, a character vector
-#'   naming the checks that fired (a subset of `"rhat"`, `"ess_bulk"`,
+#'   naming the checks that fired (a subset of `"rhat"`, `"modes"`, `"ess_bulk"`,
 #'   `"ess_tail"`, `"divergences"`, `"treedepth"`, `"ebfmi"`, `"na"`; empty when the
 #'   fit is clean).
 #' @keywords internal
@@ -255,6 +255,7 @@ check_fit <- function(fit, rhat_threshold = 1.01, ess_threshold = 400,
     ebfmi = ebfmi_finding(tab, ebfmi_threshold),
     na = na_finding(fit, conv),
     rhat = rhat_finding(conv, rhat_threshold, reparameterise_hint(fit)),
+    modes = modes_finding(fit, conv, rhat_threshold),
     ess_bulk = ess_finding(conv, "ess_bulk", "Bulk", ess_threshold,
                            "Posterior means and medians may be unreliable.", reparameterise_hint(fit)),
     ess_tail = ess_finding(conv, "ess_tail", "Tail", ess_threshold,
@@ -324,6 +325,43 @@ rhat_finding <- function(conv, threshold, reparameterise_hint = "") {
     format_names(names(worst)), " (max ", format(round(max(flag), 3), nsmall = 3),
     "). The chains have not mixed, so the estimates are unreliable. To fix: run more ",
     "iterations (iter) or reparameterise the model", reparameterise_hint, "."))
+}
+
+# Chains that sit apart: for the variable with the worst R-hat, the chains' means sorted fall
+# into groups separated by gaps of more than 4 within-chain sds (of the chains on either
+# side), so that no chain visited the other groups' region. Then the chains are in
+# different modes (or stuck on a ridge) rather than slow, and more iterations will not help:
+# the message names the groups and, where the sampler records the energy, which group sits
+# at the lower potential (mean energy, whose kinetic part has the same mean in every chain).
+modes_finding <- function(fit, conv, threshold) {
+  bad <- !is.na(conv$rhat) & conv$rhat >= threshold
+  if (!any(bad) || fit_nchains(fit) < 2L) return(list(value = NULL))
+  v <- conv$variable[bad][which.max(conv$rhat[bad])]
+  x <- matrix(posterior::extract_variable_matrix(fit_draws(fit), v), ncol = fit_nchains(fit))
+  groups <- chain_groups(colMeans(x), apply(x, 2, stats::sd))
+  if (length(groups) < 2L) return(list(value = NULL))
+  energy <- vapply(fit$diagnostics, function(d) mean(d[["energy__"]] %||% NA_real_), numeric(1))
+  desc <- vapply(groups, function(g) sprintf("chain%s %s near %s = %s%s", if (length(g) > 1) "s" else "",
+                                             paste(g, collapse = ", "), v, format(signif(mean(colMeans(x)[g]), 3)),
+                                             if (all(is.na(energy))) "" else
+                                               sprintf(" (mean energy %s)", format(signif(mean(energy[g]), 4)))),
+                 character(1))
+  list(value = groups, message = paste0(
+    "The chains sit in different places and never met: ", paste(desc, collapse = "; "), ". The ",
+    "posterior has several modes, or a ridge the chains cannot travel along; more iterations ",
+    "will not join them. To fix: look at pairs plots of the parameters, check that every ",
+    "parameter is identified (parameters that enter the model only together form a ridge), ",
+    "start every chain in the main mode (init; the lower mean energy marks the more probable ",
+    "region) or give informative priors."))
+}
+
+# Chains (ids) grouped by their means m: sorted, split where the gap exceeds 4 times the
+# larger within-chain sd s of the two chains beside it.
+chain_groups <- function(m, s) {
+  o <- order(m)
+  gap <- diff(m[o]) > 4 * pmax(s[o][-1], s[o][-length(o)])
+  if (!any(gap, na.rm = TRUE)) return(list(o))
+  lapply(split(o, cumsum(c(TRUE, gap %in% TRUE))), sort)
 }
 
 ess_finding <- function(conv, column, label, threshold, consequence, reparameterise_hint = "") {

@@ -251,3 +251,26 @@ test_that("NA diagnostics name the statistics that are NA, with the reason the d
                fixed = TRUE)
   expect_no_match(na, "R-hat and ESS could not be computed for 1 variable(s): a,", fixed = TRUE)
 })
+
+test_that("chains that sit in different modes are named, and the lower energy group pointed at", {
+  # A mixture of N(-6, 1) (weight 0.8) and N(6, 1) (0.2): chains started in each mode stay.
+  ld <- function(th) log(0.8 * dnorm(th[[1]], -6) + 0.2 * dnorm(th[[1]], 6))
+  gr <- function(th) {
+    a <- 0.8 * dnorm(th[[1]], -6)
+    b <- 0.2 * dnorm(th[[1]], 6)
+    (a * (-6 - th[[1]]) + b * (6 - th[[1]])) / (a + b)
+  }
+  inits <- list(c(x = -6), c(x = 6), c(x = -6), c(x = 6))
+  fit <- suppressWarnings(suppressMessages(vhmc_sample(ld, gr, init = inits, chains = 4, iter = 400, seed = 1,
+                                                       progress = FALSE)))
+  res <- suppressWarnings(check_fit(fit, warn = FALSE))
+  expect_true("modes" %in% res$flagged)
+  w <- capture_warnings(check_fit(fit))
+  expect_match(w, "chains 1, 3 near x = -6.*; chains 2, 4 near x = 6.*more iterations will not join them",
+               all = FALSE)
+  # One mode: no such finding.
+  one <- suppressWarnings(suppressMessages(vhmc_sample(ld, gr, init = inits[c(1, 3)], chains = 2, iter = 400,
+                                                       seed = 1, progress = FALSE)))
+  expect_false("modes" %in% suppressWarnings(check_fit(one, warn = FALSE))$flagged)
+  expect_equal(chain_groups(c(0, 10, 0.2, 9.9), c(1, 1, 1, 1)), list(`1` = c(1L, 3L), `2` = c(2L, 4L)))
+})
