@@ -238,7 +238,7 @@ format_names <- function(x, max = 8L) {
 #'   (total post-warmup divergences, `NA` if not reported), `treedepth_hits`
 #'   (total, `NA` if not reported), `ebfmi` (named numeric: E-BFMI of the
 #'   flagged chains, names are chain ids) and `flagged`, a character vector
-#'   naming the checks that fired (a subset of `"rhat"`, `"modes"`, `"ess_bulk"`,
+#'   naming the checks that fired (a subset of `"rhat"`, `"modes"`, `"ridge"`, `"ess_bulk"`,
 #'   `"ess_tail"`, `"divergences"`, `"treedepth"`, `"ebfmi"`, `"na"`; empty when the
 #'   fit is clean).
 #' @keywords internal
@@ -256,6 +256,7 @@ check_fit <- function(fit, rhat_threshold = 1.01, ess_threshold = 400,
     na = na_finding(fit, conv),
     rhat = rhat_finding(conv, rhat_threshold, reparameterise_hint(fit)),
     modes = modes_finding(fit, conv, rhat_threshold),
+    ridge = ridge_finding(fit, conv, rhat_threshold, ess_threshold),
     ess_bulk = ess_finding(conv, "ess_bulk", "Bulk", ess_threshold,
                            "Posterior means and medians may be unreliable.", reparameterise_hint(fit)),
     ess_tail = ess_finding(conv, "ess_tail", "Tail", ess_threshold,
@@ -353,6 +354,29 @@ modes_finding <- function(fit, conv, threshold) {
     "parameter is identified (parameters that enter the model only together form a ridge), ",
     "start every chain in the main mode (init; the lower mean energy marks the more probable ",
     "region) or give informative priors."))
+}
+
+# Parameters determined only through their product (or ratio): where the chains mixed
+# badly, two positive variables whose logs are correlated beyond 0.95 in absolute value lie
+# on a ridge log a + log b = const (or log a - log b), along which HMC moves slowly; in
+# BayesianTools' VSEM, LUE and GAMMA enter only as LUE (1 - GAMMA), KEXT and LAR only as
+# KEXT LAR. Looked for in fits of at most 50 variables (a correlation matrix of them).
+ridge_finding <- function(fit, conv, rhat_threshold, ess_threshold) {
+  slow <- (!is.na(conv$rhat) & conv$rhat >= rhat_threshold) | (!is.na(conv$ess_bulk) & conv$ess_bulk < ess_threshold)
+  if (!any(slow) || nrow(conv) > 50L) return(list(value = NULL))
+  x <- posterior::as_draws_matrix(fit_draws(fit))
+  pos <- colnames(x)[apply(x, 2, function(v) all(v > 0) && stats::sd(v) > 0)]
+  if (length(pos) < 2L) return(list(value = NULL))
+  r <- suppressWarnings(stats::cor(log(unclass(x)[, pos, drop = FALSE])))
+  hit <- which(upper.tri(r) & abs(r) > 0.95, arr.ind = TRUE)
+  if (!nrow(hit)) return(list(value = NULL))
+  pairs <- sprintf("%s and %s (correlation of their logs %s)", pos[hit[, 1]], pos[hit[, 2]],
+                   formatC(r[hit], digits = 4, format = "f"))
+  list(value = pairs, message = paste0(
+    "Some parameters are determined almost only through their product or ratio: ",
+    paste(utils::head(pairs, 4), collapse = "; "), ". The posterior is a narrow ridge along which ",
+    "the chains move slowly. To fix: sample the product (or ratio) and one of the two instead, ",
+    "or give one of them an informative prior."))
 }
 
 # Chains (ids) grouped by their means m: sorted, split where the gap exceeds 4 times the

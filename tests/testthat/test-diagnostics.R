@@ -274,3 +274,18 @@ test_that("chains that sit in different modes are named, and the lower energy gr
   expect_false("modes" %in% suppressWarnings(check_fit(one, warn = FALSE))$flagged)
   expect_equal(chain_groups(c(0, 10, 0.2, 9.9), c(1, 1, 1, 1)), list(`1` = c(1L, 3L), `2` = c(2L, 4L)))
 })
+
+test_that("parameters determined only through their product are named", {
+  # y ~ N(a b, 0.05) with a, b > 0 and wide priors: a ridge a b = 2.
+  ld <- function(th) dnorm(2, th[["a"]] * th[["b"]], 0.05, log = TRUE)
+  fit <- suppressWarnings(suppressMessages(vhmc_sample(ld, lower = c(a = 0.1, b = 0.1), upper = c(a = 10, b = 10),
+                                                       chains = 2, iter = 400, seed = 2, progress = FALSE)))
+  res <- suppressWarnings(check_fit(fit, warn = FALSE))
+  expect_true("ridge" %in% res$flagged)
+  w <- capture_warnings(check_fit(fit))
+  expect_match(w, "a and b \\(correlation of their logs -(0.9|1.0)", all = FALSE)
+  # Independent positive parameters: no such finding.
+  ind <- suppressWarnings(suppressMessages(vhmc_sample(function(th) sum(dexp(th, log = TRUE)), lower = c(a = 0, b = 0),
+                                                       chains = 2, iter = 400, seed = 2, progress = FALSE)))
+  expect_false("ridge" %in% suppressWarnings(check_fit(ind, warn = FALSE))$flagged)
+})
