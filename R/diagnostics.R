@@ -286,7 +286,15 @@ divergence_finding <- function(fit, tab, total) {
   if (is.na(n) || n == 0) return(list(value = n))
   list(value = n, message = paste0(
     n, " of ", total, " transitions after warmup ended with a divergence. The posterior may be ",
-    "biased. To fix: ", divergence_fix(fit$sampler), ". See sampler_diagnostics(fit)."))
+    "biased. To fix: ", divergence_fix(fit$sampler), divergence_hint(fit), ". See sampler_diagnostics(fit)."))
+}
+
+# What the model adds to the sampler's fix: horseshoe priors diverge at adapt_delta 0.8 (1-4 %
+# of transitions on the validation problem, R/priors-horseshoe.R), rarely at rstanarm's 0.99.
+divergence_hint <- function(fit) {
+  prior <- fit$model$priors$prior$adjusted
+  if (is.null(prior) || !is_horseshoe(prior)) return("")
+  "; with a horseshoe prior, nuts(adapt_delta = 0.99), rstanarm's default for these priors"
 }
 
 treedepth_finding <- function(fit, tab, total) {

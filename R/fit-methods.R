@@ -106,7 +106,7 @@ divergence_line <- function(x) {
   }
   paste0("Divergences: ", n, " of ", total, " post-warmup transitions (",
          format(round(100 * n / total, 1), nsmall = 1), "%); results may ",
-         "be biased.\nTo fix: ", divergence_fix(x$sampler), "; see sampler_diagnostics().")
+         "be biased.\nTo fix: ", divergence_fix(x$sampler), divergence_hint(x), "; see sampler_diagnostics().")
 }
 
 #' Print a vhmc fit

@@ -40,6 +40,9 @@ test_that("hs() and hs_plus() posteriors match stan_glm's (sparse gaussian regre
   fit <- horseshoe_fit(hs(), ref$data, seed = 3)
   expect_matches_reference(fit, ref$hs, "hs()")
   expect_lt(divergences(fit), 0.09 * 4000)
+  if (divergences(fit) > 0) {
+    expect_match(capture_warnings(check_fit(fit)), "with a horseshoe prior, nuts\\(adapt_delta = 0.99\\)", all = FALSE)
+  }
   fit99 <- horseshoe_fit(hs(), ref$data, seed = 4, sampler = nuts(adapt_delta = 0.99))
   expect_matches_reference(fit99, ref$hs, "hs(), adapt_delta = 0.99")
   expect_lt(divergences(fit99), 0.025 * 4000)
