@@ -5,11 +5,6 @@
 # bounded.hpp, src/glue_bounded.cpp), as Stan does for <lower, upper> and BayesianTools for
 # createUniformPrior(lower, upper).
 
-# The natural support of a prior's distribution: a parameter with that prior is bounded by it.
-prior_support <- function(prior) {
-  switch(prior$dist, exponential = , gamma = c(0, Inf), beta = c(0, 1), c(-Inf, Inf))
-}
-
 # TRUE when any of lower, upper, prior is given.
 declares_parameters <- function(lower, upper, prior) !is.null(lower) || !is.null(upper) || !is.null(prior)
 
@@ -163,13 +158,21 @@ bounded_functions <- function(log_density, gradient, spec) {
   nm <- spec$names
   ld <- checked_call(log_density, "log_density", 1L, nm)
   gr <- if (!is.null(gradient)) checked_call(gradient, "gradient", length(nm), nm)
+  # The potential asks for the value and then the gradient at the same point: the transforms
+  # are evaluated once for both.
+  last <- list(t = NULL)
+  at <- function(t) {
+    t <- as.numeric(t)
+    if (!identical(t, last$t)) last <<- c(list(t = t), vhmc_bounded_eval(core, t))
+    last
+  }
   list(
     log_density = function(t) {
-      b <- vhmc_bounded_eval(core, as.numeric(t))
+      b <- at(t)
       ld(stats::setNames(b$x, nm)) - b$u
     },
     gradient = if (!is.null(gr)) function(t) {
-      b <- vhmc_bounded_eval(core, as.numeric(t))
+      b <- at(t)
       gr(stats::setNames(b$x, nm)) * b$dx_dt - b$grad
     }
   )

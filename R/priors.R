@@ -212,9 +212,15 @@ scale_prior <- function(prior, arg, role, k, scale_y, scale_x, aux_name = "sigma
   prior
 }
 
+# The natural support of a prior's distribution: a parameter with that prior is bounded by it
+# (vhmc_sample(prior = ), R/bounded-target.R), and only a positive one takes it.
+prior_support <- function(prior) {
+  switch(prior$dist, exponential = , gamma = c(0, Inf), beta = c(0, 1), c(-Inf, Inf))
+}
+
 # Which distributions a parameter of each role takes.
 check_prior_role <- function(prior, arg, role, aux_name) {
-  positive_only <- prior$dist %in% c("exponential", "gamma")
+  positive_only <- identical(prior_support(prior), c(0, Inf))
   if (role == "probability" && !prior$dist %in% c("beta", "flat")) {
     stop_arg(arg, sprintf("is %s for the probability %s, which takes beta_prior() or flat() (= beta_prior(1, 1))",
                           format(prior), aux_name))
