@@ -190,6 +190,7 @@ bounded_target <- function(log_density, gradient, spec, unconstrained, runs = NU
   target$to_user <- function(rows) cbind(vhmc_bounded_constrain(spec$core, rows), rows[, keep, drop = FALSE])
   target$user_values <- function(theta) natural_values(spec, theta)
   target$globals <- function() user_globals(list(log_density, gradient))
+  target$scatter <- as.numeric(is.finite(spec$lower) & is.finite(spec$upper))
   target
 }
 

@@ -38,15 +38,18 @@ fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, 
   prep <- catch_interrupt(prepare_fit(sampler, target, start$inits, user_init))
   refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
   refresh_seconds <- progress_seconds()
-  chain_fun <- function(chain) {
+  # One chain; or, for a population sampler, every chain's state in one run of the core
+  # (`population`: the initial values one after the other).
+  chain_fun <- function(chain, population = FALSE) {
     run <- list(iter = args$iter, warmup = args$warmup, thin = args$thin, seed = seed, chain = chain,
                 refresh = refresh, refresh_seconds = refresh_seconds, warmup_auto = args$warmup_auto)
     extras <- prep$extras
-    extras$inv_metric <- start$inv_metric[[chain]]
+    if (!population) extras$inv_metric <- start$inv_metric[[chain]]
     extras$laplace <- extras$laplace %||% start$laplace[[chain]]
-    target$run(config, extras, prep$inits$internal[[chain]], run)
+    init <- if (population) unlist(prep$inits$internal, use.names = FALSE) else prep$inits$internal[[chain]]
+    target$run(config, extras, init, run)
   }
-  results <- catch_interrupt(run_chains(chain_fun, args$chains, args$cores, target$globals))
+  results <- catch_interrupt(run_sampler_chains(sampler, chain_fun, args, target))
   stop_on_chain_failure(results)
   if (!is.null(target$after_chains)) target$after_chains(results)
   parts <- collect_chains(results, target, start$info)

@@ -174,6 +174,9 @@ r_target <- function(log_density, gradient, par_names, metric_tensor = NULL, run
     user_values = function(theta) stats::setNames(as.numeric(theta), par_names),
     to_user = NULL, minibatch = FALSE, n_obs = NA_integer_, metric_tensor = !is.null(metric_tensor),
     has_mode = TRUE, description = "a log density written as an R function",
+    # a population sampler (demc()) may spread its states over the sampler's coordinates:
+    # uniform in (-2, 2) for each (1 would be uniform over a box on its logit scale)
+    population = TRUE, scatter = numeric(length(par_names)),
     after_chains = warn_target_errors,
     globals = function() user_globals(list(log_density, gradient, metric_tensor))
   )

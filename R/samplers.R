@@ -14,6 +14,7 @@
 #                                 gives the chains that metric (else the Laplace one; R/start.R)
 #   auto_warmup(s)                whether warmup = NULL lets warmup end when adaptation converged
 #   prepare_fit(s, target, inits) fit-time computations shared by the chains (a mode, ...)
+#   run_sampler_chains(s, ...)    run the chains (each on its own, or as one population)
 #   add_report(s, fit, results, target)  what each chain's sampler reported, into the fit
 #   check_report(s, fit)          warnings about what the report shows
 #   uses_gradient(s)              whether the sampler evaluates gradients (else none is needed)
@@ -27,9 +28,9 @@ is_sampler <- function(x) inherits(x, "vhmc_sampler")
 
 # Every sampler constructor, for the hints of errors. Targets written in R take all but the
 # minibatch samplers, and rmhmc() only with a metric tensor.
-all_samplers <- c("nuts()", "hmc()", "rwm()", "rmhmc()", "surrogate_hmc()", "variational_hmc()",
+all_samplers <- c("nuts()", "hmc()", "rwm()", "demc()", "rmhmc()", "surrogate_hmc()", "variational_hmc()",
                   "sghmc()", "sgld()")
-r_target_samplers <- "nuts(), hmc(), rwm(), surrogate_hmc(), variational_hmc(), or rmhmc() with a `metric_tensor`"
+r_target_samplers <- "nuts(), hmc(), rwm(), demc(), surrogate_hmc(), variational_hmc(), or rmhmc() with a `metric_tensor`"
 
 check_sampler_arg <- function(sampler, hint = or_list(all_samplers)) {
   if (is_sampler(sampler)) return(invisible())
@@ -97,6 +98,13 @@ auto_warmup.vhmc_sampler <- function(sampler) FALSE
 prepare_fit <- function(sampler, target, inits, user_init) UseMethod("prepare_fit")
 prepare_fit.vhmc_sampler <- function(sampler, target, inits, user_init) {
   list(extras = list(), inits = inits, stored = list())
+}
+
+# The chains' results: each chain run on its own, wherever chains run (R/chains.R); a
+# population sampler (demc()) runs all chains in one run of the core and splits its result.
+run_sampler_chains <- function(sampler, chain_fun, args, target) UseMethod("run_sampler_chains")
+run_sampler_chains.vhmc_sampler <- function(sampler, chain_fun, args, target) {
+  run_chains(chain_fun, args$chains, args$cores, target$globals)
 }
 
 add_report <- function(sampler, fit, results, target) UseMethod("add_report")

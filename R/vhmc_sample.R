@@ -41,7 +41,7 @@
 #' @param parameters Parameter names (a character vector), or their number; needed only
 #'   when `init` is `NULL` or `"random"`. Otherwise names come from `init`, defaulting to
 #'   `theta[1]`, ...
-#' @param sampler A sampler from [nuts()] (default), [hmc()], [rwm()],
+#' @param sampler A sampler from [nuts()] (default), [hmc()], [rwm()], [demc()],
 #'   [surrogate_hmc()], [variational_hmc()] or (with `metric_tensor`) [rmhmc()]. The
 #'   stochastic-gradient samplers [sghmc()] and [sgld()] need minibatches of a likelihood
 #'   and work with [vhmc_glm()] and [vhmc_ardl()] only.
@@ -168,7 +168,7 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
     stop_arg("metric_tensor", "is used by rmhmc() only", "Use sampler = rmhmc(), or drop `metric_tensor`.")
   }
   check_target(sampler, list(minibatch = FALSE, metric_tensor = !is.null(metric_tensor), has_mode = TRUE,
-                             description = "a log density written as an R function"))
+                             population = TRUE, description = "a log density written as an R function"))
   args <- check_run_args(chains, iter, warmup, thin, cores)
   progress <- check_flag(progress, "progress")
   unconstrained <- check_flag(unconstrained, "unconstrained")

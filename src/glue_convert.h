@@ -178,6 +178,8 @@ inline vhmc::FitExtras fit_extras(const Rcpp::List& extras) {
     // A vector is a diagonal inverse metric, kept as one column (no d x d matrix).
     e.inv_metric = Rf_isMatrix(m) ? Rcpp::as<vhmc::Mat>(m) : vhmc::Mat(Rcpp::as<vhmc::Vec>(m));
   }
+  if (extras.containsElementNamed("scatter") && !Rf_isNull(extras["scatter"]))
+    e.scatter = Rcpp::as<vhmc::Vec>(extras["scatter"]);
   return e;
 }
 

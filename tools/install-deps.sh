@@ -13,7 +13,9 @@
 #    that is still missing or older than DESCRIPTION asks. This is the path on
 #    a non-Debian machine or without root, and the only one for R packages
 #    without a Debian package (liver). Packages that only the benchmarks use
-#    (R_BENCH_PKGS below) are left out unless --bench is given.
+#    (R_BENCH_PKGS below) are left out unless --bench is given. A package whose
+#    current release needs a newer R comes as an archived source from the same
+#    repository (R_BENCH_ARCHIVED below), and only where the one installed is too old.
 # A machine that already has everything is left untouched and one line is printed.
 set -euo pipefail
 
@@ -26,7 +28,7 @@ for arg in "$@"; do
   case "$arg" in
     --bench) bench=1 ;;
     --dry-run) dry=1 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "install-deps: unknown argument '$arg' (use --bench, --dry-run or --help)" >&2; exit 2 ;;
   esac
 done
@@ -39,16 +41,28 @@ done
 # (inst/bench/table1_data.R); it is in Suggests, which R CMD check wants installed, and has
 # no Debian package, so it comes from the R path.
 R_PKGS="Rcpp RcppEigen coda posterior knitr rmarkdown future future.apply roxygen2 testthat withr pkgbuild bayesplot loo emmeans rstantools liver reformulas lme4 pscl glmmTMB"
-# Benchmark-only R packages (inst/bench; brms also for inst/validation/brms-families.R);
-# installed only with --bench.
-R_BENCH_PKGS="rstan MCMCpack rstanarm brms"
+# Benchmark-only R packages (inst/bench; brms also for inst/validation/brms-families.R;
+# BayesianTools, whose DEzs and VSEM model the DE-MC sampler is compared with, and deSolve);
+# installed only with --bench. BayesianTools has no Debian package; of its dependencies
+# DHARMa, qgam, gap, gap.datasets, emulator, quadform and IDPmisc have none either.
+R_BENCH_PKGS="rstan MCMCpack rstanarm brms deSolve BayesianTools"
+# Benchmark-only R packages taken from the repository's archive where the installed version
+# is older than needed: "name:needed:archived". BayesianTools needs DHARMa, DHARMa qgam, and
+# qgam (2.0.0) mgcv (>= 1.9), newer than Debian 12's 1.8-41, while mgcv's current release
+# needs R (>= 4.4): 1.9-3 is the last for an older R (R >= 3.6). Installed before the rest.
+R_BENCH_ARCHIVED="mgcv:1.9:1.9-3"
 
 # Debian packages: R packages prebuilt, plus the C++ test and vignette toolchain.
 DEB_PKGS="r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-coda r-cran-posterior r-cran-knitr
   r-cran-rmarkdown r-cran-future r-cran-future.apply r-cran-roxygen2 r-cran-testthat
   r-cran-withr r-cran-loo r-cran-emmeans r-cran-bayesplot r-cran-rstantools r-cran-pkgbuild
   r-cran-lme4 r-cran-rdpack r-cran-pscl r-cran-glmmtmb catch2 pandoc"
-DEB_BENCH_PKGS="r-cran-rstan r-cran-mcmcpack r-cran-rstanarm r-cran-brms"
+# BayesianTools' dependencies that Debian has (r-cran-curl and the rest of plotly's come
+# prebuilt: CRAN's curl needs libcurl's headers to build).
+DEB_BENCH_PKGS="r-cran-rstan r-cran-mcmcpack r-cran-rstanarm r-cran-brms r-cran-desolve
+  r-cran-mvtnorm r-cran-tmvtnorm r-cran-ellipse r-cran-numderiv r-cran-msm
+  r-cran-bridgesampling r-cran-lmtest r-cran-ape r-cran-shiny r-cran-plyr r-cran-doparallel
+  r-cran-plotly r-cran-httr r-cran-curl"
 # Tools that count as present when the command exists, however it was installed. ccache
 # is optional: with it, make check compiles the package once for R CMD build and R CMD check.
 declare -A TOOL_PKG=([cmake]=cmake [g++]=g++ [make]=make [ccache]=ccache)
@@ -98,13 +112,16 @@ fi
 
 wanted_r="$R_PKGS"
 bench_only="$R_BENCH_PKGS"
+archived=""
 if [ "$bench" -eq 1 ]; then
   wanted_r="$wanted_r $R_BENCH_PKGS"
   bench_only=""
+  archived="$R_BENCH_ARCHIVED"
 fi
 
 set +e
-VHMC_R_PKGS="$wanted_r" VHMC_BENCH_ONLY="$bench_only" VHMC_DRY_RUN="$dry" Rscript - <<'EOF'
+VHMC_R_PKGS="$wanted_r" VHMC_BENCH_ONLY="$bench_only" VHMC_R_ARCHIVED="$archived" \
+  VHMC_DRY_RUN="$dry" Rscript - <<'EOF'
 desc <- read.dcf("DESCRIPTION", fields = c("Imports", "LinkingTo", "Suggests", "Depends"))
 fields <- desc[1, ]
 fields <- fields[!is.na(fields)]
@@ -122,6 +139,14 @@ base <- c("R", rownames(installed.packages(priority = "base")))
 bench_only <- strsplit(Sys.getenv("VHMC_BENCH_ONLY"), "[[:space:]]+")[[1]]
 keep <- !(pkg %in% c(base, bench_only))
 pkg <- pkg[keep]; req <- req[keep]
+# "name:needed:archived": name must be at least `needed`, else the archived source comes.
+arch <- strsplit(Sys.getenv("VHMC_R_ARCHIVED"), "[[:space:]]+")[[1]]
+arch <- do.call(rbind, c(list(matrix(character(), 0, 3)), strsplit(arch[nzchar(arch)], ":")))
+for (i in seq_len(nrow(arch))) {
+  j <- match(arch[i, 1], pkg)
+  if (is.na(j)) { pkg <- c(pkg, arch[i, 1]); req <- c(req, arch[i, 2]) }
+  else if (is.na(req[j]) || package_version(req[j]) < package_version(arch[i, 2])) req[j] <- arch[i, 2]
+}
 
 needs <- function() {
   vapply(seq_along(pkg), function(i) {
@@ -133,11 +158,21 @@ todo <- needs()
 if (!any(todo)) quit(status = 0)
 
 missing <- pkg[todo]
+from_archive <- arch[arch[, 1] %in% missing, , drop = FALSE]
+missing <- setdiff(missing, from_archive[, 1])
 if (Sys.getenv("VHMC_DRY_RUN") == "1") {
-  message("install-deps: would install R packages: ", paste(missing, collapse = " "))
+  if (nrow(from_archive))
+    message("install-deps: would install archived R sources: ",
+            paste0(from_archive[, 1], "_", from_archive[, 3], collapse = " "))
+  if (length(missing))
+    message("install-deps: would install R packages: ", paste(missing, collapse = " "))
   quit(status = 3)
 }
-message("install-deps: installing R packages: ", paste(missing, collapse = " "))
+if (nrow(from_archive))
+  message("install-deps: installing archived R sources: ",
+          paste0(from_archive[, 1], "_", from_archive[, 3], collapse = " "))
+if (length(missing))
+  message("install-deps: installing R packages: ", paste(missing, collapse = " "))
 repos <- getOption("repos")
 if (is.null(repos) || !length(repos) || any(repos == "@CRAN@")) {
   # No repository configured: take the first entry of R's own mirror list.
@@ -151,10 +186,20 @@ if (file.access(lib, 2) != 0) {
   message("install-deps: library not writable; installing into ", lib)
 }
 ncpus <- max(1L, min(2L, parallel::detectCores(), na.rm = TRUE))
+# Archived sources first (others depend on them), from the configured repository's archive.
+if (nrow(from_archive)) {
+  repos <- getOption("repos")
+  cran <- sub("/+$", "", if ("CRAN" %in% names(repos)) repos[["CRAN"]] else repos[[1]])
+  urls <- sprintf("%s/Archive/%s/%s_%s.tar.gz", utils::contrib.url(cran, "source"),
+                  from_archive[, 1], from_archive[, 1], from_archive[, 3])
+  for (u in urls)
+    utils::install.packages(u, repos = NULL, type = "source", lib = lib, quiet = TRUE)
+}
 # RTMB's sources need C++17, which R before 4.3 does not use by default (C++14): it is
 # built apart, with a make variables file that makes the compiler C++17 for that build only.
 cxx17 <- intersect(missing, "RTMB")
-utils::install.packages(setdiff(missing, cxx17), lib = lib, Ncpus = ncpus, quiet = TRUE)
+if (length(setdiff(missing, cxx17)))
+  utils::install.packages(setdiff(missing, cxx17), lib = lib, Ncpus = ncpus, quiet = TRUE)
 if (length(cxx17)) {
   mk <- tempfile()
   writeLines("CXX = $(CXX17) $(CXX17STD)", mk)

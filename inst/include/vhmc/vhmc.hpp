@@ -69,6 +69,7 @@
 #include "sampler/nuts.hpp"
 #include "sampler/rmhmc.hpp"
 #include "sampler/rwm.hpp"
+#include "sampler/demc.hpp"
 #include "sampler/sg_sampler.hpp"
 #include "sampler/sghmc.hpp"
 #include "sampler/sgld.hpp"

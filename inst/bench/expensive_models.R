@@ -1,0 +1,156 @@
+# Expensive models written in R, calibrated with bounds on every parameter (uniform priors on
+# boxes, as BayesianTools users write them): vhmc's gradient-free samplers against
+# BayesianTools' runMCMC(sampler = "DEzs") with its defaults. The cost is counted in model
+# runs (calls of the log likelihood, whatever the machine): every run of the whole call,
+# start, warmup or burn-in and sampling included.
+#
+# Models: VSEM (BayesianTools' very simple ecosystem model, 7 parameters as in its vignette:
+# 1,000 days of 4 observed fluxes), a Lotka-Volterra predator-prey model with 6 parameters on
+# boxes (simulated data, deSolve), and an SEIR epidemic (4 parameters, deSolve, Poisson
+# counts of new cases).
+#
+# Each sampler runs with its default settings at a number of iterations doubled until its
+# min bulk ESS (posterior's, over all chains after warmup or burn-in) reaches 400, from
+# `start` iterations per chain. Reported: model runs, min bulk ESS per 1,000 runs, max R-hat,
+# and the largest |mean - reference| / combined MCSE against a long DEzs run.
+#
+# Rscript inst/bench/expensive_models.R [models] [seeds]   e.g. "vsem,lv,seir" "1,2,3"
+# Needs BayesianTools and deSolve (tools/install-deps.sh --bench).
+suppressPackageStartupMessages({
+  library(vhmc)
+  library(BayesianTools)
+  library(deSolve)
+})
+args <- commandArgs(trailingOnly = TRUE)
+models <- strsplit(if (length(args) >= 1) args[1] else "vsem,lv,seir", ",")[[1]]
+seeds <- as.integer(strsplit(if (length(args) >= 2) args[2] else "1,2,3", ",")[[1]])
+
+# ---- the models: list(loglik(par), lower, upper, names) ------------------------------------
+
+vsem_model <- function() {
+  set.seed(123)
+  PAR <- VSEMcreatePAR(1:1000)
+  ref <- VSEMgetDefaults()
+  ref[12, ] <- c(2, 0.1, 4)
+  rownames(ref)[12] <- "error-sd"
+  sim <- VSEM(ref$best[1:11], PAR)
+  sim[, 1] <- 1000 * sim[, 1]
+  obs <- sim + rnorm(length(sim), sd = (abs(sim) + 1e-7) * ref$best[12])
+  sel <- c(1:6, 12)
+  loglik <- function(par) {
+    x <- ref$best
+    x[sel] <- par
+    pred <- VSEM(x[1:11], PAR)
+    pred[, 1] <- 1000 * pred[, 1]
+    sum(dnorm(c(pred - obs), sd = (abs(c(pred)) + 1e-7) * x[12], log = TRUE))
+  }
+  list(loglik = loglik, lower = ref$lower[sel], upper = ref$upper[sel],
+       names = make.names(rownames(ref)[sel]))
+}
+
+lv_model <- function() {
+  rhs <- function(t, y, p) list(c(p[1] * y[1] - p[2] * y[1] * y[2], -p[3] * y[2] + p[4] * y[1] * y[2]))
+  truth <- c(alpha = 0.55, beta = 0.028, gamma = 0.8, delta = 0.024, sigma_u = 0.25, sigma_v = 0.25)
+  times <- seq(0, 20, by = 1)
+  set.seed(42)
+  path <- ode(c(33, 6), c(0, times), rhs, truth[1:4], method = "lsoda")[-1, 2:3]
+  y <- cbind(rlnorm(length(times), log(path[, 1]), truth[5]), rlnorm(length(times), log(path[, 2]), truth[6]))
+  loglik <- function(par) {
+    sol <- ode(c(33, 6), c(0, times), rhs, par[1:4], method = "lsoda")
+    if (nrow(sol) != length(times) + 1 || any(!is.finite(sol[-1, 2:3])) || any(sol[-1, 2:3] <= 0)) return(-Inf)
+    sum(dlnorm(y[, 1], log(sol[-1, 2]), par[5], log = TRUE)) + sum(dlnorm(y[, 2], log(sol[-1, 3]), par[6], log = TRUE))
+  }
+  list(loglik = loglik, lower = c(0.1, 0.005, 0.1, 0.005, 0.05, 0.05), upper = c(2, 0.1, 2, 0.1, 1, 1),
+       names = names(truth))
+}
+
+seir_model <- function() {
+  rhs <- function(t, y, p) {
+    N <- sum(y[1:4])
+    inf <- p[1] * y[1] * y[3] / N
+    list(c(-inf, inf - p[2] * y[2], p[2] * y[2] - p[3] * y[3], p[3] * y[3], p[2] * y[2]))
+  }
+  truth <- c(beta = 0.6, sigma = 0.3, gamma = 0.25, i0 = 10)
+  times <- 0:60
+  cases <- function(p) {
+    sol <- ode(c(S = 1e4 - p[4], E = 0, I = p[4], R = 0, C = 0), times, rhs, p[1:3], method = "lsoda")
+    diff(sol[, "C"])
+  }
+  set.seed(7)
+  y <- rpois(60, cases(truth))
+  loglik <- function(par) {
+    mu <- cases(par)
+    if (length(mu) != 60 || any(!is.finite(mu)) || any(mu < 0)) return(-Inf)
+    sum(dpois(y, mu + 1e-9, log = TRUE))
+  }
+  list(loglik = loglik, lower = c(0.1, 0.05, 0.05, 1), upper = c(2, 1, 1, 100), names = names(truth))
+}
+
+# ---- samplers: each returns list(draws = draws_array after warmup, runs) -------------------
+
+counted <- function(f) {
+  n <- 0
+  list(f = function(p) { n <<- n + 1; f(p) }, runs = function() n)
+}
+
+run_dezs <- function(m, iter, seed) {
+  ll <- counted(m$loglik)
+  set.seed(seed)
+  setup <- createBayesianSetup(function(p) ll$f(unname(p)), lower = m$lower, upper = m$upper, names = m$names)
+  out <- runMCMC(setup, sampler = "DEzs", settings = list(iterations = iter, message = FALSE))
+  chains <- getSample(out, coda = TRUE, start = floor(iter / 3 / 2))  # 3 internal chains; burn-in half
+  arr <- posterior::as_draws_array(chains)
+  list(draws = posterior::subset_draws(arr, variable = m$names), runs = ll$runs())
+}
+
+run_vhmc <- function(m, iter, seed, sampler) {
+  ll <- counted(m$loglik)
+  lower <- stats::setNames(m$lower, m$names)
+  upper <- stats::setNames(m$upper, m$names)
+  fit <- suppressWarnings(suppressMessages(vhmc_sample(function(p) ll$f(unname(p)), lower = lower, upper = upper,
+                                                       sampler = sampler, iter = iter, seed = seed)))
+  list(draws = fit$draws, runs = ll$runs())
+}
+
+samplers <- list(
+  # BayesianTools' `iterations` counts all 3 internal chains' runs: 3 x iter is iter per chain
+  DEzs = function(m, iter, seed) run_dezs(m, 3 * iter, seed),
+  demc = function(m, iter, seed) run_vhmc(m, iter, seed, demc()),
+  surrogate_hmc = function(m, iter, seed) run_vhmc(m, iter, seed, surrogate_hmc())
+)
+start_iter <- c(DEzs = 2000, demc = 2000, surrogate_hmc = 1000)
+max_iter <- c(DEzs = 256000, demc = 128000, surrogate_hmc = 8000)
+ref_runs <- c(vsem = 600000, lv = 300000, seir = 300000)  # the long DEzs reference runs
+
+measure <- function(draws) {
+  s <- posterior::summarise_draws(draws, "mean", "ess_bulk", "rhat", "mcse_mean")
+  list(summary = s, ess = min(s$ess_bulk), rhat = max(s$rhat))
+}
+
+# Iterations doubled until min bulk ESS >= 400 (or the cap).
+until_ess <- function(name, m, seed) {
+  iter <- start_iter[[name]]
+  repeat {
+    t <- system.time(r <- samplers[[name]](m, iter, seed))[["elapsed"]]
+    ms <- measure(r$draws)
+    if (ms$ess >= 400 || iter >= max_iter[[name]]) break
+    iter <- 2 * iter
+  }
+  c(r, ms, list(iter = iter, seconds = t))
+}
+
+for (model in models) {
+  m <- get(paste0(model, "_model"))()
+  ref <- measure(run_dezs(m, ref_runs[[model]], 99)$draws)$summary
+  cat(sprintf("\n== %s: %d parameters; reference: DEzs, %d model runs, min bulk ESS %.0f, max R-hat %.3f ==\n",
+              model, length(m$names), ref_runs[[model]], min(ref$ess_bulk), max(ref$rhat)))
+  cat(sprintf("%-14s %4s %8s %9s %8s %10s %7s %6s %8s\n", "sampler", "seed", "iter", "runs", "ESS",
+              "ESS/1000", "R-hat", "max z", "seconds"))
+  for (seed in seeds) for (name in names(samplers)) {
+    r <- until_ess(name, m, seed)
+    s <- r$summary
+    z <- abs(s$mean - ref$mean) / sqrt(s$mcse_mean^2 + ref$mcse_mean^2)
+    cat(sprintf("%-14s %4d %8d %9d %8.0f %10.2f %7.3f %6.2f %8.1f\n", name, seed, r$iter, r$runs, r$ess,
+                1000 * r$ess / r$runs, r$rhat, max(z), r$seconds))
+  }
+}
