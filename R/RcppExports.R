@@ -85,8 +85,8 @@ vhmc_fix_product_blocking <- function(sizes = NULL) {
     .Call(`_vhmc_vhmc_fix_product_blocking`, sizes)
 }
 
-vhmc_run_r_target <- function(potential, init, config, extras, run, metric_tensor) {
-    .Call(`_vhmc_vhmc_run_r_target`, potential, init, config, extras, run, metric_tensor)
+vhmc_run_r_target <- function(potential, init, config, extras, run, metric_tensor, phase_end) {
+    .Call(`_vhmc_vhmc_run_r_target`, potential, init, config, extras, run, metric_tensor, phase_end)
 }
 
 vhmc_lbfgs <- function(potential, init, max_iterations) {

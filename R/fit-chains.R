@@ -61,6 +61,7 @@ fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, 
     inits = prep$inits$user, call = call
   )
   fit$start <- start$info
+  fit$model_runs <- phase_runs_table(results, start$info)
   fit[names(prep$stored)] <- prep$stored
   fit$config <- config
   fit <- add_report(sampler, fit, results, target)
@@ -122,6 +123,20 @@ chain_counts <- function(results, start) {
   counts$log_density_calls <- runs("log_density")
   counts$gradient_calls <- runs("gradient")
   counts
+}
+
+# Model runs of a target written in R by phase (NULL for other targets): the start's, then
+# each chain's phases in order, as the core labels them ("warmup", "warmup: exploration",
+# "warmup: surrogate", "sampling", ...).
+phase_runs_table <- function(results, start) {
+  if (is.null(results[[1]]$phase_runs)) return(NULL)
+  first <- start$model_runs %||% c(log_density = 0, gradient = 0)
+  rows <- lapply(seq_along(results), function(c) cbind(chain = c, results[[c]]$phase_runs))
+  out <- rbind(data.frame(chain = NA_integer_, phase = "start", log_density = first[["log_density"]],
+                          gradient = first[["gradient"]], stringsAsFactors = FALSE),
+               do.call(rbind, rows))
+  rownames(out) <- NULL
+  out
 }
 
 chain_timing <- function(results) {

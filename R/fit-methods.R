@@ -179,13 +179,14 @@ print.vhmc_fit <- function(x, digits = 3, max_vars = 20, ...) {
 #' statistic (e.g. stochastic-gradient samplers have no energy).
 #'
 #' `$counts` and `$timing` are the fit's per-chain evaluation counts and wall
-#' times.
+#' times; `$model_runs`, for a log density written in R, its calls by phase (see
+#' [vhmc_sample()]).
 #'
 #' @param object A `vhmc_fit` object.
 #' @param probs Probabilities of the quantiles to report.
 #' @param ... Ignored.
 #' @return An object of class `summary.vhmc_fit`: a list with `variables`,
-#'   `chains`, `counts`, `timing`, `probs` and `header` (printed text).
+#'   `chains`, `counts`, `model_runs`, `timing`, `probs` and `header` (printed text).
 #' @export
 #' @examples
 #' \donttest{
@@ -208,6 +209,7 @@ summary.vhmc_fit <- function(object, probs = c(0.05, 0.5, 0.95), ...) {
       variables = vars,
       chains = chain_diagnostics(object),
       counts = object$counts,
+      model_runs = object$model_runs,
       timing = object$timing,
       probs = probs,
       header = fit_header(object)
@@ -368,15 +370,22 @@ empty_panel <- function(v) {
 }
 
 # The calls of the user's log density and gradient (a target written in R: the cost of an
-# expensive model, whatever the machine), for the start and the chains.
+# expensive model, whatever the machine), by phase (the start, each phase of the chains
+# summed over chains) and in total.
 print_model_runs <- function(x) {
-  if (is.null(x$counts$log_density_calls)) return(invisible())
-  start <- x$start$model_runs %||% c(log_density = 0, gradient = 0)
-  chains <- c(sum(x$counts$log_density_calls), sum(x$counts$gradient_calls))
-  total <- start + chains
-  cat(sprintf("\nModel runs (log_density, gradient calls): start %s, %s; chains %s, %s; total %s, %s\n",
-              format(start[[1]], big.mark = ","), format(start[[2]], big.mark = ","),
-              format(chains[1], big.mark = ","), format(chains[2], big.mark = ","),
-              format(total[[1]], big.mark = ","), format(total[[2]], big.mark = ",")))
+  runs <- x$model_runs
+  if (is.null(runs)) return(invisible())
+  phases <- unique(runs$phase)
+  by <- vapply(phases, function(p) colSums(runs[runs$phase == p, c("log_density", "gradient"), drop = FALSE]),
+               numeric(2))
+  ran <- phases == "start" | colSums(by) > 0  # a phase of no iterations (a hand-over that never came)
+  phases <- phases[ran]
+  by <- by[, ran, drop = FALSE]
+  fmt <- function(v) if (v[2] > 0) sprintf("%s + %s", big(v[1]), big(v[2])) else big(v[1])
+  parts <- vapply(seq_along(phases), function(i) sprintf("%s %s", phases[i], fmt(by[, i])), character(1))
+  cat(sprintf("\nModel runs (log_density%s calls): %s; total %s\n",
+              if (any(by[2, ] > 0)) " + gradient" else "", paste(parts, collapse = "; "), fmt(rowSums(by))))
   invisible()
 }
+
+big <- function(v) format(round(v), big.mark = ",", scientific = FALSE)

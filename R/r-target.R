@@ -146,6 +146,29 @@ run_counter <- function() {
   )
 }
 
+# The model runs of one chain by phase: mark(label), called by the core after each phase,
+# reads the counter; table() gives each phase's runs (what followed the last phase, a chain
+# that stopped early, as "unfinished"). NULL mark without a counter.
+phase_marks <- function(runs) {
+  if (is.null(runs)) return(list(mark = NULL, table = function() NULL))
+  start <- runs$counts()
+  labels <- character()
+  at <- list(start)
+  list(
+    mark = function(label) {
+      labels <<- c(labels, label)
+      at[[length(at) + 1L]] <<- runs$counts()
+    },
+    table = function() {
+      ends <- c(at, list(runs$counts()))
+      n <- do.call(rbind, lapply(seq_len(length(ends) - 1L), function(i) ends[[i + 1L]] - ends[[i]]))
+      out <- data.frame(phase = c(labels, "unfinished"), log_density = n[, "log_density"],
+                        gradient = n[, "gradient"], stringsAsFactors = FALSE)
+      out[out$phase != "unfinished" | out$log_density + out$gradient > 0, , drop = FALSE]
+    }
+  )
+}
+
 # A log density written in R as a target of fit_chains() (R/fit-chains.R): each chain calls
 # the user's functions through the closure of r_potential(), made in the chain's own process.
 # `runs`: the run_counter() whose wrapped functions log_density and gradient are (NULL: none).
@@ -158,11 +181,14 @@ r_target <- function(log_density, gradient, par_names, metric_tensor = NULL, run
   list(
     par_names = par_names, internal_names = par_names,
     run = function(config, extras, init, run) {
-      before <- if (!is.null(runs)) runs$counts()
+      marks <- phase_marks(runs)
       potential <- r_potential(log_density, gradient, par_names)
       metric <- if (!is.null(metric_tensor)) r_metric(metric_tensor, par_names, environment(potential))
-      res <- vhmc_run_r_target(potential, init, config, extras, run, metric)
-      if (!is.null(runs)) res$model_runs <- runs$counts() - before
+      res <- vhmc_run_r_target(potential, init, config, extras, run, metric, marks$mark)
+      if (!is.null(runs)) {
+        res$phase_runs <- marks$table()
+        res$model_runs <- colSums(res$phase_runs[c("log_density", "gradient")])
+      }
       target_error_report(res, environment(potential))
     },
     model_runs = runs$counts,  # NULL without a counter

@@ -124,6 +124,7 @@ split_population <- function(res, chains) {
     r$warmup_seconds <- res$warmup_seconds * share
     r$sampling_seconds <- res$sampling_seconds * share
     if (!is.null(res$model_runs)) r$model_runs <- res$model_runs * share
+    if (!is.null(res$phase_runs)) r$phase_runs[c("log_density", "gradient")] <- res$phase_runs[c("log_density", "gradient")] * share
     r$target_errors <- if (k == 1L) res$target_errors else 0
     r$report <- list(moves_warmup = rep_$moves_warmup[k], moves_sampling = rep_$moves_sampling[k],
                      evaluations = evals[k], archive_warmup = rep_$archive_warmup,

@@ -111,7 +111,10 @@
 #' machine: `fit$counts$log_density_calls` and `fit$counts$gradient_calls` give each chain's
 #' (warmup and sampling; a finite-difference gradient is `2 d` log-density calls),
 #' `fit$start$model_runs` those of the start (initial values, their checks and the mode
-#' search), and `summary()` prints them with their sum.
+#' search), and `fit$model_runs` all of them by phase: a row for the start, then one per
+#' chain and phase as the sampler names its phases (`"warmup"`, `"sampling"`; for
+#' [surrogate_hmc()] `"warmup: exploration"`, which includes the training, and
+#' `"warmup: surrogate"`). `print()` and `summary()` give the sums by phase and the total.
 #' @return A `vhmc_fit` object: see [print.vhmc_fit()], [summary.vhmc_fit()],
 #'   [as_draws_array.vhmc_fit()], [as.mcmc.list.vhmc_fit()] and [sampler_diagnostics()].
 #'   After sampling, warnings name any convergence problem and its fix.

@@ -261,8 +261,8 @@ BEGIN_RCPP
 END_RCPP
 }
 // vhmc_run_r_target
-Rcpp::List vhmc_run_r_target(Rcpp::Function potential, Rcpp::NumericVector init, Rcpp::List config, Rcpp::List extras, Rcpp::List run, Rcpp::Nullable<Rcpp::Function> metric_tensor);
-RcppExport SEXP _vhmc_vhmc_run_r_target(SEXP potentialSEXP, SEXP initSEXP, SEXP configSEXP, SEXP extrasSEXP, SEXP runSEXP, SEXP metric_tensorSEXP) {
+Rcpp::List vhmc_run_r_target(Rcpp::Function potential, Rcpp::NumericVector init, Rcpp::List config, Rcpp::List extras, Rcpp::List run, Rcpp::Nullable<Rcpp::Function> metric_tensor, Rcpp::Nullable<Rcpp::Function> phase_end);
+RcppExport SEXP _vhmc_vhmc_run_r_target(SEXP potentialSEXP, SEXP initSEXP, SEXP configSEXP, SEXP extrasSEXP, SEXP runSEXP, SEXP metric_tensorSEXP, SEXP phase_endSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
@@ -272,7 +272,8 @@ BEGIN_RCPP
     Rcpp::traits::input_parameter< Rcpp::List >::type extras(extrasSEXP);
     Rcpp::traits::input_parameter< Rcpp::List >::type run(runSEXP);
     Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type metric_tensor(metric_tensorSEXP);
-    rcpp_result_gen = Rcpp::wrap(vhmc_run_r_target(potential, init, config, extras, run, metric_tensor));
+    Rcpp::traits::input_parameter< Rcpp::Nullable<Rcpp::Function> >::type phase_end(phase_endSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_run_r_target(potential, init, config, extras, run, metric_tensor, phase_end));
     return rcpp_result_gen;
 END_RCPP
 }
@@ -323,7 +324,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_float_kernels", (DL_FUNC) &_vhmc_vhmc_float_kernels, 0},
     {"_vhmc_vhmc_hash_doubles", (DL_FUNC) &_vhmc_vhmc_hash_doubles, 1},
     {"_vhmc_vhmc_fix_product_blocking", (DL_FUNC) &_vhmc_vhmc_fix_product_blocking, 1},
-    {"_vhmc_vhmc_run_r_target", (DL_FUNC) &_vhmc_vhmc_run_r_target, 6},
+    {"_vhmc_vhmc_run_r_target", (DL_FUNC) &_vhmc_vhmc_run_r_target, 7},
     {"_vhmc_vhmc_lbfgs", (DL_FUNC) &_vhmc_vhmc_lbfgs, 3},
     {"_vhmc_vhmc_config_defaults", (DL_FUNC) &_vhmc_vhmc_config_defaults, 1},
     {NULL, NULL, 0}

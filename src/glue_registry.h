@@ -3,6 +3,7 @@
 // and a run(); see sampler/hmc_family.hpp) needs nothing else here: adding one is one line
 // of the table.
 #pragma once
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -86,12 +87,15 @@ struct NutsOnly {
 };
 
 // One chain of the sampler `config` (an R list whose class names the sampler) on potential.
+// `phase_end`: called with each phase's label after it (nullptr: nothing to call).
 template <class P, template <class> class Samplers = AllSamplers>
 Rcpp::List run_registered(P& potential, const Rcpp::List& config, const Rcpp::List& extras,
-                          const vhmc::Vec& init, const Rcpp::List& run) {
+                          const vhmc::Vec& init, const Rcpp::List& run,
+                          std::function<void(const char*)> phase_end = nullptr) {
   const Rcpp::CharacterVector cls = config.attr("class");
   const vhmc::ChainConfig cfg = chain_config(run);
   vhmc::Callbacks cb = r_callbacks();
+  if (phase_end) cb.phase_end = std::move(phase_end);
   const vhmc::ChainOutput out =
       Samplers<P>::find(Rcpp::as<std::string>(cls[0]))(potential, config, extras, init, cfg, cb);
   return output_to_r(out);

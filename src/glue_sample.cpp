@@ -63,12 +63,20 @@ struct GeometryFor<RPotential> {
 };
 }  // namespace vhmc
 
+// `phase_end`: an R function called with each phase's label after it (R/r-target.R reads its
+// counter of model runs there), or NULL.
 // [[Rcpp::export]]
 Rcpp::List vhmc_run_r_target(Rcpp::Function potential, Rcpp::NumericVector init, Rcpp::List config,
-                             Rcpp::List extras, Rcpp::List run, Rcpp::Nullable<Rcpp::Function> metric_tensor) {
+                             Rcpp::List extras, Rcpp::List run, Rcpp::Nullable<Rcpp::Function> metric_tensor,
+                             Rcpp::Nullable<Rcpp::Function> phase_end) {
   const vhmc::Vec theta0 = Rcpp::as<vhmc::Vec>(init);
   RPotential pot(potential, static_cast<int>(theta0.size()), metric_tensor);
-  return vhmc_glue::run_registered(pot, config, extras, theta0, run);
+  std::function<void(const char*)> on_phase;
+  if (phase_end.isNotNull()) {
+    Rcpp::Function f(phase_end.get());
+    on_phase = [f](const char* label) { f(Rcpp::CharacterVector::create(label)); };
+  }
+  return vhmc_glue::run_registered(pot, config, extras, theta0, run, on_phase);
 }
 
 // The posterior mode of a target by L-BFGS (inst/include/vhmc/model/lbfgs.hpp), for the

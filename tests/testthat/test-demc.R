@@ -18,6 +18,9 @@ test_that("demc() gives the conjugate posteriors with declared bounds and priors
   expect_true(all(runs <= 6001) && all(runs > 5900))
   expect_identical(fit$counts$gradient_calls, rep(0, 4))
   expect_output(print(fit), "differential-evolution MCMC")
+  expect_identical(unique(fit$model_runs$phase), c("start", "warmup", "sampling"))
+  expect_equal(sum(fit$model_runs$log_density[-1]), sum(runs))
+  expect_output(print(summary(fit)), "Model runs \\(log_density calls\\): start [0-9]+; warmup [0-9,]+; sampling")
 })
 
 test_that("demc() finds both modes of a mixture inside a box and weighs them", {

@@ -122,7 +122,14 @@ test_that("model runs are counted: the start, each chain, and in print()", {
   expect_true(all(runs > 0 & fit$counts$gradient_calls > 0))
   # Every call of the user's log density is counted once (sequential chains, this process).
   expect_equal(sum(runs) + fit$start$model_runs[["log_density"]], calls$n)
-  expect_output(print(summary(fit)), "Model runs \\(log_density, gradient calls\\): start")
+  # ... and split by phase: the start, then each chain's warmup phases and sampling.
+  by_phase <- fit$model_runs
+  expect_equal(sum(by_phase$log_density), calls$n)
+  expect_equal(sum(by_phase$gradient), sum(fit$counts$gradient_calls) + fit$start$model_runs[["gradient"]])
+  expect_identical(by_phase$phase[1], "start")
+  expect_identical(unique(by_phase$phase[by_phase$chain %in% 1]), c("warmup", "sampling"))
+  expect_equal(tapply(by_phase$log_density, by_phase$chain, sum)[["2"]], runs[2])
+  expect_output(print(summary(fit)), "Model runs \\(log_density \\+ gradient calls\\): start [0-9,]+ \\+ [0-9,]+; warmup")
   # A finite-difference gradient is 2 d log-density calls and no gradient call.
   fd <- quiet_sample(binom_poisson["log_density"], lower = c(p = 0, lambda = 0), upper = c(p = 1, lambda = Inf),
                      chains = 1, iter = 200, seed = 6)

@@ -19,6 +19,9 @@ struct Callbacks {
   std::function<void(const std::string&)> log = [](const std::string&) {};
   // Returns true when the user asked to stop (Ctrl-C); polled every few iterations.
   std::function<bool()> interrupted = [] { return false; };
+  // After each phase of a chain (its label): the host reads counters of its own there (the
+  // model runs of a target written in R, split by phase).
+  std::function<void(const char*)> phase_end = [](const char*) {};
 };
 
 inline double log_sum_exp(double a, double b) {

@@ -117,6 +117,7 @@ void start_chain(Chain& chain, ChainStreams& streams) {
 // The iterations of one phase; sampling phases save every thin-th draw into out.
 struct PhaseRunner {
   const ChainConfig& cfg;
+  Callbacks& cb;
   const ChainClock& clock;
   InterruptPoll& poll;
   ProgressLog& progress;
@@ -150,6 +151,7 @@ struct PhaseRunner {
       progress.iteration(i - 1, total, phase.label());
     }
     phase.finish(rng);
+    cb.phase_end(phase.label());
   }
 };
 
@@ -164,7 +166,7 @@ ChainOutput run_chain(Chain& chain, const Schedule& schedule, const ChainConfig&
   ChainClock clock;
   detail::InterruptPoll poll(cb);
   detail::ProgressLog progress(cfg, cb);
-  detail::PhaseRunner runner{cfg, clock, poll, progress, out, 0, 0, cfg.iter, {}};
+  detail::PhaseRunner runner{cfg, cb, clock, poll, progress, out, 0, 0, cfg.iter, {}};
   SamplingPhase plain;
   Phase& sampling = schedule.sampling ? *schedule.sampling : plain;
   bool warm = false;
