@@ -36,13 +36,16 @@ fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, 
   if (!is.null(target$model_runs)) start$info$model_runs <- target$model_runs()
   start$info$metric <- config$metric
   prep <- catch_interrupt(prepare_fit(sampler, target, start$inits, user_init))
+  chain_max_runs(args, start$info, args$chains)  # an error now if the start spent the budget
   refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
   refresh_seconds <- progress_seconds()
   # One chain; or, for a population sampler, every chain's state in one run of the core
   # (`population`: the initial values one after the other).
   chain_fun <- function(chain, population = FALSE) {
     run <- list(iter = args$iter, warmup = args$warmup, thin = args$thin, seed = seed, chain = chain,
-                refresh = refresh, refresh_seconds = refresh_seconds, warmup_auto = args$warmup_auto)
+                refresh = refresh, refresh_seconds = refresh_seconds, warmup_auto = args$warmup_auto,
+                max_runs = chain_max_runs(args, start$info, if (population) args$chains else 1L),
+                runs_per_gradient = args$runs_per_gradient)
     extras <- prep$extras
     if (!population) extras$inv_metric <- start$inv_metric[[chain]]
     extras$laplace <- extras$laplace %||% start$laplace[[chain]]
@@ -51,6 +54,9 @@ fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, 
   }
   results <- catch_interrupt(run_sampler_chains(sampler, chain_fun, args, target))
   stop_on_chain_failure(results)
+  cut <- cut_to_budget(results, args)
+  results <- cut$results
+  args <- cut$args
   if (!is.null(target$after_chains)) target$after_chains(results)
   parts <- collect_chains(results, target, start$info)
   fit <- new_vhmc_fit(

@@ -88,6 +88,11 @@
 #' @param unconstrained With bounds: `TRUE` also reports the draws of the sampler's
 #'   unconstrained coordinate of each bounded parameter (variables named by their
 #'   transform, such as `log(sigma)` or `logit(p)`).
+#' @param max_runs A budget of model runs (calls of `log_density` and `gradient`) for the
+#'   whole call; `NULL` (default): none. What the start used is taken off and the rest
+#'   shared by the chains; a chain stops sampling when its share is spent, and the fit keeps
+#'   as many draws per chain as the shortest chain saved, with a warning of class
+#'   `"vhmc_budget"`. A budget spent before sampling is an error. See Model runs.
 #' @section Bounds and priors:
 #' Declare the support of each parameter with `lower` and `upper`, as Stan's
 #' `<lower, upper>` or BayesianTools' `createUniformPrior(lower, upper)`, and optionally a
@@ -159,7 +164,7 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
                         sampler = nuts(), chains = 4, iter = 2000, warmup = NULL,
                         thin = 1, seed = NULL, cores = getOption("mc.cores", 1L),
                         progress = interactive(), metric_tensor = NULL, lower = NULL, upper = NULL,
-                        prior = NULL, unconstrained = FALSE, laplace = FALSE) {
+                        prior = NULL, unconstrained = FALSE, laplace = FALSE, max_runs = NULL) {
   call <- match.call()
   user <- user_target(log_density, gradient, parameters, laplace)
   if (!is.null(user$model$tmb)) init <- tmb_init(init, user$parameters)
@@ -173,6 +178,7 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
   check_target(sampler, list(minibatch = FALSE, metric_tensor = !is.null(metric_tensor), has_mode = TRUE,
                              population = TRUE, description = "a log density written as an R function"))
   args <- check_run_args(chains, iter, warmup, thin, cores)
+  args$max_runs <- check_max_runs(max_runs)
   progress <- check_flag(progress, "progress")
   unconstrained <- check_flag(unconstrained, "unconstrained")
   seed <- resolve_seed(seed)
@@ -187,6 +193,7 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
     message("No gradient supplied: using central finite differences (2 x ", length(setup$inits$user[[1]]),
             " log-density evaluations per gradient). Supply `gradient` for speed and accuracy.")
   }
+  args$runs_per_gradient <- runs_per_gradient(user$gradient, length(setup$inits$user[[1]]))
   fit_chains(setup$target, sampler, args, seed, setup$inits, init, progress, call, model = setup$model)
 }
 

@@ -39,6 +39,10 @@ inline vhmc::ChainConfig chain_config(const Rcpp::List& run) {
   cfg.refresh = Rcpp::as<int>(run["refresh"]);
   cfg.refresh_seconds = Rcpp::as<double>(run["refresh_seconds"]);
   cfg.warmup_auto = Rcpp::as<bool>(run["warmup_auto"]);
+  if (run.containsElementNamed("max_runs") && !Rf_isNull(run["max_runs"])) {
+    cfg.max_runs = Rcpp::as<double>(run["max_runs"]);
+    cfg.runs_per_gradient = Rcpp::as<double>(run["runs_per_gradient"]);
+  }
   return cfg;
 }
 
@@ -264,7 +268,8 @@ inline Rcpp::List output_to_r(const vhmc::ChainOutput& out) {
       _["counts"] = counts, _["warmup_seconds"] = out.warmup_seconds,
       _["sampling_seconds"] = out.sampling_seconds, _["iterations_done"] = out.iterations_done,
       _["warmup_iterations"] = out.warmup_iterations,
-      _["interrupted"] = out.interrupted, _["error"] = out.error, _["report"] = report);
+      _["interrupted"] = out.interrupted, _["budget_spent"] = out.budget_spent, _["error"] = out.error,
+      _["report"] = report);
 }
 
 }  // namespace vhmc_glue

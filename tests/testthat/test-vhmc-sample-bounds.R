@@ -136,3 +136,30 @@ test_that("model runs are counted: the start, each chain, and in print()", {
   expect_equal(fd$counts$gradient_calls, 0)
   expect_gt(fd$counts$log_density_calls, 4 * fd$counts$n_grad_sampling)
 })
+
+test_that("a budget of model runs stops the chains, keeps their draws, and says so", {
+  ld <- function(th) dbinom(13, 20, th[["p"]], log = TRUE) + sum(dpois(c(3, 5, 4), th[["lambda"]], log = TRUE))
+  run <- function(...) suppressMessages(vhmc_sample(ld, lower = c(p = 0, lambda = 0), upper = c(p = 1, lambda = Inf),
+                                                    seed = 2, progress = FALSE, ...))
+  caught <- NULL
+  fit <- withCallingHandlers(run(sampler = demc(), iter = 2000, max_runs = 6000),
+                             warning = function(w) {
+                               if (inherits(w, "vhmc_budget")) caught <<- conditionMessage(w)
+                               invokeRestart("muffleWarning")
+                             })
+  expect_match(caught, "The budget of 6,000 model runs was reached: each chain keeps [0-9]+ of its 1000 draws")
+  total <- sum(fit$model_runs$log_density)
+  expect_lte(total, 6000 + 4)  # the population stops after the iteration that reaches it
+  expect_gt(total, 6000 - 4)
+  n <- posterior::niterations(fit$draws)
+  expect_true(n > 0 && n < 1000)
+  expect_identical(fit$args$iter, fit$args$warmup + n)
+  # NUTS with finite differences: each chain stops at its share.
+  fit2 <- suppressWarnings(run(init = c(p = 0.5, lambda = 4), chains = 2, iter = 1000, max_runs = 20000))
+  expect_lt(posterior::niterations(fit2$draws), 500)
+  expect_lte(max(tapply(fit2$model_runs$log_density, fit2$model_runs$chain, sum)), 10000 + 5 * 2^10)
+  expect_error(run(iter = 1000, max_runs = 50), "`max_runs` \\(50\\) was spent by the start")
+  expect_error(suppressWarnings(run(init = c(p = 0.5, lambda = 4), iter = 1000, max_runs = 500)),
+               "spent before sampling began")
+  expect_error(run(max_runs = 0), "max_runs")
+})

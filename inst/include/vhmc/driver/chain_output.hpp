@@ -28,7 +28,17 @@ struct ChainConfig {
   // warmup is a maximum: a sampler whose adaptation converges may end it early (the draws
   // kept are still iter - warmup)
   bool warmup_auto = false;
+  // A budget of model runs (0: none): the chain stops once runs_per_potential per potential
+  // evaluation plus runs_per_gradient per gradient reach max_runs, keeping the draws so far
+  // (a target written in R: its log density and gradient calls).
+  double max_runs = 0.0;
+  double runs_per_potential = 1.0, runs_per_gradient = 1.0;
 };
+
+inline bool budget_spent(const ChainConfig& cfg, const EvalCounts& c) {
+  return cfg.max_runs > 0 &&
+         cfg.runs_per_potential * c.potential + cfg.runs_per_gradient * c.grad >= cfg.max_runs;
+}
 
 struct ChainOutput {
   Mat draws;  // saved iterations x d
@@ -40,6 +50,7 @@ struct ChainOutput {
   int iterations_done = 0;
   int warmup_iterations = 0;  // warmup iterations taken (fewer than cfg.warmup if it ended early)
   bool interrupted = false;
+  bool budget_spent = false;  // stopped by the budget of model runs (ChainConfig::max_runs)
   std::string error;
   Report adaptation;  // final step size and inverse metric
   Report report;      // what the sampler's phases measured and chose

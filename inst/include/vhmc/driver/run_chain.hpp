@@ -43,6 +43,7 @@ class IterationError : public std::runtime_error {
 namespace detail {
 
 struct Interrupted {};
+struct BudgetSpent {};
 
 // Polls the host for Ctrl-C at most every 50 ms of wall time (and at the first
 // iteration), so that an expensive iteration is never waited for more than once and a
@@ -149,6 +150,10 @@ struct PhaseRunner {
       }
       out.iterations_done = ++i;
       progress.iteration(i - 1, total, phase.label());
+      if (budget_spent(cfg, chain.counts())) {  // as an interrupt, but the draws are the fit's
+        cb.phase_end(phase.label());
+        throw BudgetSpent{};
+      }
     }
     phase.finish(rng);
     cb.phase_end(phase.label());
@@ -181,6 +186,8 @@ ChainOutput run_chain(Chain& chain, const Schedule& schedule, const ChainConfig&
     runner.run(chain, sampling, cfg.iter - cfg.warmup, true, rng);
   } catch (const detail::Interrupted&) {
     out.interrupted = true;
+  } catch (const detail::BudgetSpent&) {
+    out.budget_spent = true;
   } catch (const std::bad_alloc&) {  // its what() ("std::bad_alloc") means nothing to a user
     out.error = "ran out of memory (an allocation failed): the settings need more memory than this "
                 "machine has (for example a surrogate with very many hidden units, or very many parameters)";
