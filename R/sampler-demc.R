@@ -44,8 +44,9 @@
 #'   *Statistics and Computing* 16, 239-249. ter Braak, C. J. F. and Vrugt, J. A. (2008).
 #'   Differential Evolution Markov Chain with snooker updater and fewer chains. *Statistics
 #'   and Computing* 18, 435-446.
-#' @seealso [rwm()] for a single-chain gradient-free sampler, [surrogate_hmc()] for
-#'   expensive models whose log density is smooth enough for a surrogate.
+#' @seealso `vignette("expensive-models", package = "vhmc")`; [rwm()] for a single-chain
+#'   gradient-free sampler, [surrogate_hmc()] for expensive models whose log density is
+#'   smooth enough for a surrogate.
 #' @examples
 #' demc()
 #' \donttest{

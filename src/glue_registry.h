@@ -5,6 +5,7 @@
 #pragma once
 #include <functional>
 #include <initializer_list>
+#include <type_traits>
 #include <string>
 #include <utility>
 
@@ -16,12 +17,30 @@ template <class P>
 using Runner = vhmc::ChainOutput (*)(P&, const Rcpp::List&, const Rcpp::List&, const vhmc::Vec&,
                                      const vhmc::ChainConfig&, vhmc::Callbacks&);
 
+// Whether sampler S runs on potential P: a population sampler (S::kPopulation) only on a
+// potential that hosts one (P::kHostsPopulation, targets written in R), whose chains R runs
+// as a population; elsewhere R refuses it by the target's capabilities, and its code is not
+// instantiated (every sampler x potential adds to the shared library).
+template <class T, class = void>
+struct HostsPopulation : std::false_type {};
+template <class T>
+struct HostsPopulation<T, std::void_t<decltype(T::kHostsPopulation)>> : std::bool_constant<T::kHostsPopulation> {};
+
+template <class S, class P>
+constexpr bool runs_on() {
+  return !HostsPopulation<S>::value || HostsPopulation<P>::value;
+}
+
 template <class P, class S>
 vhmc::ChainOutput run_sampler(P& potential, const Rcpp::List& config, const Rcpp::List& extras,
                               const vhmc::Vec& init, const vhmc::ChainConfig& cfg, vhmc::Callbacks& cb) {
-  typename S::Config c;
-  fill_config(config, c);
-  return S::run(potential, c, fit_extras(extras), cfg, init, cb);
+  if constexpr (runs_on<S, P>()) {
+    typename S::Config c;
+    fill_config(config, c);
+    return S::run(potential, c, fit_extras(extras), cfg, init, cb);
+  } else {
+    Rcpp::stop("internal: this sampler does not run on this target");
+  }
 }
 
 template <class P>

@@ -10,6 +10,7 @@ namespace {
 // the call's other arguments are allocated: a bare SEXP from wrap() could be collected.
 class RPotential {
  public:
+  static constexpr bool kHostsPopulation = true;  // R runs demc()'s chains as one population
   RPotential(Rcpp::Function f, int d, Rcpp::Nullable<Rcpp::Function> metric = R_NilValue)
       : f_(f), metric_(metric), d_(d), no_grad_(Rcpp::LogicalVector::create(false)),
         with_grad_(Rcpp::LogicalVector::create(true)) {}

@@ -15,6 +15,8 @@
 # and the largest |mean - reference| / combined MCSE against a long DEzs run.
 #
 # Rscript inst/bench/expensive_models.R [models] [seeds]   e.g. "vsem,lv,seir" "1,2,3"
+# (from the package's source directory, each model's table is also written to
+# vignettes/results/bench/expensive_<model>.csv)
 # Needs BayesianTools and deSolve (tools/install-deps.sh --bench).
 suppressPackageStartupMessages({
   library(vhmc)
@@ -119,8 +121,8 @@ samplers <- list(
   surrogate_hmc = function(m, iter, seed) run_vhmc(m, iter, seed, surrogate_hmc())
 )
 start_iter <- c(DEzs = 2000, demc = 2000, surrogate_hmc = 1000)
-max_iter <- c(DEzs = 256000, demc = 128000, surrogate_hmc = 8000)
-ref_runs <- c(vsem = 600000, lv = 300000, seir = 300000)  # the long DEzs reference runs
+max_iter <- c(DEzs = 256000, demc = 128000, surrogate_hmc = 1000)  # one run: its fallback costs 2 d + 1 runs per gradient
+ref_runs <- c(vsem = 240000, lv = 150000, seir = 150000)  # the long DEzs reference runs
 
 measure <- function(draws) {
   s <- posterior::summarise_draws(draws, "mean", "ess_bulk", "rhat", "mcse_mean")
@@ -140,17 +142,26 @@ until_ess <- function(name, m, seed) {
 }
 
 for (model in models) {
+  rows <- list()
   m <- get(paste0(model, "_model"))()
   ref <- measure(run_dezs(m, ref_runs[[model]], 99)$draws)$summary
   cat(sprintf("\n== %s: %d parameters; reference: DEzs, %d model runs, min bulk ESS %.0f, max R-hat %.3f ==\n",
               model, length(m$names), ref_runs[[model]], min(ref$ess_bulk), max(ref$rhat)))
   cat(sprintf("%-14s %4s %8s %9s %8s %10s %7s %6s %8s\n", "sampler", "seed", "iter", "runs", "ESS",
               "ESS/1000", "R-hat", "max z", "seconds"))
+  flush(stdout())
   for (seed in seeds) for (name in names(samplers)) {
     r <- until_ess(name, m, seed)
     s <- r$summary
     z <- abs(s$mean - ref$mean) / sqrt(s$mcse_mean^2 + ref$mcse_mean^2)
     cat(sprintf("%-14s %4d %8d %9d %8.0f %10.2f %7.3f %6.2f %8.1f\n", name, seed, r$iter, r$runs, r$ess,
                 1000 * r$ess / r$runs, r$rhat, max(z), r$seconds))
+    flush(stdout())
+    rows[[length(rows) + 1L]] <- data.frame(model = model, sampler = name, seed = seed, iter = r$iter,
+                                            runs = r$runs, ess_bulk = r$ess, ess_per_1000 = 1000 * r$ess / r$runs,
+                                            rhat = r$rhat, max_z = max(z), seconds = r$seconds)
   }
+  # The vignette "Expensive models" reads these (run from the package's source directory).
+  out <- file.path("vignettes", "results", "bench", sprintf("expensive_%s.csv", model))
+  if (dir.exists(dirname(out))) utils::write.csv(do.call(rbind, rows), out, row.names = FALSE)
 }

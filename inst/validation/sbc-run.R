@@ -8,6 +8,7 @@ sbc_sampler_table <- function() list(
   nuts = list(make = vhmc::nuts, iter = 1000, exact = TRUE),
   hmc = list(make = vhmc::hmc, iter = 1000, exact = TRUE),
   rwm = list(make = vhmc::rwm, iter = 8000, exact = TRUE),
+  demc = list(make = vhmc::demc, iter = 8000, exact = TRUE),
   rmhmc = list(make = vhmc::rmhmc, iter = 1000, exact = TRUE),
   surrogate_hmc = list(make = vhmc::surrogate_hmc, iter = 1000, exact = TRUE),
   variational_hmc = list(make = vhmc::variational_hmc, iter = 1000, exact = FALSE)

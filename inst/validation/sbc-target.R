@@ -65,8 +65,10 @@ sbc_hier_model <- function(s = seq(0.5, 2, length.out = 8)) {
   }
   fit <- function(data, sampler, iter, seed) {
     metric <- if (inherits(sampler, "vhmc_rmhmc")) sbc_hier_metric(s)
+    # demc() is a population of at least 3 chains (thinned together below).
+    chains <- if (inherits(sampler, "vhmc_demc")) 4 else 1
     vhmc::vhmc_sample(sbc_hier_log_density(data, s), sbc_hier_gradient(data, s),
-                      parameters = pars, sampler = sampler, chains = 1, iter = iter,
+                      parameters = pars, sampler = sampler, chains = chains, iter = iter,
                       seed = seed, cores = 1, progress = FALSE, metric_tensor = metric)
   }
   quantities <- function(fit) {
@@ -79,6 +81,6 @@ sbc_hier_model <- function(s = seq(0.5, 2, length.out = 8)) {
   # 220 to 380, so 600 iterations give 300 draws for L = 99 (each metric is a call into R).
   # rwm() keeps about one effective draw in 60 to 80 in these 10 dimensions.
   list(simulate = simulate, fit = fit, quantities = quantities,
-       exact_samplers = c("nuts", "hmc", "rwm", "rmhmc", "surrogate_hmc"),
-       sampler_args = list(rmhmc = list(steps = 10)), iter = list(rmhmc = 600, rwm = 20000))
+       exact_samplers = c("nuts", "hmc", "rwm", "rmhmc", "surrogate_hmc", "demc"),
+       sampler_args = list(rmhmc = list(steps = 10)), iter = list(rmhmc = 600, rwm = 20000, demc = 8000))
 }

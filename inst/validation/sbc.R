@@ -18,7 +18,8 @@
 #     zero_inflated_poisson, beta: the families of sbc-families.R)
 #     [--samplers=nuts,hmc,rwm,rmhmc,surrogate_hmc] [--out=vignettes/results/validation]
 # Each option can also be given as an environment variable VHMC_SBC_<NAME> (VHMC_SBC_REPS=20).
-# --samplers=variational_hmc runs the approximate variational HMC as a contrast: it is
+# --samplers=demc runs differential-evolution MCMC on the models written in R (hierarchical),
+# with a population of 4 chains. --samplers=variational_hmc runs the approximate variational HMC as a contrast: it is
 # labelled approximate and has no pass flag. sghmc() and sgld() are approximate too.
 
 script_dir <- function() {

@@ -366,3 +366,42 @@ TEST_CASE("run_chain hands out the chain's random streams and its clock", "[driv
   alone.start(rng);
   CHECK(alone.t0 == 0.0);
 }
+
+TEST_CASE("run_chain calls the host after each phase, and stops at a budget of model runs", "[driver]") {
+  ScriptedChain chain;  // each transition: 1 gradient and 2 potentials
+  std::vector<std::string> events;
+  Recorder w1("w1", events, chain, "warmup: one"), w2("w2", events, chain, "warmup: two"),
+      s("s", events, chain, "sampling");
+  vhmc::Schedule schedule;
+  schedule.warmup = {{&w1, 2}, {&w2, 0}};
+  schedule.sampling = &s;
+  std::vector<std::string> ends;
+  vhmc::Callbacks cb;
+  cb.phase_end = [&](const char* label) { ends.push_back(std::string(label) + " @" + std::to_string(chain.transitions)); };
+  ChainOutput out = vhmc::run_chain(chain, schedule, config(2, 5), cb);
+  REQUIRE(out.error.empty());
+  CHECK_FALSE(out.budget_spent);
+  CHECK(ends == std::vector<std::string>{"warmup: one @2", "warmup: two @2", "sampling @7"});
+
+  // Runs: 1 per potential, 3 per gradient: 5 per transition; a budget of 23 ends the chain at
+  // its 5th transition (25 runs), after 3 saved draws, which are kept.
+  ChainConfig cfg = config(2, 10);
+  cfg.max_runs = 23;
+  cfg.runs_per_gradient = 3;
+  ScriptedChain chain2;
+  std::vector<std::string> events2, ends2;
+  Recorder v("v", events2, chain2, "warmup"), t("t", events2, chain2, "sampling");
+  vhmc::Schedule sched2;
+  sched2.warmup = {{&v, 2}};
+  sched2.sampling = &t;
+  vhmc::Callbacks cb2;
+  cb2.phase_end = [&](const char* label) { ends2.push_back(label); };
+  out = vhmc::run_chain(chain2, sched2, cfg, cb2);
+  CHECK(out.error.empty());
+  CHECK(out.budget_spent);
+  CHECK_FALSE(out.interrupted);
+  CHECK(out.draws.rows() == 3);
+  CHECK(out.draws(2, 0) == 5.0);
+  CHECK(out.iterations_done == 5);
+  CHECK(ends2 == std::vector<std::string>{"warmup", "sampling"});
+}

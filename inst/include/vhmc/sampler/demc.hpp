@@ -164,6 +164,7 @@ class DemcSampling : public SamplingPhase {
 
 struct DemcSampler {
   using Config = DemcConfig;
+  static constexpr bool kHostsPopulation = true;  // runs only where the host runs a population
   template <class P>
   static ChainOutput run(P& potential, const Config& c, const FitExtras& x, const ChainConfig& cfg,
                          const Vec& init, Callbacks& cb) {
