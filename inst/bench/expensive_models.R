@@ -124,7 +124,7 @@ samplers <- list(
 )
 start_iter <- c(DEzs = 2000, demc = 2000, surrogate_hmc = 1000)
 max_iter <- c(DEzs = 256000, demc = 128000, surrogate_hmc = 1000)  # one run: its fallback costs 2 d + 1 runs per gradient
-ref_runs <- c(vsem = 240000, lv = 160000, seir = 160000)  # the DEzs reference runs, in all
+ref_runs <- c(vsem = 240000, lv = 160000, seir = 80000)  # the DEzs reference runs, in all
 
 measure <- function(draws) {
   s <- as.data.frame(posterior::summarise_draws(draws, "mean", "ess_bulk", "rhat", "mcse_mean"))
