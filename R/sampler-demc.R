@@ -32,8 +32,8 @@
 #' `fit$demc` has each chain's accepted proposals (`moves_warmup`, `moves_sampling`), its
 #' log-density evaluations, and the archive's size after and before its trim.
 #'
-#' @param snooker Probability of a snooker update, in [0, 1].
-#' @param jump Probability of a parallel-direction proposal with `gamma = 1`, in [0, 1].
+#' @param snooker Probability of a snooker update, between 0 and 1.
+#' @param jump Probability of a parallel-direction proposal with `gamma = 1`, between 0 and 1.
 #' @param gamma Scale of the parallel-direction proposals; `NULL` (default) is
 #'   `2.38 / sqrt(2 d)`.
 #' @param archive_every During warmup, the chains' states join the archive every this many
