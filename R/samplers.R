@@ -26,9 +26,9 @@ new_sampler <- function(class, ...) {
 
 is_sampler <- function(x) inherits(x, "vhmc_sampler")
 
-# Every sampler constructor, for the hints of errors. Targets written in R take all but the
-# minibatch samplers, and rmhmc() only with a metric tensor.
-all_samplers <- c("nuts()", "hmc()", "rwm()", "demc()", "rmhmc()", "surrogate_hmc()", "variational_hmc()",
+# The sampler constructors of the formula interfaces, for the hints of errors. Targets written
+# in R take all but the minibatch samplers, demc() too, and rmhmc() only with a metric tensor.
+all_samplers <- c("nuts()", "hmc()", "rwm()", "rmhmc()", "surrogate_hmc()", "variational_hmc()",
                   "sghmc()", "sgld()")
 r_target_samplers <- "nuts(), hmc(), rwm(), demc(), surrogate_hmc(), variational_hmc(), or rmhmc() with a `metric_tensor`"
 

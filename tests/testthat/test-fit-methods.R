@@ -36,8 +36,9 @@ test_that("summary() returns posterior summaries and chain diagnostics", {
   fit <- make_fake_fit()
   s <- summary(fit)
   expect_s3_class(s, "summary.vhmc_fit")
-  expect_named(s, c("variables", "chains", "counts", "timing", "probs",
+  expect_named(s, c("variables", "chains", "counts", "model_runs", "timing", "probs",
                     "header"))
+  expect_null(s$model_runs)  # model runs are counted for targets written in R only
   expect_s3_class(s$variables, "draws_summary")
   expect_named(s$variables, c("variable", "mean", "median", "sd", "mad",
                               "q5", "q50", "q95", "rhat", "ess_bulk",
