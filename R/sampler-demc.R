@@ -141,9 +141,7 @@ add_report.vhmc_demc <- function(sampler, fit, results, target) {
 
 # A chain that accepted (almost) no proposal after warmup has not sampled (as for rwm()).
 check_report.vhmc_demc <- function(sampler, fit) {
-  n <- fit$args$iter - fit$args$warmup
-  moves <- report_column(fit$demc, "moves_sampling")
-  stuck <- which(!is.na(moves) & moves < 0.01 * n)
+  stuck <- stuck_chains(fit$demc, fit$args$iter - fit$args$warmup)
   if (length(stuck) == 0L) return(invisible())
   msg <- sprintf(paste("Chain%s %s accepted fewer than 1%% of %s proposals after warmup: %s not sampled.",
                        "To fix: run a longer warmup (the archive then describes the posterior better) or",

@@ -71,7 +71,7 @@ check_report.vhmc_rwm <- function(sampler, fit) check_rwm_moves(fit)
 check_rwm_moves <- function(fit, min_rate = 0.01) {
   n <- fit$args$iter - fit$args$warmup
   moves <- report_column(fit$rwm, "moves_sampling")
-  stuck <- which(!is.na(moves) & moves < min_rate * n)
+  stuck <- stuck_chains(fit$rwm, n, min_rate)
   if (length(stuck) == 0L) return(invisible())
   fix <- if (is.null(fit$sampler$scale)) {
     paste("run a longer warmup, start from the posterior mode (init = NULL), or use nuts() if the",

@@ -170,6 +170,14 @@ sampler_reports <- function(fit, field, constructor) {
 }
 
 # The value `name` of every chain's report, as a vector of `type` (NA where a chain lacks it).
+# Chains that accepted fewer than `min_rate` of their n post-warmup proposals (a kernel
+# without gradients whose proposal does not fit: the draws are a few points), from the
+# sampler's reports' "moves_sampling".
+stuck_chains <- function(reports, n, min_rate = 0.01) {
+  moves <- report_column(reports, "moves_sampling")
+  which(!is.na(moves) & moves < min_rate * n)
+}
+
 report_column <- function(reports, name, type = numeric(1)) {
   vapply(reports, function(x) x[[name]] %||% type[NA], type)
 }

@@ -79,8 +79,9 @@ TEST_CASE("DE-MC: every member samples a correlated Gaussian; one evaluation per
   CHECK(out.counts_total.grad == 0);
   const Vec evals = std::get<Vec>(out.report.at("member_evaluations"));
   CHECK(evals.sum() == Approx(static_cast<double>(out.counts_total.potential)));
+  // At most one per iteration and one at the start (a snooker update from a centre equal to
+  // the member's own state has no direction and evaluates nothing).
   for (int k = 0; k < 4; ++k) CHECK(evals[k] <= 22001);
-  CHECK(evals.minCoeff() > 22001 - 0.1 * 22000 * 0.01);  // snooker skips only when x is an archive state
   check_members(out, S, 4);
   const Mat acc = std::get<Mat>(out.report.at("member_accept"));
   CHECK(acc.rows() == 20000);

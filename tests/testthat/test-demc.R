@@ -31,8 +31,11 @@ test_that("demc() finds both modes of a mixture inside a box and weighs them", {
   right <- posterior::as_draws_array(posterior::mutate_variables(fit$draws, right = as.numeric(x > 0)))
   s <- summarise_capped(posterior::subset_draws(right, "right"), "mean", "mcse_mean")
   expect_lt(abs(s$mean - 0.7) / s$mcse_mean, 4)
-  per_chain <- apply(posterior::extract_variable_matrix(right, "right"), 2, mean)
-  expect_true(all(per_chain > 0.4 & per_chain < 0.95))  # every chain visits both modes
+  # Every chain on its own weighs the modes right (its own MCSE): it visits both.
+  chains <- posterior::extract_variable_matrix(right, "right")
+  z <- apply(chains, 2, function(v) abs(mean(v) - 0.7) / posterior::mcse_mean(v))
+  expect_true(all(z < 4), info = paste(round(z, 2), collapse = " "))
+  expect_true(all(apply(chains, 2, function(v) any(v == 0) && any(v == 1))))
 })
 
 test_that("demc() draws are the same on one core and two; a stuck population warns", {

@@ -150,7 +150,7 @@ struct PhaseRunner {
       }
       out.iterations_done = ++i;
       progress.iteration(i - 1, total, phase.label());
-      if (budget_spent(cfg, chain.counts())) {  // as an interrupt, but the draws are the fit's
+      if (cfg.max_runs > 0 && budget_spent(cfg, chain.counts())) {  // as an interrupt, but the draws are kept
         cb.phase_end(phase.label());
         throw BudgetSpent{};
       }

@@ -4,7 +4,8 @@
 //   parallel direction: x' = x + gamma (z1 - z2) + e,  gamma = 2.38 / sqrt(2 d) (ter Braak
 //     2006, eq. 2: the optimal random-walk scale for the difference of two draws), gamma = 1
 //     with probability `jump` (a jump between modes: z1 - z2 then spans them), e ~ N(0, b^2)
-//     per coordinate with b 1e-4 of the archive's spread (irreducibility; ter Braak 2006);
+//     per coordinate with b 1e-4 of the archive's spread (irreducibility; ter Braak 2006;
+//     the caller keeps b in the proposal's `jitter`);
 //   snooker: with z another archive state, x' = x + gamma_s ((z1 - z2) . u) u along
 //     u = (x - z) / |x - z|, gamma_s ~ U(1.2, 2.2), accepted with the extra factor
 //     (|x' - z| / |x - z|)^(d - 1) (ter Braak & Vrugt 2008, eqs. 3-4).
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "../adapt/welford.hpp"
 #include "../base/rng.hpp"
 #include "../base/types.hpp"
 
@@ -39,16 +41,19 @@ inline Mat latin_hypercube(int n, const Vec& scatter, Rng& rng) {
   return z;
 }
 
-// States stored row by row; grows by doubling its capacity.
+// States stored row by row; grows by doubling its capacity. Each coordinate's spread (the
+// jitter's scale) is kept by Welford's recursion as states arrive, and recomputed once when
+// the archive is trimmed.
 class DeArchive {
  public:
   DeArchive() = default;
-  explicit DeArchive(Mat initial) : rows_(std::move(initial)), n_(rows_.rows()) { update_spread(); }
+  explicit DeArchive(Mat initial) : rows_(std::move(initial)), n_(rows_.rows()) { restart_spread(); }
   Eigen::Index size() const { return n_; }
   int dim() const { return static_cast<int>(rows_.cols()); }
   void add(const Vec& x) {
     if (n_ == rows_.rows()) rows_.conservativeResize(std::max<Eigen::Index>(16, 2 * n_), Eigen::NoChange);
     rows_.row(n_++) = x.transpose();
+    moments_.add(x);
   }
   // Keeps rows [from, size()) only: the transient states of a warmup leave the archive.
   void keep_from(Eigen::Index from) {
@@ -56,27 +61,27 @@ class DeArchive {
     Mat kept = rows_.middleRows(from, n);
     rows_ = std::move(kept);
     n_ = n;
+    restart_spread();
   }
   auto row(Eigen::Index i) const { return rows_.row(i).transpose(); }
   Eigen::Index draw(Rng& rng) const { return static_cast<Eigen::Index>(rng.uniform() * static_cast<double>(n_)); }
-  const Vec& spread() const { return spread_; }
-  // The jitter's scale: each coordinate's standard deviation over the archive (1 where the
-  // archive does not vary).
-  void update_spread() {
-    const Mat z = rows_.topRows(n_);
-    const Vec mean = z.colwise().mean().transpose();
-    spread_ = ((z.rowwise() - mean.transpose()).array().square().colwise().sum() / std::max<double>(1, n_ - 1))
-                  .sqrt()
-                  .matrix()
-                  .transpose();
-    for (Eigen::Index j = 0; j < spread_.size(); ++j)
-      if (!(spread_[j] > 0) || !std::isfinite(spread_[j])) spread_[j] = 1.0;
+  // Each coordinate's standard deviation over the archive (1 where it does not vary).
+  Vec spread() const {
+    Vec s = moments_.n() > 1 ? Vec(moments_.variance().array().sqrt().matrix()) : Vec::Ones(rows_.cols());
+    for (Eigen::Index j = 0; j < s.size(); ++j)
+      if (!(s[j] > 0) || !std::isfinite(s[j])) s[j] = 1.0;
+    return s;
   }
 
  private:
+  void restart_spread() {
+    moments_ = WelfordDiag(static_cast<int>(rows_.cols()));
+    for (Eigen::Index i = 0; i < n_; ++i) moments_.add(rows_.row(i).transpose());
+  }
+
   Mat rows_;
   Eigen::Index n_ = 0;
-  Vec spread_;
+  WelfordDiag moments_;
 };
 
 struct DeSettings {
@@ -86,9 +91,10 @@ struct DeSettings {
 };
 
 // A proposal: the point and the log of the proposal's correction factor (0 for the
-// parallel direction).
+// parallel direction); `jitter` (1e-4 of the archive's spread) and `u` are its scratch,
+// sized once, so that proposing allocates nothing.
 struct DeProposal {
-  Vec x;
+  Vec x, jitter, u;
   double log_correction = 0.0;
 };
 
@@ -110,7 +116,7 @@ inline void de_parallel(const Vec& x, const DeArchive& z, const DeSettings& s, R
   draw_distinct(z, rng, r, 2);
   const double gamma = rng.uniform() < s.jump ? 1.0 : s.gamma;
   p.x = x + gamma * (z.row(r[0]) - z.row(r[1]));
-  for (Eigen::Index j = 0; j < x.size(); ++j) p.x[j] += 1e-4 * z.spread()[j] * rng.normal();
+  for (Eigen::Index j = 0; j < x.size(); ++j) p.x[j] += p.jitter[j] * rng.normal();
   p.log_correction = 0.0;
 }
 
@@ -118,12 +124,12 @@ inline void de_parallel(const Vec& x, const DeArchive& z, const DeSettings& s, R
 inline bool de_snooker(const Vec& x, const DeArchive& z, Rng& rng, DeProposal& p) {
   Eigen::Index r[3];
   draw_distinct(z, rng, r, 3);
-  const Vec u0 = x - z.row(r[0]);
-  const double norm = u0.norm();
+  p.u = x - z.row(r[0]);
+  const double norm = p.u.norm();
   if (!(norm > 0)) return false;
-  const Vec u = u0 / norm;
+  p.u /= norm;
   const double gamma = 1.2 + rng.uniform();
-  p.x = x + gamma * (z.row(r[1]) - z.row(r[2])).dot(u) * u;
+  p.x = x + gamma * (z.row(r[1]) - z.row(r[2])).dot(p.u) * p.u;
   const double moved = (p.x - z.row(r[0])).norm();
   p.log_correction = (static_cast<double>(x.size()) - 1.0) * (std::log(moved) - std::log(norm));
   return std::isfinite(p.log_correction);

@@ -52,6 +52,10 @@ class DemcPopulation {
   int members() const { return k_; }
   void start(Rng& rng) {
     archive_ = DeArchive(latin_hypercube(10 * d_, scatter_, rng));
+    refresh_jitter();
+    x1_.resize(d_);
+    prop_.x.resize(d_);
+    prop_.u.resize(d_);
     for (int k = 0; k < k_; ++k) {
       U_[k] = evaluate(k, x_.segment(k * d_, d_));
       if (!std::isfinite(U_[k]))
@@ -74,8 +78,10 @@ class DemcPopulation {
   }
   void archive_members() {
     for (int k = 0; k < k_; ++k) archive_.add(x_.segment(k * d_, d_));
-    archive_.update_spread();
+    refresh_jitter();
   }
+  // The jitter follows the archive's spread (fixed once the archive is frozen).
+  void refresh_jitter() { prop_.jitter = 1e-4 * archive_.spread(); }
   DeArchive& archive() { return archive_; }
   const Vec& accept() const { return accept_; }          // last iteration's, per member
   const Vec& evaluations() const { return evaluations_; }  // per member, so far
@@ -89,8 +95,8 @@ class DemcPopulation {
   // One proposal of member k, accepted with probability min(1, exp(U - U' + log correction)).
   void step(int k, Rng& rng) {
     accept_[k] = 0.0;
-    const Vec x = x_.segment(k * d_, d_);
-    if (!de_propose(x, archive_, settings_, rng, prop_)) return;
+    x1_ = x_.segment(k * d_, d_);
+    if (!de_propose(x1_, archive_, settings_, rng, prop_)) return;
     const double U1 = evaluate(k, prop_.x);
     const double log_a = U_[k] - U1 + prop_.log_correction;
     if (std::isnan(log_a)) return;
@@ -108,6 +114,7 @@ class DemcPopulation {
   DeArchive archive_;
   DeSettings settings_{};
   DeProposal prop_;
+  Vec x1_;  // the member being moved
   Vec x_, U_, accept_, evaluations_, moves_;
 };
 
@@ -126,7 +133,7 @@ class DemcWarmup : public Phase {
     initial_ = static_cast<long>(pop_.archive().size());
     if (mid_ >= 0 && pop_.archive().size() - mid_ >= 3L * pop_.dim() / pop_.members()) {
       pop_.archive().keep_from(mid_);
-      pop_.archive().update_spread();
+      pop_.refresh_jitter();
     }
   }
   void report(Report& r) const override {

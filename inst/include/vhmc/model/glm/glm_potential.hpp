@@ -45,31 +45,7 @@ class GlmPotential {
   // std::invalid_argument on an invalid prior or setting -- before any chain runs.
   GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept, const Prior& prior_intercept,
                const Prior& prior, const std::vector<Prior>& prior_aux, double noise_precision = 0.0,
-               Eigen::Index n_cutpoints = 0)
-      : data_(&data), family_(family), noise_precision_(noise_precision),
-        design_(data, has_intercept, 0), eta_(data.n()), r_(data.n()), z_(data.n()) {
-    layout_.add("intercept", "(Intercept)", has_intercept ? 1 : 0);
-    layout_.add("coef", prior.kind == PriorKind::Horseshoe ? "noncentred" : "", data.k());
-    add_aux_blocks(n_cutpoints);
-    validate(prior_intercept, prior, prior_aux);
-    if (has_intercept) priors_.add_location(prior_intercept, 0, 1, nullptr);
-    const Eigen::Ref<const Vec> scale(data.scale);
-    if (prior.kind == PriorKind::Horseshoe) {
-      add_horseshoe(prior.hs);
-    } else {
-      priors_.add_location(prior, design_.slopes(), data.k(), data.has_scale() ? &scale : nullptr);
-    }
-    for (std::size_t b = 0; b < aux_blocks_.size(); ++b) {
-      const ParamBlock& blk = layout_.blocks()[aux_blocks_[b]];
-      priors_.add_aux(prior_aux[b], blk.offset, blk.size, blk.transform, blk.lower);
-    }
-    if (gaussian_stats()) {
-      const double sum_w = data.has_weights() ? data.weights.sum() : static_cast<double>(data.n());
-      gauss_ = std::make_unique<GaussianLikelihood>(design_, sum_w);
-    } else {
-      design_.use_sparse_columns();  // the row pass of every gradient
-    }
-  }
+               Eigen::Index n_cutpoints = 0);
   // One prior for every auxiliary parameter of the family.
   GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept, const Prior& prior_intercept,
                const Prior& prior, const Prior& prior_aux = Prior::exponential(1.0), double noise_precision = 0.0)
@@ -83,55 +59,26 @@ class GlmPotential {
   // family's terms with their effects integrated out (glm/marginal_gaussian.hpp), no block of
   // effects in the layout; one term or nested ones (every term marginal; throws if they do
   // not nest).
-  void add_group_term(const GroupTermData& d) {
-    if (hs_) throw std::invalid_argument("a horseshoe prior with group-level terms is not available");
-    const bool sampled = !terms_.empty() && !has_marginal_term();
-    if (d.marginal && (!gauss_ || aux_ < 0 || sampled))
-      throw std::invalid_argument("only the gaussian family's group-level terms can be integrated out, all of them");
-    if (!d.marginal && has_marginal_term()) throw std::invalid_argument("marginal group-level terms exclude sampled ones");
-    // The family's first aux parameter is the scale the covariance is relative to (rstanarm's
-    // decov for the gaussian family; R decides which families).
-    const bool rel = d.prior.relative_to_sigma && aux_ >= 0;
-    terms_.emplace_back(d, layout_, rel ? aux_ : -1);
-    if (d.n != data_->n()) throw std::invalid_argument("a group-level term needs one level per row");
-    if (gauss_) gauss_->drop_cells();
-    if (d.marginal) {
-      gauss_->integrate_out(design_, terms_);
-    } else if (gauss_ && terms_.size() == 1) {
-      design_.use_sparse_columns();  // the gaussian family's row pass, unless cells replace it
-    }
-  }
+  void add_group_term(const GroupTermData& d);
   // After the last group-level term: the gaussian likelihood from the cells of the grouping
   // factors (glm/gaussian_cells.hpp) instead of the row pass, exactly; it pays when the rows
   // fall in far fewer cells than there are rows (R decides). Returns the number of cells.
-  Eigen::Index use_cells() {
-    if (!gauss_ || terms_.empty() || has_marginal_term())
-      throw std::invalid_argument("cell statistics need the gaussian family and sampled group-level terms");
-    return gauss_->use_cells(design_, terms_);
-  }
+  Eigen::Index use_cells();
   bool uses_cells() const { return gauss_ && gauss_->cells(); }
   // The marginal terms' effects (each p x J, the response's standardised units) at theta: a
   // draw from their conditional with rng, its mean without. Needs marginal terms.
-  void marginal_effects(const Vec& theta, Rng* rng, std::vector<Mat>& b) {
-    for (GroupTerm& t : terms_) t.prepare(theta, false);
-    gauss_->marginal_effects(theta, aux_, terms_, rng, b);
-  }
+  void marginal_effects(const Vec& theta, Rng* rng, std::vector<Mat>& b);
   bool has_marginal_term() const { return gauss_ && gauss_->marginal(); }
   // The row pass's index of mostly-constant columns (glm/dense_design.hpp), at another
   // threshold; 0 turns it off (a dense product, as the gaussian sufficient statistics use).
-  void use_sparse_columns(double max_fraction) {
-    if (!gauss_ || (!terms_.empty() && !has_marginal_term())) design_.use_sparse_columns(max_fraction);
-  }
+  void use_sparse_columns(double max_fraction);
   const std::vector<GroupTerm>& group_terms() const { return terms_; }
   // The horseshoe prior on the coefficients, or null.
   const Horseshoe* horseshoe() const { return hs_ ? &*hs_ : nullptr; }
 
   // Without the likelihood: U is the priors' alone (rstanarm's prior_PD), for prior
   // predictive checks and the tests of the priors' marginals.
-  void set_prior_only(bool prior_only) {
-    if (prior_only && has_marginal_term()) throw std::invalid_argument("a prior-only model has no effects to integrate out");
-    prior_only_ = prior_only;
-  }
+  void set_prior_only(bool prior_only);
   bool prior_only() const { return prior_only_; }
 
   int dim() const { return static_cast<int>(layout_.dim()); }
@@ -172,10 +119,7 @@ class GlmPotential {
 
   // Whether the Fisher metric of rmhmc() is known: the canonical links without a free
   // dispersion parameter, whose Fisher information is the likelihood's Hessian.
-  bool has_fisher() const {
-    const bool fam = with_family(family_, [](auto f) { return decltype(f)::kHasFisher; });
-    return fam && !has_aux() && terms_.empty() && !hs_;
-  }
+  bool has_fisher() const;
   // lam = w E[-d2 loglik / d eta2] and dlam = d lam / d eta at theta, one pass over X.
   void fisher_weights(const Vec& theta, Vec& lam, Vec& dlam);
   // The priors' Fisher information in the sampler's coordinates (a diagonal).
@@ -202,74 +146,24 @@ class GlmPotential {
   void validate(const Prior& prior_intercept, const Prior& prior, const std::vector<Prior>& prior_aux) const;
   // Paths without the hierarchical parameters of group-level terms or a horseshoe (R refuses
   // the samplers that need them for such models before any chain starts).
-  void require_no_hierarchy(const char* what) const {
-    if (!terms_.empty()) throw std::logic_error(std::string(what) + " is not available for models with group-level terms");
-    if (hs_) throw std::logic_error(std::string(what) + " is not available with a horseshoe prior");
-  }
+  void require_no_hierarchy(const char* what) const;
   // The horseshoe's blocks after the aux blocks; the coefficients in the sampler's
   // coordinates are z times the horseshoe's scale, over the response's scale times the
   // predictor's; its global scale relative to sigma, the family's first aux parameter.
-  void add_horseshoe(const HorseshoeSpec& s) {
-    const GlmData& d = *data_;
-    if (s.relative_to_sigma && aux_ < 0) throw std::invalid_argument("a horseshoe relative to sigma needs sigma");
-    Vec unit = d.has_scale() ? Vec(d.scale / d.y_scale) : Vec::Constant(d.k(), 1.0 / d.y_scale);
-    hs_.emplace(s, layout_, design_.slopes(), std::move(unit), d.y_scale, s.relative_to_sigma ? aux_ : -1);
-    eff_.resize(layout_.dim());
-  }
+  void add_horseshoe(const HorseshoeSpec& s);
 
   // The family's auxiliary values at theta (the fixed precision, or from t).
   template <class F>
-  typename F::Aux aux_of(const Vec& theta) const {
-    if constexpr (F::kGaussianStats) {
-      return fixed_noise() ? F::fixed(noise_precision_) : F::aux(theta.data() + aux_, n_aux_);
-    } else if constexpr (family::aux_count<F>() > 0) {
-      return F::aux(theta.data() + aux_, n_aux_);
-    } else {
-      return F::aux(nullptr, 0);
-    }
-  }
+  typename F::Aux aux_of(const Vec& theta) const;
   // 1 / sigma^2 of the gaussian family whose closed forms the potential uses.
-  double gaussian_precision(const Vec& theta) const {
-    return with_family(family_, [&](auto f) {
-      using F = decltype(f);
-      if constexpr (F::kGaussianStats) {
-        return aux_of<F>(theta).inv_s2;
-      } else {
-        return 0.0;
-      }
-    });
-  }
+  double gaussian_precision(const Vec& theta) const;
   // Whether the responses are the categories of the family's cutpoints (kThresholds).
-  bool valid_categories() const {
-    return with_family(family_, [&](auto f) {
-      using F = decltype(f);
-      if constexpr (F::kThresholds) {
-        return F::valid_response(data_->y, n_aux_);
-      } else {
-        return true;
-      }
-    });
-  }
+  bool valid_categories() const;
   // The family's aux blocks in the layout ("aux:NAME"), unless the gaussian noise is fixed.
-  void add_aux_blocks(Eigen::Index n_cutpoints) {
-    if (fixed_noise()) return;
-    for (const family::AuxSpec& a : aux_specs(family_)) {
-      const Eigen::Index size = a.sized_by_data ? n_cutpoints : 1;
-      if (size <= 0) throw std::invalid_argument(std::string("the family's ") + a.name + " need a positive size");
-      aux_blocks_.push_back(layout_.blocks().size());
-      const Eigen::Index at = layout_.add(std::string("aux:") + a.name, a.name, size, a.transform, a.lower);
-      if (aux_ < 0) aux_ = at;
-      n_aux_ += size;
-    }
-    dt_.resize(n_aux_);
-  }
+  void add_aux_blocks(Eigen::Index n_cutpoints);
 
   // eta_ = the blocks' predictors + offset; needs design_.set_beta() and the terms' prepare().
-  void linear_predictor(const Vec& theta) {
-    design_.predictor(theta, eta_);
-    for (const GroupTerm& t : terms_) t.add_eta(eta_);
-    if (data_->has_offset()) eta_ += data_->offset;
-  }
+  void linear_predictor(const Vec& theta);
 
   // The evaluation paths (defined in glm/potential_eval.hpp): eval() reads the group-level
   // terms' covariances at theta once and picks the path; the family's row pass; the priors
@@ -290,13 +184,7 @@ class GlmPotential {
   void family_hessian(const Vec& theta, Mat& H);
 
   // The gathered rows' terms at theta (batch_.gather), or at theta_hat with at_hat.
-  void batch_terms(const Vec& theta, bool at_hat) {
-    design_.set_beta(theta);
-    with_family(family_, [&](auto f) {
-      using F = decltype(f);
-      batch_.terms<F>(design_, theta, aux_of<F>(theta), at_hat, n_aux_);
-    });
-  }
+  void batch_terms(const Vec& theta, bool at_hat);
 
   const GlmData* data_;
   GlmFamily family_;
@@ -320,5 +208,7 @@ class GlmPotential {
 
 }  // namespace vhmc
 
-// The evaluation paths' definitions (after the class: they need it whole).
+// The evaluation paths' and the construction's definitions (after the class: they need it
+// whole).
 #include "potential_eval.hpp"
+#include "potential_setup.hpp"

@@ -6,6 +6,34 @@
 
 namespace vhmc {
 
+template <class F>
+typename F::Aux GlmPotential::aux_of(const Vec& theta) const {
+  if constexpr (F::kGaussianStats) {
+    return fixed_noise() ? F::fixed(noise_precision_) : F::aux(theta.data() + aux_, n_aux_);
+  } else if constexpr (family::aux_count<F>() > 0) {
+    return F::aux(theta.data() + aux_, n_aux_);
+  } else {
+    return F::aux(nullptr, 0);
+  }
+}
+
+inline double GlmPotential::gaussian_precision(const Vec& theta) const {
+  return with_family(family_, [&](auto f) {
+    using F = decltype(f);
+    if constexpr (F::kGaussianStats) {
+      return aux_of<F>(theta).inv_s2;
+    } else {
+      return 0.0;
+    }
+  });
+}
+
+inline void GlmPotential::linear_predictor(const Vec& theta) {
+  design_.predictor(theta, eta_);
+  for (const GroupTerm& t : terms_) t.add_eta(eta_);
+  if (data_->has_offset()) eta_ += data_->offset;
+}
+
 // With a horseshoe: the likelihood and the other priors at the coefficients it gives, then
 // its prior and the chain rule of its map (glm/horseshoe.hpp).
 inline double GlmPotential::eval(const Vec& theta, Vec* g) {

@@ -8,6 +8,30 @@
 
 namespace vhmc {
 
+inline void GlmPotential::require_no_hierarchy(const char* what) const {
+  if (!terms_.empty()) throw std::logic_error(std::string(what) + " is not available for models with group-level terms");
+  if (hs_) throw std::logic_error(std::string(what) + " is not available with a horseshoe prior");
+}
+
+inline bool GlmPotential::valid_categories() const {
+  return with_family(family_, [&](auto f) {
+    using F = decltype(f);
+    if constexpr (F::kThresholds) {
+      return F::valid_response(data_->y, n_aux_);
+    } else {
+      return true;
+    }
+  });
+}
+
+inline void GlmPotential::batch_terms(const Vec& theta, bool at_hat) {
+  design_.set_beta(theta);
+  with_family(family_, [&](auto f) {
+    using F = decltype(f);
+    batch_.terms<F>(design_, theta, aux_of<F>(theta), at_hat, n_aux_);
+  });
+}
+
 inline void GlmPotential::validate(const Prior& prior_intercept, const Prior& prior,
                                    const std::vector<Prior>& prior_aux) const {
   if (!(noise_precision_ >= 0.0) || !std::isfinite(noise_precision_))

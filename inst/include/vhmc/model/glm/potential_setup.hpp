@@ -1,0 +1,110 @@
+#pragma once
+// How a GlmPotential (glm/glm_potential.hpp) is built: its layout's blocks (the coefficients,
+// the family's auxiliary parameters), their priors, the gaussian family's statistics, a
+// horseshoe prior, and group-level terms appended after construction (sampled, from cells, or
+// integrated out). Construction only: nothing here runs inside a chain but
+// marginal_effects(), which draws the integrated-out effects for the reported values.
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "glm_potential.hpp"
+
+namespace vhmc {
+
+inline bool GlmPotential::has_fisher() const {
+  const bool fam = with_family(family_, [](auto f) { return decltype(f)::kHasFisher; });
+  return fam && !has_aux() && terms_.empty() && !hs_;
+}
+
+inline void GlmPotential::use_sparse_columns(double max_fraction) {
+  if (!gauss_ || (!terms_.empty() && !has_marginal_term())) design_.use_sparse_columns(max_fraction);
+}
+
+inline void GlmPotential::set_prior_only(bool prior_only) {
+  if (prior_only && has_marginal_term()) throw std::invalid_argument("a prior-only model has no effects to integrate out");
+  prior_only_ = prior_only;
+}
+
+inline GlmPotential::GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept,
+                                  const Prior& prior_intercept, const Prior& prior,
+                                  const std::vector<Prior>& prior_aux, double noise_precision,
+                                  Eigen::Index n_cutpoints)
+    : data_(&data), family_(family), noise_precision_(noise_precision),
+      design_(data, has_intercept, 0), eta_(data.n()), r_(data.n()), z_(data.n()) {
+  layout_.add("intercept", "(Intercept)", has_intercept ? 1 : 0);
+  layout_.add("coef", prior.kind == PriorKind::Horseshoe ? "noncentred" : "", data.k());
+  add_aux_blocks(n_cutpoints);
+  validate(prior_intercept, prior, prior_aux);
+  if (has_intercept) priors_.add_location(prior_intercept, 0, 1, nullptr);
+  const Eigen::Ref<const Vec> scale(data.scale);
+  if (prior.kind == PriorKind::Horseshoe) {
+    add_horseshoe(prior.hs);
+  } else {
+    priors_.add_location(prior, design_.slopes(), data.k(), data.has_scale() ? &scale : nullptr);
+  }
+  for (std::size_t b = 0; b < aux_blocks_.size(); ++b) {
+    const ParamBlock& blk = layout_.blocks()[aux_blocks_[b]];
+    priors_.add_aux(prior_aux[b], blk.offset, blk.size, blk.transform, blk.lower);
+  }
+  if (gaussian_stats()) {
+    const double sum_w = data.has_weights() ? data.weights.sum() : static_cast<double>(data.n());
+    gauss_ = std::make_unique<GaussianLikelihood>(design_, sum_w);
+  } else {
+    design_.use_sparse_columns();  // the row pass of every gradient
+  }
+}
+
+inline void GlmPotential::add_group_term(const GroupTermData& d) {
+  if (hs_) throw std::invalid_argument("a horseshoe prior with group-level terms is not available");
+  const bool sampled = !terms_.empty() && !has_marginal_term();
+  if (d.marginal && (!gauss_ || aux_ < 0 || sampled))
+    throw std::invalid_argument("only the gaussian family's group-level terms can be integrated out, all of them");
+  if (!d.marginal && has_marginal_term()) throw std::invalid_argument("marginal group-level terms exclude sampled ones");
+  // The family's first aux parameter is the scale the covariance is relative to (rstanarm's
+  // decov for the gaussian family; R decides which families).
+  const bool rel = d.prior.relative_to_sigma && aux_ >= 0;
+  terms_.emplace_back(d, layout_, rel ? aux_ : -1);
+  if (d.n != data_->n()) throw std::invalid_argument("a group-level term needs one level per row");
+  if (gauss_) gauss_->drop_cells();
+  if (d.marginal) {
+    gauss_->integrate_out(design_, terms_);
+  } else if (gauss_ && terms_.size() == 1) {
+    design_.use_sparse_columns();  // the gaussian family's row pass, unless cells replace it
+  }
+}
+
+inline Eigen::Index GlmPotential::use_cells() {
+  if (!gauss_ || terms_.empty() || has_marginal_term())
+    throw std::invalid_argument("cell statistics need the gaussian family and sampled group-level terms");
+  return gauss_->use_cells(design_, terms_);
+}
+
+inline void GlmPotential::marginal_effects(const Vec& theta, Rng* rng, std::vector<Mat>& b) {
+  for (GroupTerm& t : terms_) t.prepare(theta, false);
+  gauss_->marginal_effects(theta, aux_, terms_, rng, b);
+}
+
+inline void GlmPotential::add_horseshoe(const HorseshoeSpec& s) {
+  const GlmData& d = *data_;
+  if (s.relative_to_sigma && aux_ < 0) throw std::invalid_argument("a horseshoe relative to sigma needs sigma");
+  Vec unit = d.has_scale() ? Vec(d.scale / d.y_scale) : Vec::Constant(d.k(), 1.0 / d.y_scale);
+  hs_.emplace(s, layout_, design_.slopes(), std::move(unit), d.y_scale, s.relative_to_sigma ? aux_ : -1);
+  eff_.resize(layout_.dim());
+}
+
+inline void GlmPotential::add_aux_blocks(Eigen::Index n_cutpoints) {
+  if (fixed_noise()) return;
+  for (const family::AuxSpec& a : aux_specs(family_)) {
+    const Eigen::Index size = a.sized_by_data ? n_cutpoints : 1;
+    if (size <= 0) throw std::invalid_argument(std::string("the family's ") + a.name + " need a positive size");
+    aux_blocks_.push_back(layout_.blocks().size());
+    const Eigen::Index at = layout_.add(std::string("aux:") + a.name, a.name, size, a.transform, a.lower);
+    if (aux_ < 0) aux_ = at;
+    n_aux_ += size;
+  }
+  dt_.resize(n_aux_);
+}
+
+}  // namespace vhmc
