@@ -18,11 +18,14 @@ ce_variables <- function(x, re_terms) {
   fixed <- model$terms
   exprs <- as.list(attr(fixed, "variables"))[-1L]
   if (attr(fixed, "response") > 0L) exprs <- exprs[-attr(fixed, "response")]
+  smooth_vars <- lapply(model$smooths$terms, function(s) setdiff(c(s$smooth$term, s$smooth$by), "NA"))
+  exprs <- c(exprs, lapply(setdiff(unique(unlist(smooth_vars)), vapply(exprs, deparse1, "")), str2lang))
   bars <- glmer_bars(model$formula)
   labels <- vapply(model$glmer$terms[re_terms], `[[`, "", "label")
   included <- bars[match(labels, vapply(bars, deparse1, ""))]
   known <- ce_data_vars(x, unique(c(all.vars(as.call(c(as.name("list"), exprs, bars))), free_variables(x$call$offset))))
-  combos <- lapply(attr(fixed, "term.labels"), function(l) intersect(all.vars(str2lang(l)), known))
+  combos <- c(lapply(attr(fixed, "term.labels"), function(l) intersect(all.vars(str2lang(l)), known)),
+              lapply(smooth_vars, intersect, known))
   groups <- intersect(unlist(lapply(included, function(b) all.vars(b[[3L]]))), known)
   needed <- intersect(unique(c(all.vars(as.call(c(as.name("list"), exprs))), free_variables(x$call$offset),
                                unlist(lapply(included, all.vars)))), known)

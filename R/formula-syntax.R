@@ -13,7 +13,6 @@ brms_terms <- function() {
     rate = c("an exposure", "+ offset(log(exposure)) in the formula"),
     trunc = c("a truncated response", NA),
     thres = c("the number of thresholds of an ordinal model", "an ordered factor response with family = cumulative()"),
-    s = c("a penalised smooth", NA), t2 = c("a tensor-product smooth", NA), te = c("a tensor-product smooth", NA),
     gp = c("a Gaussian process", NA),
     mo = c("a monotonic effect", "factor(x) (an effect per level) or x itself"),
     me = c("a predictor with measurement error", NA),
@@ -31,7 +30,7 @@ check_brms_syntax <- function(formula) {
   }
   rhs <- formula[[length(formula)]]
   # brms's terms of the right-hand side (those of the left, such as trunc(), are also R's).
-  known <- c("s", "t2", "te", "gp", "mo", "me", "mi", "gr", "mm", "cs", "cse", "car", "arma", "ar")
+  known <- c("gp", "mo", "me", "mi", "gr", "mm", "cs", "cse", "car", "arma", "ar")
   used <- intersect(all.names(rhs, functions = TRUE, unique = TRUE), known)
   calls <- Filter(function(f) called(rhs, f), used)
   if (length(calls)) brms_error(sprintf("%s()", calls[1L]), calls[1L], "")

@@ -34,7 +34,8 @@ glm_design <- function(object, newdata = NULL, need_response = FALSE) {
   mf <- newdata_frame(tt, newdata, model$xlevels)
   x <- stats::model.matrix(tt, mf, contrasts.arg = model$contrasts)
   check_newdata_complete(x, tt)
-  x <- x[, model$coef_names, drop = FALSE]  # without the intercept a family's cutpoints replace
+  x <- x[, fixed_coef_names(model), drop = FALSE]  # without the intercept a family's cutpoints replace
+  x <- with_smooth_columns(x, model, newdata)
   out <- list(x = x, offset = newdata_offset(object, mf, newdata, nrow(x)), y = NULL,
               trials = NULL, weights = NULL, prior_weights = NULL, matrix = FALSE)
   if (need_response) {

@@ -4,9 +4,10 @@
 # Priors checked against the design and autoscaled. Each element keeps the prior as the user
 # specified it and as the core uses it; `prior_aux` is a list by auxiliary parameter. A
 # family with cutpoints takes prior_intercept as the prior of each cutpoint.
-glm_priors <- function(model, family, prior, prior_intercept, prior_aux) {
+glm_priors <- function(model, family, prior, prior_intercept, prior_aux, prior_smooth = NULL) {
   X <- model$x
   slopes <- if (model$intercept) seq_len(ncol(X))[-1L] else seq_len(ncol(X))
+  slopes <- setdiff(slopes, smooth_random_columns(model) + model$intercept)  # their prior: R/smooth-fit.R
   scale_y <- if (standardised(family)) weighted_sd(core_response(model), model$weights) else 1
   # As rstanarm: a predictor with two values (a dummy) is scaled by its range, others by sd.
   scale_x <- vapply(slopes, function(j) {
@@ -26,6 +27,7 @@ glm_priors <- function(model, family, prior, prior_intercept, prior_aux) {
       prior, "prior", "coef", k = length(slopes), scale_y = scale_y, scale_x = scale_x))
     if (is_horseshoe(prior)) out$prior$adjusted <- resolve_horseshoe(out$prior$adjusted, family, model)
   }
+  if (!is.null(model$smooths)) out$prior_smooth <- smooth_prior(prior_smooth, scale_y)
   aux <- family$aux[!family$aux$sized_by_data, , drop = FALSE]
   specified <- aux_prior_specs(family, prior_aux)
   if (nrow(aux)) out$prior_aux <- stats::setNames(lapply(seq_len(nrow(aux)), function(i) {

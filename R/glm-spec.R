@@ -19,7 +19,7 @@ glm_spec <- function(model, family, priors) {
   ys <- response_standardisation(model, family)
   flat <- flat()
   core_prior <- function(p, shift = 0, s = ys$scale) prior_for_core(prior_to_units(p %||% flat, shift, s))
-  list(X = X, skip = skip, y = (core_response(model) - ys$center) / ys$scale, weights = model$weights,
+  spec <- list(X = X, skip = skip, y = (core_response(model) - ys$center) / ys$scale, weights = model$weights,
        offset = if (!is.null(model$offset)) model$offset / ys$scale,
        center = center, scale = scale, family = family$code,
        intercept = model$intercept, y_center = ys$center, y_scale = ys$scale,
@@ -31,6 +31,8 @@ glm_spec <- function(model, family, priors) {
          core_prior(p, s = if (a$scales_with_y) ys$scale else 1)
        }),
        n_cutpoints = model$n_cutpoints %||% 0L, noise_precision = 0, prior_only = isTRUE(model$prior_PD))
+  if (!is.null(model$smooths)) spec$smooths <- list(sizes = model$smooths$sizes, prior = prior_for_core(priors$prior_smooth$adjusted))
+  spec
 }
 
 # The parameter layout of the potential behind `ptr` (the core's, model/glm/layout.hpp):
@@ -45,6 +47,8 @@ user_names <- function(layout, model) {
   b <- fixed_blocks(layout)
   unlist(lapply(seq_len(nrow(b)), function(i) {
     if (b$name[i] == "coef") return(slope_names(model, b$size[i]))
+    if (b$name[i] == "smooth") return(utils::tail(model$coef_names, b$size[i]))
+    if (b$name[i] == "sm:sd") return(model$smooths$sd_names)
     if (b$transform[i] == "ordered") return(cutpoint_names(model$levels))
     if (b$name[i] %in% c("hs:lambda", "hs:eta")) return(sprintf("%s[%s]", b$label[i], slope_names(model, b$size[i])))
     b$label[i]
@@ -59,7 +63,7 @@ internal_names <- function(layout, model, spec) {
   unlist(lapply(seq_len(nrow(b)), function(i) {
     nm <- user_names(list(blocks = b[i, , drop = FALSE]), model)
     if (b$name[i] == "intercept" && !is.null(spec$center)) nm <- paste(nm, "[centred]")
-    if (b$name[i] == "coef" && b$label[i] == "noncentred") nm <- sprintf("z[%s]", nm)  # a horseshoe's
+    if (b$name[i] %in% c("coef", "smooth") && b$label[i] == "noncentred") nm <- sprintf("z[%s]", nm)  # a horseshoe's, a smooth's
     if (b$name[i] == "coef" && b$label[i] != "noncentred" && !is.null(spec$scale)) nm <- paste(nm, "[x sd]")
     if (b$name[i] == "hs:tau") nm <- paste(nm, if (isTRUE(spec$prior$relative_to_sigma)) "[/ global_scale sigma]" else "[/ global_scale]")
     switch(b$transform[i],
@@ -182,7 +186,8 @@ random_inside <- function(d, finite_at, null) {
 # after them and are named from their terms, R/glmer-terms.R).
 fixed_blocks <- function(layout) {
   b <- layout$blocks
-  b[b$name %in% c("intercept", "coef") | startsWith(b$name, "aux:") | startsWith(b$name, "hs:"), , drop = FALSE]
+  b[b$name %in% c("intercept", "coef", "smooth") | startsWith(b$name, "aux:") | startsWith(b$name, "hs:") |
+      startsWith(b$name, "sm:"), , drop = FALSE]
 }
 
 # User initial values of the auxiliary parameters must lie in their domains: above a

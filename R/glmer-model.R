@@ -133,7 +133,8 @@ fit_glmer_model <- function(model, family, prior_args, sampler, args, seed, init
     stop_arg("init", "must be NULL or \"random\" for a model with group-level terms",
              "Leave `init` out: the chains start from the mode of the non-centred parameterisation.")
   }
-  priors <- glm_priors(model, family, prior_args$prior, prior_args$prior_intercept, prior_args$prior_aux)
+  priors <- glm_priors(model, family, prior_args$prior, prior_args$prior_intercept, prior_args$prior_aux,
+                       prior_args$prior_smooth)
   scale_y <- if (standardised(family)) weighted_sd(core_response(model), model$weights) else 1
   priors$prior_covariance <- list(
     specified = prior_args$prior_covariance,

@@ -68,7 +68,7 @@ recover_data.vhmc_fit <- function(object, data = NULL, ...) {
   why <- emm_refusal(object)
   if (!is.null(why)) return(why)
   model <- object$model
-  trms <- stats::delete.response(model$terms)
+  trms <- emm_terms(model)
   rows <- emmeans::recover_data(object$call, trms, model$na.action, data = data, ...)
   if (is.character(rows) || !is.null(data) || is.null(model$offset)) return(rows)
   emm_offsets(rows, model)
@@ -80,7 +80,8 @@ emm_basis.vhmc_fit <- function(object, trms, xlev, grid, mode = "latent", rescal
   model <- object$model
   mf <- stats::model.frame(trms, grid, na.action = stats::na.pass, xlev = xlev)
   # The columns of the coefficients: without the intercept that a family's cutpoints replace.
-  X <- stats::model.matrix(trms, mf, contrasts.arg = model$contrasts)[, model$coef_names, drop = FALSE]
+  X <- stats::model.matrix(trms, mf, contrasts.arg = model$contrasts)[, fixed_coef_names(model), drop = FALSE]
+  X <- with_smooth_columns(X, model, grid)
   draws <- glm_draws(object)
   basis <- if (model$family$entry$eta_mean == "latent") {
     emm_thresholds(X, draws, model, mode, rescale)
@@ -156,4 +157,16 @@ emm_offsets <- function(data, model) {
   data[[".offset."]] <- model$offset
   attr(data, "predictors") <- union(attr(data, "predictors"), ".offset.")
   data
+}
+
+# The fixed part's terms for emmeans's reference grid, with the smooths' variables as
+# covariates (held at their means, or varied, as emmeans does for mgcv's fits); emm_basis()
+# builds their columns from the grid (R/smooth-design.R).
+emm_terms <- function(model) {
+  trms <- stats::delete.response(model$terms)
+  vars <- unique(unlist(lapply(model$smooths$terms, function(s) setdiff(c(s$smooth$term, s$smooth$by), "NA"))))
+  vars <- setdiff(vars, all.vars(trms))
+  if (!length(vars)) return(trms)
+  rhs <- Reduce(function(a, b) call("+", a, b), lapply(vars, str2lang), trms[[2L]])
+  stats::terms(stats::as.formula(call("~", rhs), env = environment(trms)))
 }

@@ -15,6 +15,17 @@
 #' them as rstanarm does, `b[(Intercept) g:level]` and `Sigma[g:(Intercept),(Intercept)]`,
 #' and has [fixef()], [ranef()], [VarCorr()], [ngrps()], `coef()` and `sigma()`.
 #'
+#' Penalised smooth terms are written as in mgcv and brms: `s(x)`, `s(x, k = 20, bs = "cr")`,
+#' `s(x, by = f)`, `t2(x, z)` and `te(x, z)`, built by mgcv's own constructors (`smoothCon()`,
+#' with the identifiability constraint absorbed) and rewritten by its `smooth2random()` in
+#' mixed-model form, as gamm4 and brms do: each smooth's unpenalised part (the linear term
+#' of a thin-plate spline) is ordinary coefficients named `s(x).fx1`, ..., and each of its
+#' penalties a block of coefficients `s(x).1`, ... with a normal prior of standard deviation
+#' `sds[s(x)]` (one per penalty, `sds[t2(x,z)_1]`, ... for tensor products), whose own prior
+#' is `prior_smooth`; the sampler moves them non-centred. Smooths combine with every family,
+#' with group-level terms, and with the other terms of the formula; predictions on new data
+#' use mgcv's `PredictMat()`; [conditional_smooths()] plots each smooth with its band.
+#'
 #' The parameters are the coefficients, named as the columns of the model matrix, and the
 #' family's auxiliary parameters, sampled unconstrained and reported on their own scales:
 #' the residual standard deviation `sigma` (gaussian, Student's t, lognormal), the
@@ -55,7 +66,8 @@
 #'   too). See [vhmc_families] for every family, link and auxiliary parameter.
 #' @param prior Prior of the coefficients (one for all or one value per coefficient); see
 #'   [priors]. For sparse regression, the regularised horseshoe [hs()] or [hs_plus()] (see
-#'   [horseshoe]; not with group-level terms).
+#'   [horseshoe]; not with group-level terms or smooths). With smooth terms, the prior of
+#'   the formula's own coefficients and of the smooths' unpenalised parts.
 #' @param prior_intercept Prior of the intercept at the predictor means; for [cumulative()]
 #'   models, of each cutpoint at the predictor means (there it defaults to
 #'   `student_t(3, 0, 2.5)`, brms's choice).
@@ -107,6 +119,10 @@
 #'   when the cells are far fewer than the rows (`fit$model$glmer$likelihood` is then
 #'   `"cells"`, and `print()` says so); `options(vhmc.glmer_cells = FALSE)` keeps the pass
 #'   over the rows, `TRUE` asks for the cells wherever they apply.
+#' @param prior_smooth For formulas with smooth terms: the prior of each smooth's standard
+#'   deviation (a prior of a positive parameter), by default a half Student-t with 3 degrees
+#'   of freedom and scale 2.5 (brms's default for smooths), autoscaled by `sd(y)` for the
+#'   gaussian family (and the families whose response the core standardises).
 #' @param ... Must be empty; here so that misspelt arguments give an error.
 #' @return A `vhmc_fit` (class `c("vhmc_glm", "vhmc_fit")`). Besides the methods of every
 #'   fit ([print.vhmc_fit()], [summary.vhmc_fit()], [as_draws_array.vhmc_fit()], ...), GLM
@@ -143,7 +159,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
                      thin = 1, seed = NULL, cores = getOption("mc.cores", 1L), init = NULL,
                      progress = interactive(), subset, weights, offset, na.action,
                      contrasts = NULL, prior_covariance = decov(), parameterization = "auto",
-                     prior_PD = FALSE, ...) {
+                     prior_PD = FALSE, prior_smooth = student_t(3, 0, 2.5, autoscale = TRUE), ...) {
   call <- match.call()
   check_no_dots(list(...), "vhmc_glm")
   if (!inherits(formula, "formula")) {
@@ -166,7 +182,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   model$prior_PD <- check_flag(prior_PD, "prior_PD")
   fit <- if (is.null(model$glmer)) fit_glm_model else fit_glmer_model
   fit(model, family, list(prior = prior, prior_intercept = prior_intercept,
-                          prior_aux = prior_aux, prior_covariance = prior_covariance),
+                          prior_aux = prior_aux, prior_covariance = prior_covariance, prior_smooth = prior_smooth),
       sampler, args, seed, init, progress, call)
 }
 
@@ -175,11 +191,16 @@ vhmc_glm <- function(formula, data, family = gaussian(),
 build_glm_model <- function(mf_call, env, formula, data, family, contrasts, parameterization) {
   check_brms_syntax(formula)
   bars <- glmer_bars(formula)
+  smooths <- formula_smooths(formula)
+  specs <- if (!is.null(smooths)) smooth_specs(smooths, environment(formula) %||% env)
   frame_formula <- if (is.null(bars)) formula else glmer_frame_formula(formula)
+  if (!is.null(smooths)) frame_formula <- smooth_frame_formula(frame_formula, specs)
   mf_call$formula <- frame_formula
   mf <- glm_model_frame(mf_call, env, frame_formula, data)
-  model <- glm_model(mf, family, contrasts, fixed = if (!is.null(bars)) reformulas::nobars(formula),
-                     response_levels = declared_levels(formula, data, env))
+  fixed <- if (!is.null(bars)) reformulas::nobars(formula)
+  if (!is.null(smooths)) fixed <- formula_without_smooths(fixed %||% formula)
+  model <- glm_model(mf, family, contrasts, fixed = fixed, response_levels = declared_levels(formula, data, env))
+  if (!is.null(smooths)) model <- add_smooths(model, specs, mf)
   if (!is.null(bars)) model$glmer <- glmer_model(bars, mf, parameterization)
   model$formula <- formula  # the whole formula, group-level terms included (formula(), update())
   model$label <- sprintf("%s(%s) %s, %s, %d observations", family$family, family$link,
@@ -198,7 +219,8 @@ declared_levels <- function(formula, data, env) {
 # checked, its potential built once, its initial values resolved; then the chains. The fit
 # has class "vhmc_glm" before any other.
 fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, progress, call) {
-  priors <- glm_priors(model, family, prior_args$prior, prior_args$prior_intercept, prior_args$prior_aux)
+  priors <- glm_priors(model, family, prior_args$prior, prior_args$prior_intercept, prior_args$prior_aux,
+                       prior_args$prior_smooth)
   spec <- glm_spec(model, family, priors)
   target <- glm_target(spec, model)
   check_prior_pd(model, priors)
@@ -207,6 +229,7 @@ fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, 
   model$priors <- priors
   inits <- glm_inits(init, target, spec, args$chains, seed)
   if (is_horseshoe(priors[["prior"]]$adjusted)) target <- horseshoe_target(target, sampler, inits, init, seed, progress)
+  if (!is.null(model$smooths)) target <- smooth_target(target, sampler, inits, init, seed, progress)
   fit <- fit_chains(target, sampler, args, seed, inits, init, progress, call, model)
   class(fit) <- c("vhmc_glm", class(fit))
   fit

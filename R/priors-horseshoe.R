@@ -129,11 +129,12 @@ horseshoe_args <- function(prior, num) {
 
 # The prior of the coefficients as used: a horseshoe's global scale relative to sigma where
 # the family's covariance priors are (R/family-registry.R, relative_to_sigma: rstanarm's
-# gaussian rule). Refused with group-level terms.
+# gaussian rule). Refused with group-level terms and with smooths.
 resolve_horseshoe <- function(prior, family, model) {
-  if (!is.null(model$glmer)) {
-    stop_arg("prior", sprintf("is %s, which is not available for a formula with group-level terms", format(prior)),
-             "Use normal(), student_t(), cauchy() or laplace() for the coefficients, or drop the group-level terms.")
+  what <- if (!is.null(model$glmer)) "group-level terms" else if (!is.null(model$smooths)) "smooth terms"
+  if (!is.null(what)) {
+    stop_arg("prior", sprintf("is %s, which is not available for a formula with %s", format(prior), what),
+             sprintf("Use normal(), student_t(), cauchy() or laplace() for the coefficients, or drop the %s.", what))
   }
   prior$relative_to_sigma <- isTRUE(family$entry$relative_to_sigma)
   prior
@@ -152,10 +153,7 @@ horseshoe_for_core <- function(prior) {
 # the non-centred posterior (R/start-noncentred.R); the capabilities it lacks refuse the
 # samplers that need them (R/samplers.R, check_target()).
 horseshoe_target <- function(target, sampler, inits, init, seed, progress) {
-  target$mode <- NULL
-  target[names(horseshoe_capabilities())] <- horseshoe_capabilities()
-  target$start <- function() noncentred_mode_start(sampler, target, inits, init, seed, progress)
-  target
+  noncentred_target(target, horseshoe_capabilities(), sampler, inits, init, seed, progress)
 }
 
 horseshoe_capabilities <- function() {

@@ -1,6 +1,7 @@
 # Where the chains start when the posterior has no mode in its own parameters but has one
-# in a non-centred parameterisation: multilevel GLMs (R/glmer-start.R, b = D L z) and the
-# horseshoe prior (R/priors-horseshoe.R, beta_j = z_j tau lambda~_j). As a standard deviation
+# in a non-centred parameterisation: multilevel GLMs (R/glmer-start.R, b = D L z), the
+# horseshoe prior (R/priors-horseshoe.R, beta_j = z_j tau lambda~_j) and smooth terms
+# (R/smooth-fit.R, b_j = z_j sd). As a standard deviation
 # (or tau) goes to 0 with its effects (coefficients), the centred density grows without
 # bound; in the non-centred parameterisation, z ~ N(0, I), that limit has finite density and
 # the proper priors on the scales make a mode exist. L-BFGS finds it once per fit (from
@@ -39,7 +40,7 @@ noncentred_mode_start <- function(sampler, target_nc, inits, init, seed, progres
 }
 
 # The start's inverse metric: 1 for the non-centred coordinates z (the layout's blocks labelled
-# "noncentred": a multilevel model's effects, a horseshoe's coefficients; their prior
+# "noncentred": a multilevel model's effects, a horseshoe's or a smooth's coefficients; their prior
 # variance, which the posterior's given the scales does not exceed when the likelihood is
 # log-concave), and for the other
 # coordinates the inverse of the Hessian's diagonal at the mode where it is positive, else
@@ -104,4 +105,13 @@ mode_start_problem <- function(lb) {
   if (!is.finite(lb$value) || !all(is.finite(lb$mode))) return("the mode search found no finite mode")
   if (!all(is.finite(lb$inv_hessian_diag))) return("the curvature at the mode is not finite")
   NULL
+}
+
+# A GLM target whose posterior has no mode (a horseshoe's, smooths'): its capabilities set,
+# the chains started near the mode of the non-centred posterior.
+noncentred_target <- function(target, capabilities, sampler, inits, init, seed, progress) {
+  target$mode <- NULL
+  target[names(capabilities)] <- capabilities
+  target$start <- function() noncentred_mode_start(sampler, target, inits, init, seed, progress)
+  target
 }

@@ -45,6 +45,17 @@ vhmc::CovPrior cov_prior(const Rcpp::List& p) {
   return c;
 }
 
+// The smooths' penalty blocks (R/smooth-terms.R, smooth_spec_for_core()): columns per block
+// and the prior of their standard deviations; none without `smooths`.
+vhmc::SmoothSpec smooth_spec(const Rcpp::List& spec) {
+  vhmc::SmoothSpec s;
+  if (!spec.containsElementNamed("smooths")) return s;
+  const Rcpp::List sm = spec["smooths"];
+  for (int n : Rcpp::IntegerVector(sm["sizes"])) s.sizes.push_back(n);
+  s.prior = vhmc_glue::prior_of(sm["prior"]);
+  return s;
+}
+
 // The R spec list's vectors stay referenced (protected) by the Rcpp members for as long as
 // the potential views them.
 struct GlmModel {
@@ -112,7 +123,7 @@ struct GlmModel {
                                 Rcpp::as<bool>(spec["intercept"]),
                                 vhmc_glue::prior_of(spec["prior_intercept"]), vhmc_glue::prior_of(spec["prior"]),
                                 aux_priors(spec["prior_aux"]), Rcpp::as<double>(spec["noise_precision"]),
-                                Rcpp::as<int>(spec["n_cutpoints"]));
+                                Rcpp::as<int>(spec["n_cutpoints"]), smooth_spec(spec));
     } catch (const std::invalid_argument& e) {
       Rcpp::stop(std::string("internal: ") + e.what());
     }

@@ -22,7 +22,9 @@ sbc_model_table <- function() list(
   student = function() sbc_family_model("student"),
   cumulative = function() sbc_family_model("cumulative"),
   zero_inflated_poisson = function() sbc_family_model("zero_inflated_poisson"),
-  beta = function() sbc_family_model("beta")
+  beta = function() sbc_family_model("beta"),
+  smooth = function() sbc_smooth_model(stats::gaussian(), n = 60),
+  smooth_logistic = function() sbc_smooth_model(stats::binomial(), n = 150)
 )
 
 # One fit with its warnings and messages caught (counted, the first warning kept).

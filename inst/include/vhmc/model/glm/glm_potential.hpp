@@ -7,7 +7,9 @@
 // [times the predictors' scales], t [the family's auxiliary parameters in their unconstrained
 // coordinates, glm/aux_transforms.hpp, if any]). With a horseshoe prior (glm/horseshoe.hpp) the
 // coefficients' block holds their non-centred z, and the horseshoe's scales follow the aux
-// blocks; the likelihood is evaluated at the coefficients they give.
+// blocks; the likelihood is evaluated at the coefficients they give. Smooth terms
+// (glm/smooths.hpp) likewise: their penalised columns are the design's last, their block
+// holds non-centred z, and their standard deviations follow the aux blocks.
 // Weights multiply each observation's log likelihood (frequency weights, as rstanarm):
 // weight 2 equals a duplicated row for every family. Binomial: y is the proportion of
 // successes and the weight the number of trials.
@@ -33,6 +35,7 @@
 #include "layout.hpp"
 #include "minibatch_rows.hpp"
 #include "prior_terms.hpp"
+#include "smooths.hpp"
 
 namespace vhmc {
 
@@ -41,11 +44,12 @@ class GlmPotential {
   // data must outlive the potential (it is not copied). prior_intercept is ignored without an
   // intercept; prior_aux holds one prior per auxiliary parameter of the family (kAux, in
   // order); n_cutpoints sizes a family's cutpoints (categories less one); a horseshoe `prior`
-  // (PriorKind::Horseshoe) adds its parameters (glm/horseshoe.hpp). Throws
+  // (PriorKind::Horseshoe) adds its parameters (glm/horseshoe.hpp); smooths' penalty blocks
+  // are the design's last columns (glm/smooths.hpp; `prior` is then the other columns'). Throws
   // std::invalid_argument on an invalid prior or setting -- before any chain runs.
   GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept, const Prior& prior_intercept,
                const Prior& prior, const std::vector<Prior>& prior_aux, double noise_precision = 0.0,
-               Eigen::Index n_cutpoints = 0);
+               Eigen::Index n_cutpoints = 0, const SmoothSpec& smooths = SmoothSpec());
   // One prior for every auxiliary parameter of the family.
   GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept, const Prior& prior_intercept,
                const Prior& prior, const Prior& prior_aux = Prior::exponential(1.0), double noise_precision = 0.0)
@@ -75,6 +79,11 @@ class GlmPotential {
   const std::vector<GroupTerm>& group_terms() const { return terms_; }
   // The horseshoe prior on the coefficients, or null.
   const Horseshoe* horseshoe() const { return hs_ ? &*hs_ : nullptr; }
+  // The smooth terms' scales, or null.
+  const SmoothScales* smooths() const { return sm_ ? &*sm_ : nullptr; }
+  // Whether the posterior has parameters whose scale is another parameter (group-level
+  // terms, a horseshoe, smooths): no joint mode, no analytic Hessian.
+  bool hierarchical() const { return !terms_.empty() || hs_ || sm_; }
 
   // Without the likelihood: U is the priors' alone (rstanarm's prior_PD), for prior
   // predictive checks and the tests of the priors' marginals.
@@ -151,6 +160,10 @@ class GlmPotential {
   // coordinates are z times the horseshoe's scale, over the response's scale times the
   // predictor's; its global scale relative to sigma, the family's first aux parameter.
   void add_horseshoe(const HorseshoeSpec& s);
+  // The smooths' scales over the design's last columns (glm/smooths.hpp).
+  void add_smooths(const SmoothSpec& s);
+  // Columns of the design whose coefficients take `prior` (the smooths' are the last).
+  Eigen::Index fixed_columns() const { return data_->k() - (sm_ ? sm_->size() : 0); }
 
   // The family's auxiliary values at theta (the fixed precision, or from t).
   template <class F>
@@ -199,7 +212,8 @@ class GlmPotential {
   std::unique_ptr<GaussianLikelihood> gauss_;  // gaussian family: the likelihood from statistics
   std::vector<GroupTerm> terms_;
   std::optional<Horseshoe> hs_;
-  Vec eff_;  // the horseshoe's effective theta
+  std::optional<SmoothScales> sm_;
+  Vec eff_;  // the horseshoe's or the smooths' effective theta
   bool prior_only_ = false;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, scratch)
   MinibatchRows batch_;

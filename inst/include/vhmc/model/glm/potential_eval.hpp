@@ -34,9 +34,15 @@ inline void GlmPotential::linear_predictor(const Vec& theta) {
   if (data_->has_offset()) eta_ += data_->offset;
 }
 
-// With a horseshoe: the likelihood and the other priors at the coefficients it gives, then
-// its prior and the chain rule of its map (glm/horseshoe.hpp).
+// With a horseshoe or smooths: the likelihood and the other priors at the coefficients they
+// give, then their priors and the chain rule of their maps (glm/horseshoe.hpp,
+// glm/smooths.hpp).
 inline double GlmPotential::eval(const Vec& theta, Vec* g) {
+  if (sm_) {
+    sm_->effective(theta, eff_);
+    const double u = eval_paths(eff_, g);
+    return u + sm_->finish(theta, g);
+  }
   if (!hs_) return eval_paths(theta, g);
   hs_->prepare(theta, eff_);
   const double u = eval_paths(eff_, g);

@@ -11,6 +11,7 @@ namespace vhmc {
 inline void GlmPotential::require_no_hierarchy(const char* what) const {
   if (!terms_.empty()) throw std::logic_error(std::string(what) + " is not available for models with group-level terms");
   if (hs_) throw std::logic_error(std::string(what) + " is not available with a horseshoe prior");
+  if (sm_) throw std::logic_error(std::string(what) + " is not available for models with smooth terms");
 }
 
 inline bool GlmPotential::valid_categories() const {
@@ -42,7 +43,7 @@ inline void GlmPotential::validate(const Prior& prior_intercept, const Prior& pr
   if (prior.kind == PriorKind::Horseshoe) {
     validate_horseshoe(prior.hs);
   } else {
-    validate_coef_prior(prior, data_->k(), "prior");
+    validate_coef_prior(prior, fixed_columns(), "prior");
   }
   if (prior_aux.size() < aux_blocks_.size()) throw std::invalid_argument("prior_aux: one prior per auxiliary parameter");
   for (std::size_t b = 0; b < aux_blocks_.size(); ++b) {

@@ -15,7 +15,7 @@ namespace vhmc {
 
 inline bool GlmPotential::has_fisher() const {
   const bool fam = with_family(family_, [](auto f) { return decltype(f)::kHasFisher; });
-  return fam && !has_aux() && terms_.empty() && !hs_;
+  return fam && !has_aux() && !hierarchical();
 }
 
 inline void GlmPotential::use_sparse_columns(double max_fraction) {
@@ -30,19 +30,25 @@ inline void GlmPotential::set_prior_only(bool prior_only) {
 inline GlmPotential::GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept,
                                   const Prior& prior_intercept, const Prior& prior,
                                   const std::vector<Prior>& prior_aux, double noise_precision,
-                                  Eigen::Index n_cutpoints)
+                                  Eigen::Index n_cutpoints, const SmoothSpec& smooths)
     : data_(&data), family_(family), noise_precision_(noise_precision),
       design_(data, has_intercept, 0), eta_(data.n()), r_(data.n()), z_(data.n()) {
+  const Eigen::Index k_smooth = smooths.columns(), k = data.k() - k_smooth;
+  if (k < 0) throw std::invalid_argument("smooths: more smooth columns than the design has");
+  if (k_smooth > 0 && prior.kind == PriorKind::Horseshoe)
+    throw std::invalid_argument("a horseshoe prior with smooth terms is not available");
   layout_.add("intercept", "(Intercept)", has_intercept ? 1 : 0);
-  layout_.add("coef", prior.kind == PriorKind::Horseshoe ? "noncentred" : "", data.k());
+  layout_.add("coef", prior.kind == PriorKind::Horseshoe ? "noncentred" : "", k);
+  layout_.add("smooth", "noncentred", k_smooth);
   add_aux_blocks(n_cutpoints);
+  if (k_smooth > 0) add_smooths(smooths);
   validate(prior_intercept, prior, prior_aux);
   if (has_intercept) priors_.add_location(prior_intercept, 0, 1, nullptr);
-  const Eigen::Ref<const Vec> scale(data.scale);
+  const Eigen::Ref<const Vec> scale(data.scale.head(data.has_scale() ? k : 0));
   if (prior.kind == PriorKind::Horseshoe) {
     add_horseshoe(prior.hs);
   } else {
-    priors_.add_location(prior, design_.slopes(), data.k(), data.has_scale() ? &scale : nullptr);
+    priors_.add_location(prior, design_.slopes(), k, data.has_scale() ? &scale : nullptr);
   }
   for (std::size_t b = 0; b < aux_blocks_.size(); ++b) {
     const ParamBlock& blk = layout_.blocks()[aux_blocks_[b]];
@@ -91,6 +97,14 @@ inline void GlmPotential::add_horseshoe(const HorseshoeSpec& s) {
   if (s.relative_to_sigma && aux_ < 0) throw std::invalid_argument("a horseshoe relative to sigma needs sigma");
   Vec unit = d.has_scale() ? Vec(d.scale / d.y_scale) : Vec::Constant(d.k(), 1.0 / d.y_scale);
   hs_.emplace(s, layout_, design_.slopes(), std::move(unit), d.y_scale, s.relative_to_sigma ? aux_ : -1);
+  eff_.resize(layout_.dim());
+}
+
+inline void GlmPotential::add_smooths(const SmoothSpec& s) {
+  const GlmData& d = *data_;
+  const Eigen::Index k = s.columns(), first = d.k() - k;
+  Vec unit = d.has_scale() ? Vec(d.scale.tail(k) / d.y_scale) : Vec::Constant(k, 1.0 / d.y_scale);
+  sm_.emplace(s, layout_, design_.slopes() + first, std::move(unit));
   eff_.resize(layout_.dim());
 }
 

@@ -3,7 +3,8 @@
 // (for user initial values): the intercept on the data's scale (the centring undone), the
 // slopes divided by their predictors' scales, exp of the auxiliary parameter, and for the
 // gaussian family the response's standardisation undone; with a horseshoe, the coefficients
-// z_j m_j it gives and its scales (glm/horseshoe.hpp). The arithmetic is that of the R
+// z_j m_j it gives and its scales (glm/horseshoe.hpp); with smooths, their coefficients and
+// standard deviations (glm/smooths.hpp). The arithmetic is that of the R
 // code it replaced, operation for operation (the centring's sum in the order of the BLAS
 // matrix-vector product R used), so that reported draws kept their last bits.
 #include <cmath>
@@ -78,6 +79,12 @@ inline void blocks_to_reported(const GlmPotential& pot, const Vec& theta, Vec& o
 }
 
 inline void to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
+  if (const SmoothScales* sm = pot.smooths()) {
+    Vec eff;
+    sm->effective(theta, eff);
+    blocks_to_reported(pot, eff, out);
+    return sm->to_reported(theta, out);
+  }
   const Horseshoe* hs = pot.horseshoe();
   if (!hs) return blocks_to_reported(pot, theta, out);
   Vec eff;
@@ -127,6 +134,7 @@ inline void from_reported(const GlmPotential& pot, const Vec& reported, Vec& the
     aux_from_natural(b.transform, b.lower, x.data(), b.size, theta.data() + b.offset);
   });
   if (const Horseshoe* hs = pot.horseshoe()) hs->from_reported(reported, theta);
+  if (const SmoothScales* sm = pot.smooths()) sm->from_reported(reported, theta);
 }
 
 }  // namespace vhmc

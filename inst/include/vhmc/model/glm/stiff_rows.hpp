@@ -77,7 +77,7 @@ inline long likelihood_rows(const GlmPotential& pot) { return static_cast<long>(
 
 // The GLM's overload of find_stiff_rows() (found by argument-dependent lookup).
 inline std::optional<StiffRows> find_stiff_rows(GlmPotential& pot, const Mat& hessian, const SplitConfig& cfg) {
-  if (!cfg.enabled || !pot.group_terms().empty() || pot.horseshoe() || pot.prior_only() || hessian.rows() != pot.dim())
+  if (!cfg.enabled || pot.hierarchical() || pot.prior_only() || hessian.rows() != pot.dim())
     return std::nullopt;
   const Vec c = glm_row_stiffness(pot, hessian);
   std::vector<int> idx;

@@ -1,0 +1,103 @@
+#pragma once
+// Penalised smooth terms (mgcv's s(), t2(), te()) as random effects: the mixed-model form of a
+// penalised regression spline (Wood 2017, "Generalized Additive Models", 2nd ed.; Kimeldorf
+// and Wahba 1970), in which a smooth's unpenalised part is ordinary fixed effects and each of
+// its penalties, diagonalised by mgcv's smooth2random(), gives a block of coefficients
+//   b_j = z_j sd_s,  z_j ~ N(0, 1)  (j in penalty block s),  sd_s ~ the smooths' prior,
+// the non-centred form brms uses for its smooths (Buerkner 2017). R builds the columns and
+// places them last in the design, so that they are the trailing columns of the coefficients;
+// the layout gives them their own block "smooth" (label "noncentred") after "coef", and one
+// block "sm:sd" (log sd_s, reported sd_s on the data's scale, label "sds") after the aux
+// blocks. As with the horseshoe (glm/horseshoe.hpp), the potential evaluates its likelihood at
+// the effective theta whose smooth block holds b_j in the sampler's coordinates (b_j times
+// its column's scale over the response's: `unit`), and finish() carries that block's gradient
+// G back: dU/dz_j = G_j unit_j sd_s + z_j, dU/dlog sd_s = sum_{j in s} G_j unit_j sd_s z_j.
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "../../base/types.hpp"
+#include "../priors.hpp"
+#include "layout.hpp"
+
+namespace vhmc {
+
+// The smooths of a GLM: the number of columns of each penalty block, in the order of the
+// design's trailing columns, and the prior of every block's standard deviation (a prior of a
+// positive parameter, on the data's scale of the linear predictor).
+struct SmoothSpec {
+  std::vector<Eigen::Index> sizes;
+  Prior prior = Prior::exponential(1.0);
+  Eigen::Index columns() const {
+    Eigen::Index k = 0;
+    for (Eigen::Index s : sizes) k += s;
+    return k;
+  }
+  bool empty() const { return sizes.empty(); }
+};
+
+class SmoothScales {
+ public:
+  // z: offset of the smooth block; unit: each column's factor from the data scale to the
+  // sampler's. Adds the sd block to the layout.
+  SmoothScales(const SmoothSpec& s, ParameterLayout& layout, Eigen::Index z, Vec unit)
+      : prior_(s.prior), z_(z), unit_(std::move(unit)) {
+    validate_aux_prior(s.prior, "prior_smooth");
+    for (std::size_t b = 0; b < s.sizes.size(); ++b) {
+      if (s.sizes[b] < 1) throw std::invalid_argument("smooths: every penalty block needs a column");
+      block_.insert(block_.end(), s.sizes[b], static_cast<Eigen::Index>(b));
+    }
+    if (static_cast<Eigen::Index>(block_.size()) != unit_.size())
+      throw std::invalid_argument("smooths: one unit per smooth column");
+    sd_ = layout.add("sm:sd", "sds", static_cast<Eigen::Index>(s.sizes.size()), Transform::Log);
+    n_sd_ = static_cast<Eigen::Index>(s.sizes.size());
+  }
+
+  Eigen::Index sd_offset() const { return sd_; }
+  Eigen::Index size() const { return unit_.size(); }
+
+  // eff = theta with the smooth block's b_j in the sampler's coordinates.
+  void effective(const Vec& theta, Vec& eff) const {
+    eff = theta;
+    for (Eigen::Index j = 0; j < size(); ++j) eff[z_ + j] = theta[z_ + j] * std::exp(theta[sd_ + block_[j]]) * unit_[j];
+  }
+
+  // U of the smooths' parameters (z's standard normal, each sd's prior with its log
+  // Jacobian). With g, whose smooth block holds dU/db at the effective theta on entry: the
+  // gradient in theta (the smooth and sd blocks set).
+  double finish(const Vec& theta, Vec* g) const {
+    const auto z = theta.segment(z_, size());
+    double u = 0.5 * z.squaredNorm(), d = 0.0;
+    for (Eigen::Index s = 0; s < n_sd_; ++s) {
+      u += aux_prior_eval(prior_, theta[sd_ + s], g ? &d : nullptr);
+      if (g) (*g)[sd_ + s] = d;
+    }
+    if (!g) return u;
+    for (Eigen::Index j = 0; j < size(); ++j) {
+      const double a = std::exp(theta[sd_ + block_[j]]) * unit_[j], G = (*g)[z_ + j];
+      (*g)[z_ + j] = G * a + z[j];
+      (*g)[sd_ + block_[j]] += G * a * z[j];
+    }
+    return u;
+  }
+
+  // The sd block of out on the reported scale.
+  void to_reported(const Vec& theta, Vec& out) const {
+    for (Eigen::Index s = 0; s < n_sd_; ++s) out[sd_ + s] = std::exp(theta[sd_ + s]);
+  }
+  // ... and back: log sd from reported's, and z from the coefficients theta's smooth block
+  // holds in the sampler's coordinates.
+  void from_reported(const Vec& reported, Vec& theta) const {
+    for (Eigen::Index s = 0; s < n_sd_; ++s) theta[sd_ + s] = std::log(reported[sd_ + s]);
+    for (Eigen::Index j = 0; j < size(); ++j) theta[z_ + j] /= std::exp(theta[sd_ + block_[j]]) * unit_[j];
+  }
+
+ private:
+  Prior prior_;
+  Eigen::Index z_, sd_ = -1, n_sd_ = 0;
+  Vec unit_;
+  std::vector<Eigen::Index> block_;  // each column's penalty block
+};
+
+}  // namespace vhmc

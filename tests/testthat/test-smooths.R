@@ -1,0 +1,118 @@
+# Smooth terms s(), t2(), te() in vhmc_glm() (R/smooth-terms.R, R/smooth-design.R; core
+# inst/include/vhmc/model/glm/smooths.hpp): the columns mgcv builds, names, predictions on
+# new data, agreement with mgcv::gam(REML) and with the true curve, every family, group
+# terms, conditional_smooths(), emmeans, and the errors.
+
+smooth_data <- function(n = 200, seed = 1) {
+  set.seed(seed)
+  x <- sort(stats::runif(n))
+  z <- stats::runif(n)
+  g <- factor(sample(letters[1:8], n, replace = TRUE))
+  f <- sin(2 * pi * x)
+  data.frame(x = x, z = z, g = g, f = f, y = f + stats::rnorm(n, 0, 0.3),
+             yb = stats::rbinom(n, 1, stats::plogis(1.5 * f)), yc = stats::rpois(n, exp(0.5 + 0.8 * f)))
+}
+
+test_that("s(x) gives mgcv's columns, names, and the smooths' sds", {
+  d <- smooth_data()
+  fit <- vhmc_glm(y ~ s(x, k = 8), data = d, chains = 2, iter = 600, seed = 1, progress = FALSE)
+  nm <- variables(fit)
+  expect_true(all(c("(Intercept)", "s(x).fx1", sprintf("s(x).%d", 1:6), "sigma", "sds[s(x)]") %in% nm))
+  # The columns are smooth2random()'s of mgcv's basis with its constraint absorbed.
+  sm <- mgcv::smoothCon(mgcv::s(x, k = 8), data = d, absorb.cons = TRUE, modCon = 3, diagonal.penalty = TRUE)[[1]]
+  re <- mgcv::smooth2random(sm, names(d), type = 2)
+  expect_equal(unname(fit$model$x[, sprintf("s(x).%d", 1:6)]), unname(re$rand[[1]]), tolerance = 1e-10)
+  expect_equal(unname(fit$model$x[, "s(x).fx1"]), unname(drop(re$Xf)), tolerance = 1e-10)
+  expect_true(all(as.matrix(fit)[, "sds[s(x)]"] > 0))
+  # New rows: the fitted rows again give the fitted linear predictor.
+  expect_equal(posterior_linpred(fit, newdata = d[c(5, 50, 150), ]), posterior_linpred(fit)[, c(5, 50, 150)],
+               tolerance = 1e-10, ignore_attr = TRUE)
+})
+
+test_that("a gaussian smooth follows the true curve and mgcv::gam(REML)", {
+  d <- smooth_data(n = 300, seed = 2)
+  fit <- vhmc_glm(y ~ s(x), data = d, chains = 2, iter = 1000, seed = 2, progress = FALSE)
+  mu <- posterior_epred(fit)
+  est <- colMeans(mu)
+  band <- apply(mu, 2, stats::quantile, probs = c(0.025, 0.975))
+  # The truth inside the pointwise 95% band at nearly every row (measured: 100%).
+  expect_gt(mean(d$f >= band[1, ] & d$f <= band[2, ]), 0.9)
+  gam <- mgcv::gam(y ~ s(x), data = d, method = "REML")
+  pg <- stats::predict(gam, se.fit = TRUE)
+  # Against gam's REML fit: within half of gam's pointwise standard error on average.
+  expect_lt(mean(abs(est - pg$fit) / pg$se.fit), 0.5)
+  expect_lt(max(abs(est - pg$fit) / pg$se.fit), 1.5)
+  expect_lt(max(summary(fit)$rhat, na.rm = TRUE), 1.05)
+})
+
+test_that("smooths in binomial and Poisson models agree with gam(REML)", {
+  d <- smooth_data(n = 400, seed = 3)
+  for (case in list(list(f = yb ~ s(x), family = binomial()), list(f = yc ~ s(x), family = poisson()))) {
+    fit <- vhmc_glm(case$f, data = d, family = case$family, chains = 2, iter = 1000, seed = 3, progress = FALSE)
+    eta <- colMeans(posterior_linpred(fit))
+    gam <- mgcv::gam(case$f, data = d, family = case$family, method = "REML")
+    pg <- stats::predict(gam, se.fit = TRUE)
+    expect_lt(mean(abs(eta - pg$fit) / pg$se.fit), 0.5)
+  }
+})
+
+test_that("t2(), te(), by-factor smooths and group-level terms compose", {
+  d <- smooth_data(n = 250, seed = 4)
+  d$y2 <- d$f + 0.5 * cos(3 * d$z) + stats::rnorm(nrow(d), 0, 0.3)
+  fit <- vhmc_glm(y2 ~ t2(x, z, k = 4), data = d, chains = 2, iter = 400, seed = 4, progress = FALSE)
+  expect_equal(sum(startsWith(variables(fit), "sds[t2(x,z)")), 3L)
+  expect_lt(stats::cor(colMeans(posterior_epred(fit)), d$f + 0.5 * cos(3 * d$z)), 1)
+  expect_gt(stats::cor(colMeans(posterior_epred(fit)), d$f + 0.5 * cos(3 * d$z)), 0.9)
+  d$h <- factor(rep(c("a", "b"), length.out = nrow(d)))
+  fit_by <- vhmc_glm(y ~ h + s(x, by = h, k = 6), data = d, chains = 2, iter = 400, seed = 4, progress = FALSE)
+  expect_true(all(c("sds[s(x):ha]", "sds[s(x):hb]") %in% variables(fit_by)))
+  fit_g <- vhmc_glm(y ~ s(x, k = 6) + (1 | g), data = d, chains = 2, iter = 600, seed = 5, progress = FALSE)
+  expect_true(all(c("sds[s(x)]", "b[(Intercept) g:a]") %in% variables(fit_g)))
+  expect_gt(stats::cor(colMeans(posterior_epred(fit_g, re.form = NA)), d$f), 0.95)
+  nd <- data.frame(x = c(0.25, 0.75), g = c("a", "b"))
+  expect_equal(dim(posterior_epred(fit_g, newdata = nd)), c(600L, 2L))
+})
+
+test_that("conditional_smooths() and conditional_effects() show the smooth", {
+  d <- smooth_data(n = 150, seed = 6)
+  fit <- vhmc_glm(y ~ z + s(x, k = 6), data = d, chains = 2, iter = 400, seed = 6, progress = FALSE)
+  cs <- conditional_smooths(fit, resolution = 30)
+  expect_s3_class(cs, "vhmc_conditional_effects")
+  expect_named(cs, "s(x)")
+  df <- cs[["s(x)"]]
+  expect_equal(nrow(df), 30L)
+  expect_true(all(df$lower__ <= df$estimate__ & df$estimate__ <= df$upper__))
+  # The function is the centred sin curve (mgcv centres each smooth over the fitted rows).
+  truth <- sin(2 * pi * df$x) - mean(d$f)
+  expect_gt(stats::cor(df$estimate__, truth), 0.97)
+  ce <- conditional_effects(fit, resolution = 20)
+  expect_true(all(c("z", "x") %in% names(ce)))
+  expect_error(conditional_smooths(fit, smooths = "s(w)"), "s\\(x\\)")
+  if (requireNamespace("ggplot2", quietly = TRUE)) {
+    p <- plot(cs, plot = FALSE)
+    expect_s3_class(p[["s(x)"]], "ggplot")
+  }
+})
+
+test_that("emmeans reads a fit with a smooth", {
+  skip_if_not_installed("emmeans")
+  d <- smooth_data(n = 150, seed = 7)
+  d$h <- factor(rep(c("a", "b", "c"), length.out = nrow(d)))
+  fit <- vhmc_glm(y ~ h + s(x, k = 6), data = d, chains = 2, iter = 400, seed = 7, progress = FALSE)
+  em <- summary(emmeans::emmeans(fit, ~ h))
+  # At x's mean: the posterior mean of the linear predictor on that grid.
+  grid <- data.frame(h = factor(c("a", "b", "c")), x = mean(d$x))
+  expect_equal(em$emmean, unname(apply(posterior_linpred(fit, newdata = grid), 2, stats::median)), tolerance = 1e-8)
+})
+
+test_that("smooths' errors name the argument and the fix", {
+  d <- smooth_data(n = 60)
+  expect_error(vhmc_glm(y ~ s(x):z, data = d, progress = FALSE), "smooth inside another term")
+  expect_error(vhmc_glm(y ~ s(x, k = 6), data = d, prior_smooth = flat(), progress = FALSE), "prior_smooth")
+  expect_error(vhmc_glm(y ~ s(x, k = 6), data = d, prior_smooth = normal(1, 1), progress = FALSE), "prior_smooth")
+  expect_error(vhmc_glm(y ~ s(x, k = 6), data = d, prior = hs(), progress = FALSE), "horseshoe")
+  expect_error(vhmc_glm(y ~ s(x, k = 100), data = d, progress = FALSE), "k = ")
+  expect_error(vhmc_glm(y ~ s(x, k = 6), data = d, sampler = sghmc(), progress = FALSE), "smooth terms")
+  fit <- vhmc_glm(y ~ s(x, k = 6), data = d, chains = 1, iter = 200, seed = 1, progress = FALSE)
+  expect_error(posterior_epred(fit, newdata = data.frame(z = 1)), "newdata")
+})
