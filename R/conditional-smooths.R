@@ -6,8 +6,8 @@
 
 #' Estimated smooth functions
 #'
-#' `conditional_smooths()` shows each smooth term of a [vhmc_glm()] fit (`s()`, `t2()`,
-#' `te()`) as the function it adds to the linear predictor, with a central credible band, as
+#' `conditional_smooths()` shows each smooth term of a [vhmc_glm()] fit (`s()`, `t2()`) as
+#' the function it adds to the linear predictor, with a central credible band, as
 #' brms's `conditional_smooths()`: the smooth's columns on a grid of its variable times the
 #' posterior draws of its coefficients. A smooth of one variable is shown over `resolution`
 #' values from its smallest to its largest fitted value; a smooth of two variables over the
@@ -59,7 +59,7 @@ conditional_smooths.vhmc_fit <- function(x, smooths = NULL, prob = 0.95, resolut
 cs_terms <- function(x, smooths) {
   terms <- x$model$smooths$terms
   if (is.null(terms)) {
-    stop_arg("x", "has no smooth terms", "Add s(), t2() or te() terms to the formula, or use conditional_effects().")
+    stop_arg("x", "has no smooth terms", "Add s() or t2() terms to the formula, or use conditional_effects().")
   }
   labels <- vapply(terms, `[[`, "", "label")
   if (is.null(smooths)) return(terms)

@@ -63,7 +63,8 @@ internal_names <- function(layout, model, spec) {
   unlist(lapply(seq_len(nrow(b)), function(i) {
     nm <- user_names(list(blocks = b[i, , drop = FALSE]), model)
     if (b$name[i] == "intercept" && !is.null(spec$center)) nm <- paste(nm, "[centred]")
-    if (b$name[i] %in% c("coef", "smooth") && b$label[i] == "noncentred") nm <- sprintf("z[%s]", nm)  # a horseshoe's, a smooth's
+    if (b$name[i] == "coef" && b$label[i] == "noncentred") nm <- sprintf("z[%s]", nm)  # a horseshoe's
+    if (b$name[i] == "smooth") nm <- ifelse(rep_len(spec$smooths$centred %||% FALSE, length(nm)), nm, sprintf("z[%s]", nm))
     if (b$name[i] == "coef" && b$label[i] != "noncentred" && !is.null(spec$scale)) nm <- paste(nm, "[x sd]")
     if (b$name[i] == "hs:tau") nm <- paste(nm, if (isTRUE(spec$prior$relative_to_sigma)) "[/ global_scale sigma]" else "[/ global_scale]")
     switch(b$transform[i],

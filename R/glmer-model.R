@@ -156,6 +156,7 @@ fit_glmer_model <- function(model, family, prior_args, sampler, args, seed, init
     glmer_sampled_target(spec, model, family, priors, target_nc, sampler, init, seed, args, progress)
   model$glmer$centred <- as.vector(target$centred)
   model$glmer$information_ratio <- attr(target$centred, "information_ratio")
+  if (!is.null(model$smooths)) model$smooths$centred <- target$smooth_centred
   fit <- fit_chains(target, sampler, args, seed, target$inits, init, progress, call, model)
   class(fit) <- c("vhmc_glmer", "vhmc_glm", class(fit))
   fit
@@ -168,8 +169,10 @@ glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler
   start <- catch_interrupt(noncentred_mode_start(sampler, target_nc, inits_nc, init, seed, progress))
   centred <- choose_parameterization(model, family, target_nc, start, spec)
   model$glmer$centred <- centred
+  if (!is.null(spec$smooths)) spec$smooths$centred <- smooth_centring(target_nc, start, spec$smooths$sizes)
   target <- glmer_target(spec, model, priors, centred)
-  target$start <- function(...) centred_start(start, target_nc, target, model, spec)
+  target$start <- function(...) smooth_centred_start(centred_start(start, target_nc, target, model, spec), target, spec)
+  target$smooth_centred <- spec$smooths$centred
   target$inits <- start$inits
   target$centred <- centred
   target
@@ -183,7 +186,13 @@ glmer_marginal_target <- function(spec, model, priors, sampler, init, seed, args
   target <- glmer_target(spec, model, priors, rep(FALSE, length(model$glmer$terms)), marginal = TRUE, seed = seed)
   inits <- glm_inits("random", target, spec, args$chains, seed)
   start <- catch_interrupt(noncentred_mode_start(sampler, target, inits, init, seed, progress))
-  target$start <- function(...) start
+  if (!is.null(spec$smooths)) {
+    spec$smooths$centred <- smooth_centring(target, start, spec$smooths$sizes)
+    if (any(spec$smooths$centred)) target <- glmer_target(spec, model, priors, rep(FALSE, length(model$glmer$terms)),
+                                                          marginal = TRUE, seed = seed)
+  }
+  target$start <- function(...) smooth_centred_start(start, target, spec)
+  target$smooth_centred <- spec$smooths$centred
   target$inits <- start$inits
   target$centred <- rep(FALSE, length(model$glmer$terms))
   target

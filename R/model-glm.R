@@ -16,7 +16,8 @@
 #' and has [fixef()], [ranef()], [VarCorr()], [ngrps()], `coef()` and `sigma()`.
 #'
 #' Penalised smooth terms are written as in mgcv and brms: `s(x)`, `s(x, k = 20, bs = "cr")`,
-#' `s(x, by = f)`, `t2(x, z)` and `te(x, z)`, built by mgcv's own constructors (`smoothCon()`,
+#' `s(x, by = f)` and `t2(x, z)` (`te()` has no mixed-model form in mgcv: use `t2()`, as
+#' in gamm4 and brms), built by mgcv's own constructors (`smoothCon()`,
 #' with the identifiability constraint absorbed) and rewritten by its `smooth2random()` in
 #' mixed-model form, as gamm4 and brms do: each smooth's unpenalised part (the linear term
 #' of a thin-plate spline) is ordinary coefficients named `s(x).fx1`, ..., and each of its
@@ -229,7 +230,10 @@ fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, 
   model$priors <- priors
   inits <- glm_inits(init, target, spec, args$chains, seed)
   if (is_horseshoe(priors[["prior"]]$adjusted)) target <- horseshoe_target(target, sampler, inits, init, seed, progress)
-  if (!is.null(model$smooths)) target <- smooth_target(target, sampler, inits, init, seed, progress)
+  if (!is.null(model$smooths)) {
+    target <- smooth_target(target, spec, model, sampler, inits, init, seed, progress)
+    model$smooths$centred <- target$smooth_centred
+  }
   fit <- fit_chains(target, sampler, args, seed, inits, init, progress, call, model)
   class(fit) <- c("vhmc_glm", class(fit))
   fit

@@ -17,7 +17,7 @@ build_smooths <- function(specs, mf) {
     pen <- as.integer(r$pen.ind)
     blocks <- sort(unique(pen[pen > 0L]))
     label <- sm$label
-    list(smooth = sm, U = r$trans.U, D = r$trans.D %||% rep(1, length(pen)), pen = pen, label = label,
+    list(smooth = sm, U = r$trans.U %||% diag(length(pen)), D = r$trans.D %||% rep(1, length(pen)), pen = pen, label = label,
          fixed_names = if (any(pen == 0L)) sprintf("%s.fx%d", label, seq_len(sum(pen == 0L))),
          random_names = sprintf("%s.%d", label, seq_len(sum(pen > 0L))),
          sizes = vapply(blocks, function(b) sum(pen == b), 1L),

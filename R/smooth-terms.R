@@ -1,4 +1,5 @@
-# Smooth terms of a vhmc_glm() formula: mgcv's s(), t2() and te(), built by mgcv's own
+# Smooth terms of a vhmc_glm() formula: mgcv's s() and t2() (te() has no mixed-model form
+# and is refused with a pointer to t2()), built by mgcv's own
 # constructors as gamm4 and brms build them. smoothCon() makes each smooth's basis with its
 # identifiability constraint absorbed; smooth2random() rewrites its penalties as random
 # effects (Wood 2017, "Generalized Additive Models", 2nd ed.): an unpenalised part, fixed
@@ -73,6 +74,10 @@ smooth_specs <- function(calls, env) {
       stop_arg("formula", sprintf("has the smooth %s, which mgcv cannot read: %s", deparse1(cl[[3L]] %||% cl),
                                   conditionMessage(e)))
     })
+    if (inherits(spec, "tensor.smooth.spec") && !inherits(spec, "t2.smooth.spec")) {
+      stop_arg("formula", sprintf("has %s: mgcv's te() smooths have no mixed-model form (smooth2random())", deparse1(cl)),
+               sprintf("Write the tensor product as t2(), e.g. %s, as gamm4 and brms do.", sub("^mgcv::te", "t2", deparse1(cl))))
+    }
     vars <- c(spec$term, if (!identical(spec$by, "NA")) spec$by)
     spec$vars_call <- str2lang(paste(vars, collapse = " + "))
     spec

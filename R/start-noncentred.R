@@ -62,23 +62,29 @@ mode_inverse_metric <- function(target_nc, lb) {
 }
 
 # The diagonal of the Hessian of U at theta for the coordinates idx, by central differences of
-# the gradient: all 2 length(idx) points in one call of the core.
+# the gradient.
 hessian_diagonal <- function(target, theta, idx, h = 1e-4) {
   if (!length(idx)) return(numeric())
+  gradient_differences(target, theta, idx, h)[cbind(seq_along(idx), idx)]
+}
+
+# The rows of the Hessian of U at theta for the coordinates idx (length(idx) x d), by central
+# differences of the gradient: all 2 length(idx) points in one call of the core.
+gradient_differences <- function(target, theta, idx, h = 1e-4) {
   rows <- do.call(rbind, lapply(idx, function(i) {
     e <- replace(numeric(length(theta)), i, h)
     rbind(theta + e, theta - e)
   }))
   g <- vhmc_glm_potential(target$ptr, rows)$gradient
   k <- seq_along(idx)
-  (g[cbind(2L * k - 1L, idx)] - g[cbind(2L * k, idx)]) / (2 * h)
+  (g[2L * k - 1L, , drop = FALSE] - g[2L * k, , drop = FALSE]) / (2 * h)
 }
 
 # The coordinates (1-based) of the layout's non-centred blocks.
-noncentred_indices <- function(blocks) {
-  b <- blocks[blocks$label == "noncentred", , drop = FALSE]
-  unlist(lapply(seq_len(nrow(b)), function(i) b$offset[i] + seq_len(b$size[i])))
-}
+noncentred_indices <- function(blocks) block_indices(blocks[blocks$label == "noncentred", , drop = FALSE])
+
+# The coordinates (1-based) of some blocks of a layout.
+block_indices <- function(b) unlist(lapply(seq_len(nrow(b)), function(i) b$offset[i] + seq_len(b$size[i])))
 
 # A chain's start near the mode: mode + sd N(0, I), the jitter halved until the log density
 # is finite there (a link's domain can end near the mode), or the mode itself.

@@ -53,6 +53,8 @@ vhmc::SmoothSpec smooth_spec(const Rcpp::List& spec) {
   const Rcpp::List sm = spec["smooths"];
   for (int n : Rcpp::IntegerVector(sm["sizes"])) s.sizes.push_back(n);
   s.prior = vhmc_glue::prior_of(sm["prior"]);
+  if (sm.containsElementNamed("centred"))
+    for (int c : Rcpp::LogicalVector(sm["centred"])) s.centred.push_back(c == TRUE);
   return s;
 }
 

@@ -1,5 +1,5 @@
 // Tests of smooth terms' penalty blocks on a GLM (model/glm/smooths.hpp): gradients against
-// central differences (families, centred and scaled columns, a standardised response, with a
+// central differences (families, non-centred and partly centred smooths, centred and scaled columns, a standardised response, with a
 // group-level term, prior alone); the prior's density in the natural parameters; the
 // likelihood evaluated at the coefficients z sd; the layout; the reported map and its inverse;
 // refusals.
@@ -53,10 +53,11 @@ SmoothProblem smooth_problem(GlmFamily f, std::uint64_t seed) {
   return p;
 }
 
-SmoothSpec smooth_spec() {
+SmoothSpec smooth_spec(bool mixed = false) {
   SmoothSpec s;
   s.sizes = {3, 2};
   s.prior = Prior::student_t(3.0, 0.0, 1.5);
+  if (mixed) s.centred = {true, false, true, false, true};
   return s;
 }
 
@@ -78,7 +79,7 @@ TEST_CASE("smooths: gradients match differences (families, group terms, prior al
     for (bool group : {false, true}) {
       for (bool prior_only : {false, true}) {
         GlmPotential pot(data, f, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0),
-                         std::vector<Prior>(1, Prior::exponential(1.0)), 0.0, 0, smooth_spec());
+                         std::vector<Prior>(1, Prior::exponential(1.0)), 0.0, 0, smooth_spec(group));
         if (group) {
           pot.add_group_term(vt::group_term("(1 | g)", 6, 1, prob.n, prob.g.data(), nullptr,
                                             vhmc::CovPriorKind::Decov, 1.0, 1.0, 1.0, 1.0, 1.0, false));
@@ -141,6 +142,47 @@ TEST_CASE("smooths: layout, the likelihood at b = z sd, the prior's density", "[
   }
 }
 
+TEST_CASE("smooths: centred columns take N(0, (sd unit)^2) and keep their coefficients", "[glm][smooths]") {
+  const SmoothProblem prob = smooth_problem(vt::fam::PoissonLog, 5);
+  GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, nullptr, prob.center.data(), prob.scale.data());
+  const std::vector<Prior> none;
+  GlmPotential mixed(data, vt::fam::PoissonLog, true, Prior::flat(), Prior::flat(), none, 0.0, 0, smooth_spec(true));
+  GlmPotential prior(data, vt::fam::PoissonLog, true, Prior::flat(), Prior::flat(), none, 0.0, 0, smooth_spec(true));
+  prior.set_prior_only(true);
+  GlmPotential flat(data, vt::fam::PoissonLog, true, Prior::flat(), Prior::flat());
+  CHECK(mixed.layout().blocks()[2].label == "partly centred");
+  vhmc::Rng rng(8, 2);
+  const Vec ref = Vec::Zero(mixed.dim());
+  for (int rep = 0; rep < 4; ++rep) {
+    const Vec theta = vt::random_theta(mixed.dim(), rng, 0.7);
+    Vec eff;
+    mixed.smooths()->effective(theta, eff);
+    double lp = 0.0, lp0 = 0.0;
+    for (int j = 0; j < 5; ++j) {
+      const int s = j < 3 ? 0 : 1;
+      const double sd = std::exp(theta[8 + s]), a = sd * prob.scale[2 + j];
+      if (j % 2 == 0) {
+        CHECK(eff[3 + j] == theta[3 + j]);
+        lp += -0.5 * theta[3 + j] * theta[3 + j] / (a * a) - std::log(sd);
+        lp0 += 0.0;
+      } else {
+        CHECK(eff[3 + j] == Approx(theta[3 + j] * a).epsilon(1e-14));
+        lp += -0.5 * theta[3 + j] * theta[3 + j];
+      }
+    }
+    for (int s = 0; s < 2; ++s) {
+      lp += log_half_t(std::exp(theta[8 + s]), 3.0, 1.5) + theta[8 + s];
+      lp0 += log_half_t(1.0, 3.0, 1.5);
+    }
+    CHECK(prior.U(theta) - prior.U(ref) == Approx(-(lp - lp0)).epsilon(1e-11).margin(1e-11));
+    CHECK(mixed.U(theta) == Approx(flat.U(eff.head(flat.dim())) + prior.U(theta)).epsilon(1e-12));
+    Vec rep_theta, back;
+    vhmc::to_reported(mixed, theta, rep_theta);
+    vhmc::from_reported(mixed, rep_theta, back);
+    for (int j = 0; j < mixed.dim(); ++j) CHECK(back[j] == Approx(theta[j]).epsilon(1e-12).margin(1e-13));
+  }
+}
+
 TEST_CASE("smooths: the reported map gives b = z sd and the sds, and inverts", "[glm][smooths]") {
   const SmoothProblem prob = smooth_problem(vt::fam::GaussianIdentity, 8);
   GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, nullptr, prob.center.data(), prob.scale.data());
@@ -169,6 +211,10 @@ TEST_CASE("smooths: bad settings and unavailable paths are refused", "[glm][smoo
   SmoothSpec too_many;
   too_many.sizes = {8};
   CHECK_THROWS_AS(GlmPotential(data, vt::fam::BinomialLogit, true, Prior::flat(), Prior::flat(), none, 0.0, 0, too_many),
+                  std::invalid_argument);
+  SmoothSpec bad_flags = smooth_spec();
+  bad_flags.centred = {true};
+  CHECK_THROWS_AS(GlmPotential(data, vt::fam::BinomialLogit, true, Prior::flat(), Prior::flat(), none, 0.0, 0, bad_flags),
                   std::invalid_argument);
   SmoothSpec bad_prior = smooth_spec();
   bad_prior.prior = Prior::normal(1.0, 1.0);

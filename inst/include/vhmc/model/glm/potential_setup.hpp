@@ -4,6 +4,7 @@
 // horseshoe prior, and group-level terms appended after construction (sampled, from cells, or
 // integrated out). Construction only: nothing here runs inside a chain but
 // marginal_effects(), which draws the integrated-out effects for the reported values.
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -39,7 +40,8 @@ inline GlmPotential::GlmPotential(const GlmData& data, GlmFamily family, bool ha
     throw std::invalid_argument("a horseshoe prior with smooth terms is not available");
   layout_.add("intercept", "(Intercept)", has_intercept ? 1 : 0);
   layout_.add("coef", prior.kind == PriorKind::Horseshoe ? "noncentred" : "", k);
-  layout_.add("smooth", "noncentred", k_smooth);
+  const bool any_centred = std::find(smooths.centred.begin(), smooths.centred.end(), true) != smooths.centred.end();
+  layout_.add("smooth", any_centred ? "partly centred" : "noncentred", k_smooth);
   add_aux_blocks(n_cutpoints);
   if (k_smooth > 0) add_smooths(smooths);
   validate(prior_intercept, prior, prior_aux);

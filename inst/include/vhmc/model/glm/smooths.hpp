@@ -1,5 +1,5 @@
 #pragma once
-// Penalised smooth terms (mgcv's s(), t2(), te()) as random effects: the mixed-model form of a
+// Penalised smooth terms (mgcv's s(), t2()) as random effects: the mixed-model form of a
 // penalised regression spline (Wood 2017, "Generalized Additive Models", 2nd ed.; Kimeldorf
 // and Wahba 1970), in which a smooth's unpenalised part is ordinary fixed effects and each of
 // its penalties, diagonalised by mgcv's smooth2random(), gives a block of coefficients
@@ -12,6 +12,12 @@
 // the effective theta whose smooth block holds b_j in the sampler's coordinates (b_j times
 // its column's scale over the response's: `unit`), and finish() carries that block's gradient
 // G back: dU/dz_j = G_j unit_j sd_s + z_j, dU/dlog sd_s = sum_{j in s} G_j unit_j sd_s z_j.
+// Where the data determine a coefficient much better than its prior does, z_j and sd_s
+// form a curved ridge (z_j = b_j / sd_s with b_j nearly fixed) that NUTS crosses with
+// divergences; such columns are sampled centred instead (Papaspiliopoulos, Roberts and
+// Skold 2007), theta_j = b_j unit_j with prior N(0, (sd_s unit_j)^2):
+// U_j = theta_j^2 / (2 a_j^2) + log sd_s (a_j = sd_s unit_j), dU/dtheta_j = theta_j / a_j^2,
+// dU/dlog sd_s = 1 - theta_j^2 / a_j^2. R chooses the columns (R/smooth-fit.R).
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -29,6 +35,7 @@ namespace vhmc {
 struct SmoothSpec {
   std::vector<Eigen::Index> sizes;
   Prior prior = Prior::exponential(1.0);
+  std::vector<bool> centred;  // per column; empty: every column non-centred
   Eigen::Index columns() const {
     Eigen::Index k = 0;
     for (Eigen::Index s : sizes) k += s;
@@ -50,6 +57,8 @@ class SmoothScales {
     }
     if (static_cast<Eigen::Index>(block_.size()) != unit_.size())
       throw std::invalid_argument("smooths: one unit per smooth column");
+    centred_ = s.centred.empty() ? std::vector<bool>(block_.size(), false) : s.centred;
+    if (centred_.size() != block_.size()) throw std::invalid_argument("smooths: one centring flag per smooth column");
     sd_ = layout.add("sm:sd", "sds", static_cast<Eigen::Index>(s.sizes.size()), Transform::Log);
     n_sd_ = static_cast<Eigen::Index>(s.sizes.size());
   }
@@ -60,24 +69,34 @@ class SmoothScales {
   // eff = theta with the smooth block's b_j in the sampler's coordinates.
   void effective(const Vec& theta, Vec& eff) const {
     eff = theta;
-    for (Eigen::Index j = 0; j < size(); ++j) eff[z_ + j] = theta[z_ + j] * std::exp(theta[sd_ + block_[j]]) * unit_[j];
+    for (Eigen::Index j = 0; j < size(); ++j)
+      if (!centred_[j]) eff[z_ + j] = theta[z_ + j] * std::exp(theta[sd_ + block_[j]]) * unit_[j];
   }
 
   // U of the smooths' parameters (z's standard normal, each sd's prior with its log
   // Jacobian). With g, whose smooth block holds dU/db at the effective theta on entry: the
   // gradient in theta (the smooth and sd blocks set).
   double finish(const Vec& theta, Vec* g) const {
-    const auto z = theta.segment(z_, size());
-    double u = 0.5 * z.squaredNorm(), d = 0.0;
+    double u = 0.0, d = 0.0;
     for (Eigen::Index s = 0; s < n_sd_; ++s) {
       u += aux_prior_eval(prior_, theta[sd_ + s], g ? &d : nullptr);
       if (g) (*g)[sd_ + s] = d;
     }
-    if (!g) return u;
     for (Eigen::Index j = 0; j < size(); ++j) {
-      const double a = std::exp(theta[sd_ + block_[j]]) * unit_[j], G = (*g)[z_ + j];
-      (*g)[z_ + j] = G * a + z[j];
-      (*g)[sd_ + block_[j]] += G * a * z[j];
+      const double t = theta[z_ + j], a = std::exp(theta[sd_ + block_[j]]) * unit_[j];
+      if (centred_[j]) {
+        const double r = t / a;
+        u += 0.5 * r * r + theta[sd_ + block_[j]];
+        if (!g) continue;
+        (*g)[z_ + j] += r / a;
+        (*g)[sd_ + block_[j]] += 1.0 - r * r;
+      } else {
+        u += 0.5 * t * t;
+        if (!g) continue;
+        const double G = (*g)[z_ + j];
+        (*g)[z_ + j] = G * a + t;
+        (*g)[sd_ + block_[j]] += G * a * t;
+      }
     }
     return u;
   }
@@ -90,7 +109,8 @@ class SmoothScales {
   // holds in the sampler's coordinates.
   void from_reported(const Vec& reported, Vec& theta) const {
     for (Eigen::Index s = 0; s < n_sd_; ++s) theta[sd_ + s] = std::log(reported[sd_ + s]);
-    for (Eigen::Index j = 0; j < size(); ++j) theta[z_ + j] /= std::exp(theta[sd_ + block_[j]]) * unit_[j];
+    for (Eigen::Index j = 0; j < size(); ++j)
+      if (!centred_[j]) theta[z_ + j] /= std::exp(theta[sd_ + block_[j]]) * unit_[j];
   }
 
  private:
@@ -98,6 +118,7 @@ class SmoothScales {
   Eigen::Index z_, sd_ = -1, n_sd_ = 0;
   Vec unit_;
   std::vector<Eigen::Index> block_;  // each column's penalty block
+  std::vector<bool> centred_;        // each column sampled centred (theta = b unit) or not (z)
 };
 
 }  // namespace vhmc
