@@ -258,7 +258,7 @@ prior_for_core <- function(prior) {
 #' @return A list of class `vhmc_prior_summary` with elements `prior_intercept` (for ordinal models: the
 #'   cutpoints'), `prior` and `prior_aux` (a list by auxiliary parameter, such as `sigma`),
 #'   each a list with the `specified` and the `adjusted` (used) prior; `prior_covariance` for
-#'   models with group-level terms.
+#'   models with group-level terms; `prior_smooth` for models with smooth terms.
 #' @examples
 #' \donttest{
 #' fit <- vhmc_glm(mpg ~ wt, data = mtcars, chains = 2, iter = 500, seed = 1,
@@ -275,7 +275,10 @@ prior_summary.vhmc_fit <- function(object, ...) {
   priors <- object$model$priors
   if (is.null(priors)) return(structure(list(), text = "This fit has no prior specification: its log density was written by the user.",
                                         class = "vhmc_prior_summary"))
-  structure(priors, labels = prior_labels(object$model), slopes = setdiff(object$model$coef_names, "(Intercept)"),
+  model <- object$model
+  slopes <- setdiff(model$coef_names, "(Intercept)")
+  slopes <- slopes[setdiff(seq_along(slopes), smooth_random_columns(model))]  # the smooths': prior_smooth
+  structure(priors, labels = prior_labels(model), slopes = slopes,
             class = "vhmc_prior_summary")
 }
 
@@ -299,13 +302,14 @@ print.vhmc_prior_summary <- function(x, ...) {
 }
 
 prior_labels <- function(model) {
-  n_coef <- length(model$coef_names) - model$intercept
+  n_coef <- length(model$coef_names) - model$intercept - (model$smooths$n_random %||% 0L)
   n_cut <- model$n_cutpoints %||% 0L
   c(prior_intercept = if (n_cut > 0L) sprintf("Cutpoints (%d, at the predictor means)", n_cut) else
       "Intercept (at the predictor means)",
     prior = paste0("Coefficients (", n_coef, ")"),
     prior_covariance = sprintf("Covariance of the group-level terms (%d %s)", length(model$glmer$terms),
-                               if (length(model$glmer$terms) == 1L) "term" else "terms"))
+                               if (length(model$glmer$terms) == 1L) "term" else "terms"),
+    prior_smooth = sprintf("Standard deviations of the smooths' penalised coefficients (%d)", length(model$smooths$sizes)))
 }
 
 # One prior: as specified, and as used when autoscaling changed it (per coefficient when
