@@ -36,13 +36,7 @@ SparseProblem sparse_problem(GlmFamily f, std::uint64_t seed) {
   for (auto& x : p.X) x = rng.normal();
   for (int i = 0; i < p.n; ++i) {
     const double eta = 0.2 + 0.8 * p.X[i] - 0.5 * p.X[i + p.n];
-    if (f == vt::fam::BinomialLogit) {
-      p.y.push_back(rng.uniform() < 1 / (1 + std::exp(-eta)) ? 1.0 : 0.0);
-    } else if (f == vt::fam::PoissonLog) {
-      p.y.push_back(std::floor(std::exp(eta) + rng.uniform()));
-    } else {
-      p.y.push_back(eta + 0.6 * rng.normal());
-    }
+    p.y.push_back(vt::draw_response(f, eta, rng));
   }
   for (int j = 0; j < p.k; ++j) {
     p.center.push_back(0.1 * j);

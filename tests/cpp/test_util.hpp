@@ -33,6 +33,14 @@ inline const vhmc::GlmFamily NegBinomial2Log = vhmc::family_named("neg_binomial_
 inline const vhmc::GlmFamily GammaLog = vhmc::family_named("Gamma_log");
 }  // namespace fam
 
+// A response drawn at linear predictor eta: binomial logit 0/1, Poisson log a count
+// (floor(mu + u)), any other family eta plus N(0, 0.6^2) noise.
+inline double draw_response(vhmc::GlmFamily f, double eta, vhmc::Rng& rng) {
+  if (f == fam::BinomialLogit) return rng.uniform() < 1 / (1 + std::exp(-eta)) ? 1.0 : 0.0;
+  if (f == fam::PoissonLog) return std::floor(std::exp(eta) + rng.uniform());
+  return eta + 0.6 * rng.normal();
+}
+
 // ---------------------------------------------------------------------------------------
 // Monte Carlo error
 
