@@ -30,13 +30,8 @@
 # Writes vignettes/results/bench/families_vs_brms.csv.
 
 suppressMessages(library(vhmc))
-source(file.path("inst", "bench", "speedup.R"))
-# Debian's r-cran-bh is an empty stand-in for BH (Boost is libboost-dev's, in /usr/include),
-# where rstan looks for Boost by default: point it at the system's headers.
-if ("brms" %in% strsplit(Sys.getenv("VHMC_BENCH_PACKAGES", "vhmc,brms"), ",")[[1]] &&
-    !file.exists(rstan::rstan_options("boost_lib")) && dir.exists("/usr/include/boost")) {
-  rstan::rstan_options(boost_lib = "/usr/include")
-}
+source(file.path("inst", "bench", "vs_brms.R"))
+use_system_boost(strsplit(Sys.getenv("VHMC_BENCH_PACKAGES", "vhmc,brms"), ",")[[1]])
 out_file <- file.path("vignettes", "results", "bench", "families_vs_brms.csv")
 
 simulate_family <- function(name, n = 1e4, J = 100, seed = 1) {
@@ -106,13 +101,6 @@ packages <- strsplit(Sys.getenv("VHMC_BENCH_PACKAGES", "vhmc,brms"), ",")[[1]]
 
 has_groups <- function(m) !is.null(reformulas::findbars(m$formula))
 
-convergence <- function(draws) {
-  s <- suppressWarnings(posterior::summarise_draws(draws, "mean", "mcse_mean", "rhat", "ess_bulk", "ess_tail"))
-  s <- data.frame(variable = s$variable, lapply(s[-1L], as.numeric))
-  list(summary = s, values = c(min_ess_bulk = min(s$ess_bulk, na.rm = TRUE), min_ess_tail = min(s$ess_tail, na.rm = TRUE),
-                               max_rhat = max(s$rhat, na.rm = TRUE)))
-}
-
 run_vhmc <- function(m) {
   ordinal <- inherits(m$vhmc, "family") && m$vhmc$family == "cumulative"
   args <- list(m$formula, data = m$data, family = m$vhmc, prior = normal(0, 2.5),
@@ -120,14 +108,7 @@ run_vhmc <- function(m) {
                prior_aux = if (length(m$aux)) lapply(m$aux, vhmc_prior), chains = 4, cores = 2, iter = 2000,
                seed = 1, progress = FALSE)
   if (has_groups(m)) args$prior_covariance <- lkj(scale = 2.5, df = 3, autoscale = FALSE)
-  t0 <- proc.time()[["elapsed"]]
-  fit <- suppressWarnings(do.call(vhmc_glm, args))
-  whole <- proc.time()[["elapsed"]] - t0
-  cv <- convergence(fit$draws)
-  list(summary = cv$summary,
-       values = c(whole_seconds = whole, compile_seconds = 0, sampling_seconds = max(fit$timing$sampling_seconds),
-                  cv$values, gradients_per_chain = mean(fit$counts$n_grad),
-                  divergences = sum(sampler_diagnostics(fit)$divergent__)))
+  timed_vhmc(args)
 }
 
 brms_priors <- function(m) {
@@ -140,23 +121,7 @@ brms_priors <- function(m) {
 }
 
 run_brms <- function(m) {
-  t0 <- proc.time()[["elapsed"]]
-  compiled <- suppressWarnings(suppressMessages(brms::brm(m$formula, data = m$data, family = m$brms,
-                                                          prior = brms_priors(m), chains = 0, refresh = 0)))
-  compile <- proc.time()[["elapsed"]] - t0
-  t0 <- proc.time()[["elapsed"]]
-  fit <- suppressWarnings(suppressMessages(stats::update(compiled, recompile = FALSE, chains = 4, cores = 2,
-                                                         iter = 2000, seed = 1, refresh = 0)))
-  whole <- proc.time()[["elapsed"]] - t0
-  draws <- posterior::subset_draws(posterior::as_draws_array(fit), variable = "^(b_|sd_|r_|sigma|nu|phi|shape|zi|hu)",
-                                   regex = TRUE)
-  cv <- convergence(draws)
-  sp <- rstan::get_sampler_params(fit$fit, inc_warmup = TRUE)
-  list(summary = cv$summary,
-       values = c(whole_seconds = whole, compile_seconds = compile,
-                  sampling_seconds = max(rstan::get_elapsed_time(fit$fit)[, "sample"]), cv$values,
-                  gradients_per_chain = mean(vapply(sp, function(s) sum(s[, "n_leapfrog__"]), 1)),
-                  divergences = sum(vapply(sp, function(s) sum(s[-seq_len(1000), "divergent__"]), 1))))
+  timed_brms(m$formula, m$data, m$brms, brms_priors(m), "^(b_|sd_|r_|sigma|nu|phi|shape|zi|hu)")
 }
 
 # brms's names of the fixed effects and auxiliary parameters, as vhmc names them.
@@ -183,27 +148,5 @@ agreement <- function(a, b, m) {
   max(abs(a$mean[i] - b$mean[j]) / sqrt(a$mcse_mean[i]^2 + b$mcse_mean[j]^2))
 }
 
-save_rows <- function(res) {
-  res <- merge_results(res, out_file)
-  res$ess_per_second <- res$min_ess_bulk / res$whole_seconds
-  res$ess_per_second_sampling <- res$min_ess_bulk / res$sampling_seconds
-  write_results(add_speedup(res, "brms"), out_file)
-}
-
-rows <- list()
-for (name in names(models)) {
-  m <- models[[name]]()
-  out <- list()
-  for (pkg in packages) {
-    cat(sprintf("%s / %s ...\n", name, pkg))
-    out[[pkg]] <- if (pkg == "vhmc") run_vhmc(m) else run_brms(m)
-  }
-  z <- if (length(out) == 2L) agreement(out$vhmc$summary, out$brms$summary, m) else NA
-  for (pkg in names(out)) {
-    rows[[length(rows) + 1L]] <- data.frame(model = name, rows = nrow(m$data), package = pkg, t(out[[pkg]]$values),
-                                            max_abs_z = if (pkg == "vhmc") z else NA)
-  }
-  res <- save_rows(do.call(rbind, rows))
-  print(utils::tail(res, length(out)))
-}
+res <- compare_models(models, packages, run_vhmc, run_brms, agreement, out_file)
 print(res)

@@ -15,13 +15,6 @@
 
 namespace {
 
-using vhmc::GlmData;
-using vhmc::GlmFamily;
-using vhmc::GlmPotential;
-using vhmc::Prior;
-using vhmc::SmoothSpec;
-using vhmc::Vec;
-
 // Two fixed columns and five smooth columns in two penalty blocks (3 + 2); responses of the
 // family's kind.
 struct SmoothProblem {
@@ -30,7 +23,7 @@ struct SmoothProblem {
   std::vector<int> g;
 };
 
-SmoothProblem smooth_problem(GlmFamily f, std::uint64_t seed) {
+SmoothProblem smooth_problem(vhmc::GlmFamily f, std::uint64_t seed) {
   vhmc::Rng rng(seed, 3);
   SmoothProblem p;
   p.X.resize(p.n * p.k);
@@ -47,10 +40,10 @@ SmoothProblem smooth_problem(GlmFamily f, std::uint64_t seed) {
   return p;
 }
 
-SmoothSpec smooth_spec(bool mixed = false) {
-  SmoothSpec s;
+vhmc::SmoothSpec smooth_spec(bool mixed = false) {
+  vhmc::SmoothSpec s;
   s.sizes = {3, 2};
-  s.prior = Prior::student_t(3.0, 0.0, 1.5);
+  s.prior = vhmc::Prior::student_t(3.0, 0.0, 1.5);
   if (mixed) s.centred = {true, false, true, false, true};
   return s;
 }
@@ -66,21 +59,21 @@ double log_half_t(double x, double nu, double s) {
 TEST_CASE("smooths: gradients match differences (families, group terms, prior alone)", "[glm][smooths]") {
   vhmc::Rng rng(17, 17);
   int cases = 0;
-  for (GlmFamily f : {vt::fam::GaussianIdentity, vt::fam::BinomialLogit, vt::fam::PoissonLog}) {
+  for (vhmc::GlmFamily f : {vt::fam::GaussianIdentity, vt::fam::BinomialLogit, vt::fam::PoissonLog}) {
     const SmoothProblem prob = smooth_problem(f, 3);
-    GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, nullptr, prob.center.data(), prob.scale.data());
+    vhmc::GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, nullptr, prob.center.data(), prob.scale.data());
     if (f == vt::fam::GaussianIdentity) data.y_scale = 1.7;
     for (bool group : {false, true}) {
       for (bool prior_only : {false, true}) {
-        GlmPotential pot(data, f, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0),
-                         std::vector<Prior>(1, Prior::exponential(1.0)), 0.0, 0, smooth_spec(group));
+        vhmc::GlmPotential pot(data, f, true, vhmc::Prior::normal(0.0, 5.0), vhmc::Prior::normal(0.0, 2.0),
+                         std::vector<vhmc::Prior>(1, vhmc::Prior::exponential(1.0)), 0.0, 0, smooth_spec(group));
         if (group) {
           pot.add_group_term(vt::group_term("(1 | g)", 6, 1, prob.n, prob.g.data(), nullptr,
                                             vhmc::CovPriorKind::Decov, 1.0, 1.0, 1.0, 1.0, 1.0, false));
         }
         pot.set_prior_only(prior_only);
         for (int rep = 0; rep < 3; ++rep) {
-          const Vec theta = vt::random_theta(pot.dim(), rng, 0.8);
+          const vhmc::Vec theta = vt::random_theta(pot.dim(), rng, 0.8);
           vt::check_gradient(pot, theta, std::string(group ? "group " : "") + (prior_only ? "prior " : "") +
                                              std::to_string(rep));
           ++cases;
@@ -93,14 +86,14 @@ TEST_CASE("smooths: gradients match differences (families, group terms, prior al
 
 TEST_CASE("smooths: layout, the likelihood at b = z sd, the prior's density", "[glm][smooths]") {
   const SmoothProblem prob = smooth_problem(vt::fam::GaussianIdentity, 4);
-  GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, nullptr, prob.center.data(), prob.scale.data());
+  vhmc::GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, nullptr, prob.center.data(), prob.scale.data());
   data.y_scale = 2.0;
-  const SmoothSpec spec = smooth_spec();
-  const std::vector<Prior> flat_aux(1, Prior::flat());
-  GlmPotential sm(data, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat(), flat_aux, 0.0, 0, spec);
-  GlmPotential prior(data, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat(), flat_aux, 0.0, 0, spec);
+  const vhmc::SmoothSpec spec = smooth_spec();
+  const std::vector<vhmc::Prior> flat_aux(1, vhmc::Prior::flat());
+  vhmc::GlmPotential sm(data, vt::fam::GaussianIdentity, true, vhmc::Prior::flat(), vhmc::Prior::flat(), flat_aux, 0.0, 0, spec);
+  vhmc::GlmPotential prior(data, vt::fam::GaussianIdentity, true, vhmc::Prior::flat(), vhmc::Prior::flat(), flat_aux, 0.0, 0, spec);
   prior.set_prior_only(true);
-  GlmPotential flat(data, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat(), Prior::flat());
+  vhmc::GlmPotential flat(data, vt::fam::GaussianIdentity, true, vhmc::Prior::flat(), vhmc::Prior::flat(), vhmc::Prior::flat());
   const auto& b = sm.layout().blocks();
   REQUIRE(b.size() == 5u);
   CHECK(b[1].name == "coef");
@@ -116,8 +109,8 @@ TEST_CASE("smooths: layout, the likelihood at b = z sd, the prior's density", "[
   CHECK(sm.hierarchical());
   vhmc::Rng rng(5, 5);
   for (int rep = 0; rep < 4; ++rep) {
-    const Vec theta = vt::random_theta(sm.dim(), rng, 0.7);
-    Vec eff;
+    const vhmc::Vec theta = vt::random_theta(sm.dim(), rng, 0.7);
+    vhmc::Vec eff;
     sm.smooths()->effective(theta, eff);
     for (int j = 0; j < 5; ++j) {
       const double sd = std::exp(theta[9 + (j < 3 ? 0 : 1)]);
@@ -128,7 +121,7 @@ TEST_CASE("smooths: layout, the likelihood at b = z sd, the prior's density", "[
     double lp = 0.0;
     for (int j = 0; j < 5; ++j) lp += -0.5 * theta[3 + j] * theta[3 + j];
     for (int s = 0; s < 2; ++s) lp += log_half_t(std::exp(theta[9 + s]), 3.0, 1.5) + theta[9 + s];
-    const Vec ref = Vec::Zero(sm.dim());
+    const vhmc::Vec ref = vhmc::Vec::Zero(sm.dim());
     const double lp0 = 2 * log_half_t(1.0, 3.0, 1.5);
     CHECK(prior.U(theta) - prior.U(ref) == Approx(-(lp - lp0) - theta[8]).epsilon(1e-11).margin(1e-11));
     const double expected = flat.U(eff.head(flat.dim())) + prior.U(theta) + theta[8];
@@ -138,18 +131,18 @@ TEST_CASE("smooths: layout, the likelihood at b = z sd, the prior's density", "[
 
 TEST_CASE("smooths: centred columns take N(0, (sd unit)^2) and keep their coefficients", "[glm][smooths]") {
   const SmoothProblem prob = smooth_problem(vt::fam::PoissonLog, 5);
-  GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, nullptr, prob.center.data(), prob.scale.data());
-  const std::vector<Prior> none;
-  GlmPotential mixed(data, vt::fam::PoissonLog, true, Prior::flat(), Prior::flat(), none, 0.0, 0, smooth_spec(true));
-  GlmPotential prior(data, vt::fam::PoissonLog, true, Prior::flat(), Prior::flat(), none, 0.0, 0, smooth_spec(true));
+  vhmc::GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, nullptr, prob.center.data(), prob.scale.data());
+  const std::vector<vhmc::Prior> none;
+  vhmc::GlmPotential mixed(data, vt::fam::PoissonLog, true, vhmc::Prior::flat(), vhmc::Prior::flat(), none, 0.0, 0, smooth_spec(true));
+  vhmc::GlmPotential prior(data, vt::fam::PoissonLog, true, vhmc::Prior::flat(), vhmc::Prior::flat(), none, 0.0, 0, smooth_spec(true));
   prior.set_prior_only(true);
-  GlmPotential flat(data, vt::fam::PoissonLog, true, Prior::flat(), Prior::flat());
+  vhmc::GlmPotential flat(data, vt::fam::PoissonLog, true, vhmc::Prior::flat(), vhmc::Prior::flat());
   CHECK(mixed.layout().blocks()[2].label == "partly centred");
   vhmc::Rng rng(8, 2);
-  const Vec ref = Vec::Zero(mixed.dim());
+  const vhmc::Vec ref = vhmc::Vec::Zero(mixed.dim());
   for (int rep = 0; rep < 4; ++rep) {
-    const Vec theta = vt::random_theta(mixed.dim(), rng, 0.7);
-    Vec eff;
+    const vhmc::Vec theta = vt::random_theta(mixed.dim(), rng, 0.7);
+    vhmc::Vec eff;
     mixed.smooths()->effective(theta, eff);
     double lp = 0.0, lp0 = 0.0;
     for (int j = 0; j < 5; ++j) {
@@ -170,7 +163,7 @@ TEST_CASE("smooths: centred columns take N(0, (sd unit)^2) and keep their coeffi
     }
     CHECK(prior.U(theta) - prior.U(ref) == Approx(-(lp - lp0)).epsilon(1e-11).margin(1e-11));
     CHECK(mixed.U(theta) == Approx(flat.U(eff.head(flat.dim())) + prior.U(theta)).epsilon(1e-12));
-    Vec rep_theta, back;
+    vhmc::Vec rep_theta, back;
     vhmc::to_reported(mixed, theta, rep_theta);
     vhmc::from_reported(mixed, rep_theta, back);
     for (int j = 0; j < mixed.dim(); ++j) CHECK(back[j] == Approx(theta[j]).epsilon(1e-12).margin(1e-13));
@@ -179,14 +172,14 @@ TEST_CASE("smooths: centred columns take N(0, (sd unit)^2) and keep their coeffi
 
 TEST_CASE("smooths: the reported map gives b = z sd and the sds, and inverts", "[glm][smooths]") {
   const SmoothProblem prob = smooth_problem(vt::fam::GaussianIdentity, 8);
-  GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, nullptr, prob.center.data(), prob.scale.data());
+  vhmc::GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data(), nullptr, nullptr, prob.center.data(), prob.scale.data());
   data.y_center = 0.3;
   data.y_scale = 2.5;
-  GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::flat(), Prior::flat(),
-                   std::vector<Prior>(1, Prior::flat()), 0.0, 0, smooth_spec());
+  vhmc::GlmPotential pot(data, vt::fam::GaussianIdentity, true, vhmc::Prior::flat(), vhmc::Prior::flat(),
+                   std::vector<vhmc::Prior>(1, vhmc::Prior::flat()), 0.0, 0, smooth_spec());
   vhmc::Rng rng(3, 1);
-  const Vec theta = vt::random_theta(pot.dim(), rng, 0.9);
-  Vec rep, back;
+  const vhmc::Vec theta = vt::random_theta(pot.dim(), rng, 0.9);
+  vhmc::Vec rep, back;
   vhmc::to_reported(pot, theta, rep);
   for (int s = 0; s < 2; ++s) CHECK(rep[9 + s] == Approx(std::exp(theta[9 + s])));
   for (int j = 0; j < 5; ++j) {
@@ -200,26 +193,26 @@ TEST_CASE("smooths: the reported map gives b = z sd and the sds, and inverts", "
 
 TEST_CASE("smooths: bad settings and unavailable paths are refused", "[glm][smooths]") {
   const SmoothProblem prob = smooth_problem(vt::fam::BinomialLogit, 2);
-  const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data());
-  const std::vector<Prior> none;
-  SmoothSpec too_many;
+  const vhmc::GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data());
+  const std::vector<vhmc::Prior> none;
+  vhmc::SmoothSpec too_many;
   too_many.sizes = {8};
-  CHECK_THROWS_AS(GlmPotential(data, vt::fam::BinomialLogit, true, Prior::flat(), Prior::flat(), none, 0.0, 0, too_many),
+  CHECK_THROWS_AS(vhmc::GlmPotential(data, vt::fam::BinomialLogit, true, vhmc::Prior::flat(), vhmc::Prior::flat(), none, 0.0, 0, too_many),
                   std::invalid_argument);
-  SmoothSpec bad_flags = smooth_spec();
+  vhmc::SmoothSpec bad_flags = smooth_spec();
   bad_flags.centred = {true};
-  CHECK_THROWS_AS(GlmPotential(data, vt::fam::BinomialLogit, true, Prior::flat(), Prior::flat(), none, 0.0, 0, bad_flags),
+  CHECK_THROWS_AS(vhmc::GlmPotential(data, vt::fam::BinomialLogit, true, vhmc::Prior::flat(), vhmc::Prior::flat(), none, 0.0, 0, bad_flags),
                   std::invalid_argument);
-  SmoothSpec bad_prior = smooth_spec();
-  bad_prior.prior = Prior::normal(1.0, 1.0);
-  CHECK_THROWS_AS(GlmPotential(data, vt::fam::BinomialLogit, true, Prior::flat(), Prior::flat(), none, 0.0, 0, bad_prior),
+  vhmc::SmoothSpec bad_prior = smooth_spec();
+  bad_prior.prior = vhmc::Prior::normal(1.0, 1.0);
+  CHECK_THROWS_AS(vhmc::GlmPotential(data, vt::fam::BinomialLogit, true, vhmc::Prior::flat(), vhmc::Prior::flat(), none, 0.0, 0, bad_prior),
                   std::invalid_argument);
   vhmc::HorseshoeSpec hs;
-  CHECK_THROWS_AS(GlmPotential(data, vt::fam::BinomialLogit, true, Prior::flat(), Prior::horseshoe(hs), none, 0.0, 0,
+  CHECK_THROWS_AS(vhmc::GlmPotential(data, vt::fam::BinomialLogit, true, vhmc::Prior::flat(), vhmc::Prior::horseshoe(hs), none, 0.0, 0,
                                smooth_spec()),
                   std::invalid_argument);
-  GlmPotential pot(data, vt::fam::BinomialLogit, true, Prior::flat(), Prior::flat(), none, 0.0, 0, smooth_spec());
+  vhmc::GlmPotential pot(data, vt::fam::BinomialLogit, true, vhmc::Prior::flat(), vhmc::Prior::flat(), none, 0.0, 0, smooth_spec());
   CHECK_FALSE(pot.has_fisher());
   vhmc::Mat H;
-  CHECK_THROWS_AS(pot.hessian(Vec::Zero(pot.dim()), H), std::logic_error);
+  CHECK_THROWS_AS(pot.hessian(vhmc::Vec::Zero(pot.dim()), H), std::logic_error);
 }

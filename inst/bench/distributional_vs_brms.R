@@ -1,0 +1,93 @@
+# Smooth models: vhmc_glm() against brms::brm() with the same formula, data and priors, 4
+# chains on 2 cores, each package's default sampler settings (vhmc: NUTS with its automatic
+# warmup of at most 1000 iterations, 1000 draws; brms: 1000 warmup and 1000 draws), both
+# fitted in this run. brms's compilation is timed apart (brm(chains = 0)) and excluded: its
+# whole call is update(compiled, recompile = FALSE). Both build the smooths with mgcv's
+# smoothCon() and smooth2random(), so the coefficients are the same. Reported per model and
+# package: the whole call in seconds, sampling seconds alone, min bulk and tail ESS over the
+# intercept, the smooths' unpenalised coefficients, their sds, sigma and the group sd (the
+# penalised coefficients and group effects too, where both report them), max R-hat,
+# gradients (vhmc) or leapfrog steps (brms) per chain, divergences, min bulk ESS per second
+# of the whole call and of sampling alone, vhmc's ratio to brms, and the largest |z| of the
+# difference of the two posterior means (combined MCSE) over the parameters both name.
+# Models:
+#   mcycle          MASS::mcycle, accel ~ s(times) (brms's example; its distributional part,
+#                   sigma ~ s(times), waits for distributional regression in vhmc), gaussian;
+#                   priors brms's defaults for these data written out: Intercept
+#                   student_t(3, -13.3, 35.6), sds and sigma student_t(3, 0, 35.6)
+#   smooth_logit    y ~ s(x) + (1 | g), binomial(logit), 2,000 simulated rows, 30 groups;
+#                   b normal(0, 2.5), Intercept normal(0, 2.5), sds and sd student_t(3, 0, 2.5)
+#
+#   Rscript inst/bench/distributional_vs_brms.R    (run it alone on the machine: check top)
+#
+# Settings (environment): VHMC_BENCH_MODELS (comma-separated subset; their rows replace those
+# of an earlier run, the others' are kept), VHMC_BENCH_PACKAGES (vhmc,brms: which sides run).
+# Writes vignettes/results/bench/distributional_vs_brms.csv.
+
+suppressMessages(library(vhmc))
+source(file.path("inst", "bench", "vs_brms.R"))
+use_system_boost(strsplit(Sys.getenv("VHMC_BENCH_PACKAGES", "vhmc,brms"), ",")[[1]])
+out_file <- file.path("vignettes", "results", "bench", "distributional_vs_brms.csv")
+
+simulate_smooth_logit <- function(n = 2000, J = 30, seed = 1) {
+  set.seed(seed)
+  x <- runif(n)
+  g <- factor(sprintf("g%02d", sample(J, n, TRUE)))
+  u <- rnorm(J, 0, 0.5)[g]
+  data.frame(y = rbinom(n, 1, plogis(1.5 * sin(2 * pi * x) + u)), x = x, g = g)
+}
+
+# Each model: formula, data, family, and the priors in both packages' terms.
+models <- list(
+  mcycle = function() {
+    data(mcycle, package = "MASS", envir = environment())
+    list(formula = accel ~ s(times), data = mcycle, vhmc_family = gaussian(), brms_family = gaussian(),
+         vhmc_priors = list(prior = normal(0, 2.5), prior_intercept = student_t(3, -13.3, 35.6),
+                            prior_smooth = student_t(3, 0, 35.6), prior_aux = student_t(3, 0, 35.6)),
+         brms_priors = c(brms::set_prior("normal(0, 2.5)", class = "b"),
+                         brms::set_prior("student_t(3, -13.3, 35.6)", class = "Intercept"),
+                         brms::set_prior("student_t(3, 0, 35.6)", class = "sds"),
+                         brms::set_prior("student_t(3, 0, 35.6)", class = "sigma")))
+  },
+  smooth_logit = function() {
+    list(formula = y ~ s(x) + (1 | g), data = simulate_smooth_logit(), vhmc_family = binomial(),
+         brms_family = brms::bernoulli(),
+         vhmc_priors = list(prior = normal(0, 2.5), prior_intercept = normal(0, 2.5),
+                            prior_smooth = student_t(3, 0, 2.5),
+                            prior_covariance = lkj(scale = 2.5, df = 3, autoscale = FALSE)),
+         brms_priors = c(brms::set_prior("normal(0, 2.5)", class = "b"),
+                         brms::set_prior("normal(0, 2.5)", class = "Intercept"),
+                         brms::set_prior("student_t(3, 0, 2.5)", class = "sds"),
+                         brms::set_prior("student_t(3, 0, 2.5)", class = "sd")))
+  })
+chosen <- Sys.getenv("VHMC_BENCH_MODELS", "")
+if (nzchar(chosen)) models <- models[strsplit(chosen, ",")[[1]]]
+packages <- strsplit(Sys.getenv("VHMC_BENCH_PACKAGES", "vhmc,brms"), ",")[[1]]
+
+run_vhmc <- function(m) {
+  timed_vhmc(c(list(m$formula, data = m$data, family = m$vhmc_family), m$vhmc_priors,
+               list(chains = 4, cores = 2, iter = 2000, seed = 1, progress = FALSE)))
+}
+
+run_brms <- function(m) timed_brms(m$formula, m$data, m$brms_family, m$brms_priors, "^(b_|bs_|sds_|s_|sd_|r_|sigma)")
+
+# brms's names as vhmc names them: b_Intercept, bs_sx_1 (the unpenalised coefficient),
+# sds_sx_1, s_sx_1[k] (the penalised coefficients, the same basis), sigma.
+vhmc_names <- function(variables) {
+  v <- sub("^b_Intercept$", "(Intercept)", variables)
+  v <- sub("^bs_s([a-z]+)_([0-9]+)$", "s(\\1).fx\\2", v)
+  v <- sub("^sds_s([a-z]+)_1$", "sds[s(\\1)]", v)
+  sub("^s_s([a-z]+)_1\\[([0-9]+)\\]$", "s(\\1).\\2", v)
+}
+
+# The largest |z| of the two posterior means, over the parameters both report by name.
+agreement <- function(a, b, m) {
+  b$variable <- vhmc_names(b$variable)
+  both <- intersect(a$variable, b$variable)
+  i <- match(both, a$variable)
+  j <- match(both, b$variable)
+  c(max_abs_z = max(abs(a$mean[i] - b$mean[j]) / sqrt(a$mcse_mean[i]^2 + b$mcse_mean[j]^2)), compared = length(both))
+}
+
+res <- compare_models(models, packages, run_vhmc, run_brms, agreement, out_file)
+print(res)
