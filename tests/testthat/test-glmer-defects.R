@@ -65,7 +65,8 @@ test_that("brms's formula syntax is an error that says so and shows vhmc's spell
                "`formula` has `s \\| trials\\(n\\)` on the left of ~, brms's syntax for a binomial response with its numbers of trials. In vhmc write cbind\\(y, n - y\\)")
   expect_error(vhmc_glm(y | weights(n) ~ x, data = d), "In vhmc write the argument weights = w")
   expect_error(vhmc_glm(y ~ x + (1 | p | g), data = d), "brms's syntax for terms whose effects correlate across formulas")
-  expect_error(vhmc_glm(y ~ s(x), data = d), "`formula` has `s\\(\\)`, brms's syntax for a penalised smooth. vhmc does not have a penalised smooth yet")
+  # s() and t2() are vhmc's too (R/smooth-terms.R); a Gaussian process is not.
+  expect_error(vhmc_glm(y ~ gp(x), data = d), "`formula` has `gp\\(\\)`, brms's syntax for a Gaussian process. vhmc does not have a Gaussian process yet")
   expect_error(vhmc_glm(y ~ mo(x), data = d), "monotonic effect. In vhmc write factor\\(x\\)")
   expect_error(vhmc_glm(y ~ x + (1 | gr(g)), data = d), "In vhmc write \\(1 \\| g\\)")
   expect_error(vhmc_glm(y ~ x + (1 | mm(g, g)), data = d), "multi-membership grouping. vhmc does not have a multi-membership grouping yet")

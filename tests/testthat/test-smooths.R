@@ -126,3 +126,18 @@ test_that("smooths' errors name the argument and the fix", {
   fit <- suppressWarnings(vhmc_glm(y ~ s(x, k = 6), data = d, chains = 1, iter = 200, seed = 1, progress = FALSE))
   expect_error(posterior_epred(fit, newdata = data.frame(z = 1)), "newdata")
 })
+
+test_that("update(), loo() and kfold() refit and score smooth models", {
+  skip_if_not_installed("loo")
+  d <- smooth_data(n = 120, seed = 8)
+  fit <- suppressWarnings(vhmc_glm(y ~ s(x, k = 6), data = d, chains = 2, iter = 600, seed = 1, progress = FALSE))
+  expect_equal(formula(fit), y ~ s(x, k = 6), ignore_attr = TRUE)
+  fit2 <- suppressWarnings(update(fit, . ~ . + z))
+  expect_true(all(c("z", "sds[s(x)]") %in% variables(fit2)))
+  l <- suppressWarnings(loo::loo(fit))
+  k <- suppressWarnings(loo::kfold(fit, K = 2))
+  # Each fold's refit builds the smooth's basis on its training rows and scores the others
+  # through PredictMat(): the held-out elpd is finite and close to loo's (fewer rows: lower).
+  expect_true(is.finite(k$estimates["elpd_kfold", "Estimate"]))
+  expect_lt(abs(k$estimates["elpd_kfold", "Estimate"] - l$estimates["elpd_loo", "Estimate"]), 3 * l$estimates["elpd_loo", "SE"])
+})
