@@ -72,7 +72,7 @@ compare_models <- function(models, packages, run_vhmc, run_brms, agreement, out_
     z <- if (length(out) == 2L) agreement(out$vhmc$summary, out$brms$summary, m)
     if (!is.null(z) && is.null(names(z))) z <- c(max_abs_z = z)
     for (pkg in names(out)) {
-      agree <- if (pkg == "vhmc" && !is.null(z)) as.list(z) else list(max_abs_z = NA)
+      agree <- as.list(if (is.null(z)) c(max_abs_z = NA) else if (pkg == "vhmc") z else replace(z, TRUE, NA))
       rows[[length(rows) + 1L]] <- data.frame(model = name, rows = nrow(m$data), package = pkg, t(out[[pkg]]$values),
                                               agree)
     }
