@@ -71,7 +71,7 @@ smooth_specs <- function(calls, env) {
   specs <- lapply(calls, function(cl) {
     cl[[1L]] <- call("::", as.name("mgcv"), cl[[1L]])
     spec <- tryCatch(eval(cl, env), error = function(e) {
-      stop_arg("formula", sprintf("has the smooth %s, which mgcv cannot read: %s", deparse1(cl[[3L]] %||% cl),
+      stop_arg("formula", sprintf("has the smooth %s, which mgcv cannot read: %s", sub("^mgcv::", "", deparse1(cl)),
                                   conditionMessage(e)))
     })
     if (inherits(spec, "tensor.smooth.spec") && !inherits(spec, "t2.smooth.spec")) {
