@@ -20,7 +20,9 @@ check_identified <- function(model, family, priors, spec, target, separation = T
             call. = FALSE)
   }
   zero <- which(model$columns$zero)
-  aliased <- aliased_columns(vhmc_glm_gram(target$ptr))
+  # The smooths' penalised columns have a proper prior whatever `prior` is (mgcv's "re" and
+  # "fs" bases are rank-deficient by design, as random effects are).
+  aliased <- setdiff(aliased_columns(vhmc_glm_gram(target$ptr)), smooth_random_columns(model) + model$intercept)
   if (length(zero)) {
     report(sprintf("gives model matrix column%s %s that %s all zero", if (length(zero) > 1) "s" else "",
                    paste0("`", colnames(X)[zero], "`", collapse = ", "),

@@ -27,7 +27,7 @@ glm_priors <- function(model, family, prior, prior_intercept, prior_aux, prior_s
       prior, "prior", "coef", k = length(slopes), scale_y = scale_y, scale_x = scale_x))
     if (is_horseshoe(prior)) out$prior$adjusted <- resolve_horseshoe(out$prior$adjusted, family, model)
   }
-  if (!is.null(model$smooths)) out$prior_smooth <- smooth_prior(prior_smooth, scale_y)
+  if (has_penalised(model)) out$prior_smooth <- smooth_prior(prior_smooth, scale_y)
   aux <- family$aux[!family$aux$sized_by_data, , drop = FALSE]
   specified <- aux_prior_specs(family, prior_aux)
   if (nrow(aux)) out$prior_aux <- stats::setNames(lapply(seq_len(nrow(aux)), function(i) {

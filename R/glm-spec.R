@@ -31,7 +31,7 @@ glm_spec <- function(model, family, priors) {
          core_prior(p, s = if (a$scales_with_y) ys$scale else 1)
        }),
        n_cutpoints = model$n_cutpoints %||% 0L, noise_precision = 0, prior_only = isTRUE(model$prior_PD))
-  if (!is.null(model$smooths)) spec$smooths <- list(sizes = model$smooths$sizes, prior = prior_for_core(priors$prior_smooth$adjusted))
+  if (has_penalised(model)) spec$smooths <- list(sizes = model$smooths$sizes, prior = prior_for_core(priors$prior_smooth$adjusted))
   spec
 }
 

@@ -230,7 +230,7 @@ fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, 
   model$priors <- priors
   inits <- glm_inits(init, target, spec, args$chains, seed)
   if (is_horseshoe(priors[["prior"]]$adjusted)) target <- horseshoe_target(target, sampler, inits, init, seed, progress)
-  if (!is.null(model$smooths)) {
+  if (has_penalised(model)) {
     target <- smooth_target(target, spec, model, sampler, inits, init, seed, progress)
     model$smooths$centred <- target$smooth_centred
   }

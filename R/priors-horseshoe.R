@@ -131,7 +131,7 @@ horseshoe_args <- function(prior, num) {
 # the family's covariance priors are (R/family-registry.R, relative_to_sigma: rstanarm's
 # gaussian rule). Refused with group-level terms and with smooths.
 resolve_horseshoe <- function(prior, family, model) {
-  what <- if (!is.null(model$glmer)) "group-level terms" else if (!is.null(model$smooths)) "smooth terms"
+  what <- if (!is.null(model$glmer)) "group-level terms" else if (has_penalised(model)) "smooth terms"
   if (!is.null(what)) {
     stop_arg("prior", sprintf("is %s, which is not available for a formula with %s", format(prior), what),
              sprintf("Use normal(), student_t(), cauchy() or laplace() for the coefficients, or drop the %s.", what))

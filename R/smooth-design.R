@@ -13,8 +13,12 @@ build_smooths <- function(specs, mf) {
                                           "Check the smooth's variables, or give fewer basis functions (k = ...)."))
   }), recursive = FALSE)
   lapply(smooths, function(sm) {
-    r <- mgcv::smooth2random(sm, names(mf), type = 2L)
-    pen <- as.integer(r$pen.ind)
+    r <- tryCatch(mgcv::smooth2random(sm, names(mf), type = 2L), error = function(e) {
+      stop_arg("formula", sprintf("has the smooth %s, which mgcv cannot write in mixed-model form: %s", sm$label,
+                                  conditionMessage(e)),
+               "Use another basis (bs = \"tp\", \"cr\", \"ps\", \"cc\", ...), as in gamm4 and brms.")
+    })
+    pen <- as.integer(r$pen.ind %||% rep(0L, ncol(sm$X)))  # none for an unpenalised smooth (fx = TRUE)
     blocks <- sort(unique(pen[pen > 0L]))
     label <- sm$label
     list(smooth = sm, U = r$trans.U %||% diag(length(pen)), D = r$trans.D %||% rep(1, length(pen)), pen = pen, label = label,
@@ -68,6 +72,10 @@ with_smooth_columns <- function(x, model, newdata) {
   if (anyNA(S)) stop_arg("newdata", "has missing values in the variables of the smooths", "Predictions need every predictor.")
   cbind(x, S)
 }
+
+# Whether the model has penalised smooth columns (a smooth with fx = TRUE has none: its
+# columns are fixed effects, and the model an ordinary GLM).
+has_penalised <- function(model) isTRUE(model$smooths$n_random > 0L)
 
 # The indices of the penalised columns among the model's coefficients (without intercept).
 smooth_random_columns <- function(model) {

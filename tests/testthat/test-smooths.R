@@ -141,3 +141,19 @@ test_that("update(), loo() and kfold() refit and score smooth models", {
   expect_true(is.finite(k$estimates["elpd_kfold", "Estimate"]))
   expect_lt(abs(k$estimates["elpd_kfold", "Estimate"] - l$estimates["elpd_loo", "Estimate"]), 3 * l$estimates["elpd_loo", "SE"])
 })
+
+test_that("mgcv's other bases, random-effect smooths and unpenalised smooths fit", {
+  d <- smooth_data(n = 150, seed = 9)
+  d$f <- factor(rep(letters[1:4], length.out = nrow(d)))
+  fit_quiet <- function(f) suppressWarnings(vhmc_glm(f, data = d, chains = 2, iter = 400, seed = 1, progress = FALSE))
+  expect_true("sds[s(x)]" %in% variables(fit_quiet(y ~ s(x, bs = "cr", k = 6))))
+  # "re" and "fs" bases are rank-deficient by design; their prior is proper.
+  expect_true("sds[s(f)]" %in% variables(fit_quiet(y ~ s(f, bs = "re"))))
+  expect_equal(sum(startsWith(variables(fit_quiet(y ~ s(x, f, bs = "fs", k = 4))), "sds[s(x,f)")), 3L)
+  # fx = TRUE: an unpenalised regression spline, an ordinary GLM with the smooth's columns.
+  fit_fx <- fit_quiet(y ~ s(x, fx = TRUE, k = 5))
+  expect_false(any(startsWith(variables(fit_fx), "sds[")))
+  expect_equal(sum(startsWith(variables(fit_fx), "s(x).fx")), 4L)
+  expect_equal(dim(posterior_epred(fit_fx, newdata = d[1:2, ])), c(400L, 2L))
+  expect_error(vhmc_glm(y ~ s(x, bs = "ad"), data = d, progress = FALSE), "cannot write in mixed-model form")
+})
