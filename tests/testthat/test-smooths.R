@@ -97,6 +97,15 @@ test_that("conditional_smooths() and conditional_effects() show the smooth", {
   ce <- conditional_effects(fit, resolution = 20)
   expect_true(all(c("z", "x") %in% names(ce)))
   expect_error(conditional_smooths(fit, smooths = "s(w)"), "s\\(x\\)")
+  # A smooth by a factor: one function per level, each at its own level.
+  d$h <- factor(rep(c("a", "b"), length.out = nrow(d)))
+  d$y2 <- ifelse(d$h == "a", d$f, cos(2 * pi * d$x)) + stats::rnorm(nrow(d), 0, 0.3)
+  fit_by <- suppressWarnings(vhmc_glm(y2 ~ h + s(x, by = h, k = 8), data = d, chains = 2, iter = 600, seed = 6,
+                                      progress = FALSE))
+  cs_by <- conditional_smooths(fit_by, resolution = 25)
+  expect_named(cs_by, c("s(x):ha", "s(x):hb"))
+  expect_true(all(cs_by[["s(x):hb"]]$h == "b"))
+  expect_gt(stats::cor(cs_by[["s(x):hb"]]$estimate__, cos(2 * pi * cs_by[["s(x):hb"]]$x)), 0.95)
   if (requireNamespace("ggplot2", quietly = TRUE)) {
     p <- plot(cs, plot = FALSE)
     expect_s3_class(p[["s(x)"]], "ggplot")
