@@ -18,8 +18,8 @@ ce_variables <- function(x, re_terms) {
   fixed <- model$terms
   exprs <- as.list(attr(fixed, "variables"))[-1L]
   if (attr(fixed, "response") > 0L) exprs <- exprs[-attr(fixed, "response")]
-  smooth_vars <- lapply(model$smooths$terms, function(s) setdiff(c(s$smooth$term, s$smooth$by), "NA"))
-  exprs <- c(exprs, lapply(setdiff(unique(unlist(smooth_vars)), vapply(exprs, deparse1, "")), str2lang))
+  smooth_vars <- lapply(model$smooths$terms, function(s) smooth_variables(s$smooth))
+  exprs <- c(exprs, lapply(setdiff(model_smooth_variables(model), vapply(exprs, deparse1, "")), str2lang))
   bars <- glmer_bars(model$formula)
   labels <- vapply(model$glmer$terms[re_terms], `[[`, "", "label")
   included <- bars[match(labels, vapply(bars, deparse1, ""))]

@@ -164,8 +164,7 @@ emm_offsets <- function(data, model) {
 # builds their columns from the grid (R/smooth-design.R).
 emm_terms <- function(model) {
   trms <- stats::delete.response(model$terms)
-  vars <- unique(unlist(lapply(model$smooths$terms, function(s) setdiff(c(s$smooth$term, s$smooth$by), "NA"))))
-  vars <- setdiff(vars, all.vars(trms))
+  vars <- setdiff(model_smooth_variables(model), all.vars(trms))
   if (!length(vars)) return(trms)
   rhs <- Reduce(function(a, b) call("+", a, b), lapply(vars, str2lang), trms[[2L]])
   stats::terms(stats::as.formula(call("~", rhs), env = environment(trms)))

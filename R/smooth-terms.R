@@ -78,8 +78,7 @@ smooth_specs <- function(calls, env) {
       stop_arg("formula", sprintf("has %s: mgcv's te() smooths have no mixed-model form (smooth2random())", deparse1(cl)),
                sprintf("Write the tensor product as t2(), e.g. %s, as gamm4 and brms do.", sub("^mgcv::te", "t2", deparse1(cl))))
     }
-    vars <- c(spec$term, if (!identical(spec$by, "NA")) spec$by)
-    spec$vars_call <- str2lang(paste(vars, collapse = " + "))
+    spec$vars_call <- str2lang(paste(smooth_variables(spec), collapse = " + "))
     spec
   })
   stats::setNames(specs, vapply(calls, deparse1, ""))

@@ -42,8 +42,11 @@ test_that("a gaussian smooth follows the true curve and mgcv::gam(REML)", {
   expect_gt(mean(d$f >= band[1, ] & d$f <= band[2, ]), 0.9)
   gam <- mgcv::gam(y ~ s(x), data = d, method = "REML")
   pg <- stats::predict(gam, se.fit = TRUE)
-  expect_lt(mean(abs(est - pg$fit) / pg$se.fit), 0.2)
-  expect_lt(max(abs(est - pg$fit) / pg$se.fit), 0.5)
+  # Pointwise: the Monte Carlo error within 4 MCSE, plus the difference between REML's
+  # plug-in smoothing parameter and the posterior over it, 0.2 of gam's se (measured: at
+  # most 0.14 se in all, MCSE at most 0.025 se).
+  mcse <- suppressWarnings(apply(mu, 2, posterior::mcse_mean))  # a vector: capped-ESS notes
+  expect_true(all(abs(est - pg$fit) <= 4 * mcse + 0.2 * pg$se.fit))
   expect_equal(mean((band[2, ] - band[1, ]) / (2 * 1.96 * pg$se.fit)), 1, tolerance = 0.1)
   expect_true(all(fit$model$smooths$centred))  # the data determine every coefficient here
 })
@@ -53,10 +56,13 @@ test_that("smooths in binomial and Poisson models agree with gam(REML)", {
   for (case in list(list(f = yb ~ s(x), family = binomial()), list(f = yc ~ s(x), family = poisson()))) {
     fit <- suppressWarnings(vhmc_glm(case$f, data = d, family = case$family, chains = 2, iter = 1000, seed = 3,
                                      progress = FALSE))
-    eta <- colMeans(posterior_linpred(fit))
+    draws <- posterior_linpred(fit)
     gam <- mgcv::gam(case$f, data = d, family = case$family, method = "REML")
     pg <- stats::predict(gam, se.fit = TRUE)
-    expect_lt(mean(abs(eta - pg$fit) / pg$se.fit), 0.5)
+    # As for the gaussian model: 4 MCSE plus the REML plug-in's difference, 0.3 of gam's se
+    # (measured: at most 0.32 and 0.17 se in all, MCSE at most 0.054 and 0.032 se).
+    mcse <- suppressWarnings(apply(draws, 2, posterior::mcse_mean))
+    expect_true(all(abs(colMeans(draws) - pg$fit) <= 4 * mcse + 0.3 * pg$se.fit))
   }
 })
 

@@ -39,7 +39,7 @@ inline void GlmPotential::linear_predictor(const Vec& theta) {
 // glm/smooths.hpp).
 inline double GlmPotential::eval(const Vec& theta, Vec* g) {
   if (sm_) {
-    sm_->effective(theta, eff_);
+    sm_->prepare(theta, eff_);
     const double u = eval_paths(eff_, g);
     return u + sm_->finish(theta, g);
   }

@@ -61,21 +61,29 @@ class SmoothScales {
     if (centred_.size() != block_.size()) throw std::invalid_argument("smooths: one centring flag per smooth column");
     sd_ = layout.add("sm:sd", "sds", static_cast<Eigen::Index>(s.sizes.size()), Transform::Log);
     n_sd_ = static_cast<Eigen::Index>(s.sizes.size());
+    a_.resize(unit_.size());
   }
 
   Eigen::Index sd_offset() const { return sd_; }
   Eigen::Index size() const { return unit_.size(); }
 
-  // eff = theta with the smooth block's b_j in the sampler's coordinates.
+  // eff = theta with the smooth block's b_j in the sampler's coordinates; keeps each column's
+  // a_j = sd unit_j for finish() (one exp per penalty block, not per column).
+  void prepare(const Vec& theta, Vec& eff) {
+    column_scales(theta, a_);
+    apply(theta, a_, eff);
+  }
+  // The same without keeping anything (the reported map).
   void effective(const Vec& theta, Vec& eff) const {
-    eff = theta;
-    for (Eigen::Index j = 0; j < size(); ++j)
-      if (!centred_[j]) eff[z_ + j] = theta[z_ + j] * std::exp(theta[sd_ + block_[j]]) * unit_[j];
+    Vec a;
+    column_scales(theta, a);
+    apply(theta, a, eff);
   }
 
-  // U of the smooths' parameters (z's standard normal, each sd's prior with its log
-  // Jacobian). With g, whose smooth block holds dU/db at the effective theta on entry: the
-  // gradient in theta (the smooth and sd blocks set).
+  // U of the smooths' parameters (z's standard normal, or a centred column's N(0, a_j^2);
+  // each sd's prior with its log Jacobian). With g, whose smooth block holds dU/db at the
+  // effective theta on entry: the gradient in theta (the smooth and sd blocks set). Needs
+  // prepare(theta).
   double finish(const Vec& theta, Vec* g) const {
     double u = 0.0, d = 0.0;
     for (Eigen::Index s = 0; s < n_sd_; ++s) {
@@ -83,7 +91,7 @@ class SmoothScales {
       if (g) (*g)[sd_ + s] = d;
     }
     for (Eigen::Index j = 0; j < size(); ++j) {
-      const double t = theta[z_ + j], a = std::exp(theta[sd_ + block_[j]]) * unit_[j];
+      const double t = theta[z_ + j], a = a_[j];
       if (centred_[j]) {
         const double r = t / a;
         u += 0.5 * r * r + theta[sd_ + block_[j]];
@@ -109,16 +117,34 @@ class SmoothScales {
   // holds in the sampler's coordinates.
   void from_reported(const Vec& reported, Vec& theta) const {
     for (Eigen::Index s = 0; s < n_sd_; ++s) theta[sd_ + s] = std::log(reported[sd_ + s]);
+    Vec a;
+    column_scales(theta, a);
     for (Eigen::Index j = 0; j < size(); ++j)
-      if (!centred_[j]) theta[z_ + j] /= std::exp(theta[sd_ + block_[j]]) * unit_[j];
+      if (!centred_[j]) theta[z_ + j] /= a[j];
   }
 
  private:
+  // a_j = sd_s unit_j of every column at theta.
+  void column_scales(const Vec& theta, Vec& a) const {
+    a.resize(size());
+    for (Eigen::Index j = 0, at = 0; at < n_sd_; ++at) {
+      const double sd = std::exp(theta[sd_ + at]);
+      for (; j < size() && block_[j] == at; ++j) a[j] = sd * unit_[j];
+    }
+  }
+  // eff = theta with each non-centred column's z_j times a_j.
+  void apply(const Vec& theta, const Vec& a, Vec& eff) const {
+    eff = theta;
+    for (Eigen::Index j = 0; j < size(); ++j)
+      if (!centred_[j]) eff[z_ + j] = theta[z_ + j] * a[j];
+  }
+
   Prior prior_;
   Eigen::Index z_, sd_ = -1, n_sd_ = 0;
   Vec unit_;
   std::vector<Eigen::Index> block_;  // each column's penalty block
   std::vector<bool> centred_;        // each column sampled centred (theta = b unit) or not (z)
+  Vec a_;                            // each column's sd unit_j at the last prepare()
 };
 
 }  // namespace vhmc
