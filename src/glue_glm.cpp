@@ -63,7 +63,8 @@ vhmc::SmoothSpec smooth_spec(const Rcpp::List& spec) {
 struct GlmModel {
   explicit GlmModel(const Rcpp::List& spec)
       : X(spec["X"]), y(spec["y"]), weights(spec["weights"]), offset(spec["offset"]),
-        center(spec["center"]), scale(spec["scale"]), skip(Rcpp::as<int>(spec["skip"])),
+        center(spec["center"]), scale(spec["scale"]), cens(element(spec, "cens")), y2(element(spec, "y2")),
+        skip(Rcpp::as<int>(spec["skip"])),
         data(REAL(X) + static_cast<std::ptrdiff_t>(skip) * X.nrow(), X.nrow(), X.ncol() - skip,
              REAL(y), optional(weights), optional(offset), optional(center), optional(scale)),
         potential(make_potential(spec, with_response_scale(data, spec))) {
@@ -74,7 +75,7 @@ struct GlmModel {
 
   Rcpp::NumericMatrix X;
   Rcpp::NumericVector y;
-  Rcpp::RObject weights, offset, center, scale;
+  Rcpp::RObject weights, offset, center, scale, cens, y2;
   int skip;
   vhmc::GlmData data;
   vhmc::GlmPotential potential;
@@ -114,10 +115,16 @@ struct GlmModel {
       Rcpp::stop(std::string("internal: ") + e.what());
     }
   }
-  static const vhmc::GlmData& with_response_scale(vhmc::GlmData& data, const Rcpp::List& spec) {
+  // The response's scale, and the censored rows' codes (integers) and upper bounds, if any.
+  const vhmc::GlmData& with_response_scale(vhmc::GlmData& data, const Rcpp::List& spec) {
     data.y_center = Rcpp::as<double>(spec["y_center"]);
     data.y_scale = Rcpp::as<double>(spec["y_scale"]);
+    if (!Rf_isNull(cens)) new (&data.cens) Eigen::Map<const Eigen::VectorXi>(INTEGER(cens), Rf_xlength(cens));
+    if (!Rf_isNull(y2)) new (&data.y2) Eigen::Map<const vhmc::Vec>(REAL(y2), Rf_xlength(y2));
     return data;
+  }
+  static SEXP element(const Rcpp::List& spec, const char* name) {
+    return spec.containsElementNamed(name) ? static_cast<SEXP>(spec[name]) : R_NilValue;
   }
   static vhmc::GlmPotential make_potential(const Rcpp::List& spec, const vhmc::GlmData& data) {
     try {
@@ -197,7 +204,7 @@ Rcpp::List vhmc_glm_mode(SEXP model, Rcpp::NumericVector init) {
 Rcpp::List vhmc_family_table() {
   const int n = vhmc::kFamilyCount;
   Rcpp::CharacterVector code(n), family(n), link(n);
-  Rcpp::LogicalVector fisher(n), stats(n), thresholds(n);
+  Rcpp::LogicalVector fisher(n), stats(n), thresholds(n), censoring(n);
   Rcpp::NumericVector curvature(n);
   std::vector<std::string> a_code, a_name, a_transform;
   std::vector<double> a_lower;
@@ -211,6 +218,7 @@ Rcpp::List vhmc_family_table() {
       fisher[i] = F::kHasFisher && vhmc::family::aux_count<F>() == 0;
       stats[i] = F::kGaussianStats;
       thresholds[i] = F::kThresholds;
+      censoring[i] = F::kCensored;
       curvature[i] = F::kMaxCurvature;
       for (const auto& a : F::kAux) {
         a_code.push_back(vhmc::family_code<F>());
@@ -226,7 +234,8 @@ Rcpp::List vhmc_family_table() {
   return Rcpp::List::create(
       _["families"] = Rcpp::DataFrame::create(_["code"] = code, _["family"] = family, _["link"] = link,
                                               _["has_fisher"] = fisher, _["gaussian_stats"] = stats,
-                                              _["thresholds"] = thresholds, _["max_curvature"] = curvature,
+                                              _["thresholds"] = thresholds, _["censoring"] = censoring,
+                                              _["max_curvature"] = curvature,
                                               _["stringsAsFactors"] = false),
       _["aux"] = Rcpp::DataFrame::create(_["code"] = Rcpp::wrap(a_code), _["name"] = Rcpp::wrap(a_name),
                                          _["transform"] = Rcpp::wrap(a_transform), _["lower"] = Rcpp::wrap(a_lower),

@@ -22,6 +22,11 @@ struct GlmData {
   // The standardisation of a gaussian response, y = (y_data - y_center) / y_scale (R's
   // glm_spec()), undone on the reported scale (glm/reported.hpp).
   double y_center = 0.0, y_scale = 1.0;
+  // Censored rows (brms's cens(), glm/family/censored.hpp): each row's code (-1 left, 0 none,
+  // 1 right, 2 interval) and an interval's upper bound on y's scale; both absent (size 0)
+  // when no row is censored. Set by the caller after construction, views like the rest.
+  Eigen::Map<const Eigen::VectorXi> cens{nullptr, 0};
+  Eigen::Map<const Vec> y2{nullptr, 0};
 
   Eigen::Index n() const { return X.rows(); }
   Eigen::Index k() const { return X.cols(); }
@@ -29,6 +34,7 @@ struct GlmData {
   bool has_offset() const { return offset.size() > 0; }
   bool has_center() const { return center.size() > 0; }
   bool has_scale() const { return scale.size() > 0; }
+  bool has_censoring() const { return cens.size() > 0; }
 };
 
 }  // namespace vhmc

@@ -16,6 +16,9 @@
 // Fixed noise precision (gaussian only; the fixed-precision ARDL model of Asaad 2017): with
 // noise_precision alpha > 0 there is no sigma parameter and U = (alpha/2) sum w e^2 + U_prior;
 // every code path is the sigma-estimated one with 1/sigma^2 replaced by alpha.
+// Censored rows (GlmData::cens) take their probability in place of the density (families with
+// kCensored, glm/family/censored.hpp): the family's pass runs with their weights set to 0,
+// and a pass over them alone adds their terms; no gaussian closed forms then.
 // Buffers are allocated at construction only.
 #include <cmath>
 #include <memory>
@@ -84,6 +87,8 @@ class GlmPotential {
   // Whether the posterior has parameters whose scale is another parameter (group-level
   // terms, a horseshoe, smooths): no joint mode, no analytic Hessian.
   bool hierarchical() const { return !terms_.empty() || hs_ || sm_; }
+  // Whether some rows are censored.
+  bool censored() const { return !cens_rows_.empty(); }
 
   // Without the likelihood: U is the priors' alone (rstanarm's prior_PD), for prior
   // predictive checks and the tests of the priors' marginals.
@@ -196,6 +201,16 @@ class GlmPotential {
   template <class F>
   void family_hessian(const Vec& theta, Mat& H);
 
+  // Censored rows: their index and the other rows' weights (theirs 0), checked at
+  // construction; the weights the family's pass takes; the censored rows' terms (their
+  // log likelihood, r_ at their rows, dt_ added) and their Newton Hessian's.
+  void setup_censoring();
+  RowVec pass_weights() const { return cens_rows_.empty() ? RowVec(data_->weights) : RowVec(obs_w_); }
+  template <class F>
+  double censored_pass(const Vec& theta, bool grad);
+  template <class F>
+  void censored_hessian(const Vec& theta, Vec& he, Mat& het, Mat& htt);
+
   // The gathered rows' terms at theta (batch_.gather), or at theta_hat with at_hat.
   void batch_terms(const Vec& theta, bool at_hat);
 
@@ -218,6 +233,8 @@ class GlmPotential {
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, scratch)
   MinibatchRows batch_;
   Vec prior_hat_;  // the priors' gradient at theta_hat (minibatch_grad_diff)
+  std::vector<Eigen::Index> cens_rows_;  // the censored rows
+  Vec obs_w_;                            // the weights of the family's pass with censored rows
 };
 
 }  // namespace vhmc

@@ -72,8 +72,9 @@ inline double GlmPotential::terms_finish(const Vec& theta, Vec* g) {
 template <class F>
 inline double GlmPotential::eval_family(const Vec& theta, Vec* g) {
   linear_predictor(theta);
-  const double ll = F::pass(data_->y, eta_, data_->weights, aux_of<F>(theta), g ? &r_ : nullptr,
-                            g && aux_ >= 0 ? dt_.data() : nullptr, z_);
+  double ll = F::pass(data_->y, eta_, pass_weights(), aux_of<F>(theta), g ? &r_ : nullptr,
+                      g && aux_ >= 0 ? dt_.data() : nullptr, z_);
+  if (!cens_rows_.empty()) ll += censored_pass<F>(theta, g != nullptr);
   const double u = -ll;
   if (!g) return u + priors_.eval(theta, nullptr) + (terms_.empty() ? 0.0 : terms_finish(theta, nullptr));
   design_.scatter(r_, *g);
@@ -82,6 +83,29 @@ inline double GlmPotential::eval_family(const Vec& theta, Vec* g) {
   g->tail(dim() - (aux_ >= 0 ? aux_ + n_aux_ : design_.size())).setZero();
   const double up = priors_.eval(theta, g);
   return u + up + terms_finish(theta, g);
+}
+
+// The censored rows' log likelihood; with grad, their r_ (set: the pass gave them weight 0)
+// and their share of dt_ (added).
+template <class F>
+inline double GlmPotential::censored_pass(const Vec& theta, bool grad) {
+  if constexpr (F::kCensored) {
+    const GlmData& d = *data_;
+    const auto g = F::cens_aux(aux_ >= 0 ? theta.data() + aux_ : nullptr);
+    double ll = 0.0;
+    for (const Eigen::Index i : cens_rows_) {
+      family::Local o;
+      F::censored(d.y[i], d.y2.size() ? d.y2[i] : d.y[i], d.cens[i], eta_[i], g, grad ? 1 : 0, o);
+      const double w = d.has_weights() ? d.weights[i] : 1.0;
+      ll += w * o.v;
+      if (!grad) continue;
+      r_[i] = w * o.g[0];
+      for (Eigen::Index k = 0; k < n_aux_; ++k) dt_[k] += w * o.g[1 + k];
+    }
+    return ll;
+  } else {
+    throw std::logic_error("censored rows in a family without censoring");
+  }
 }
 
 // The priors alone (prior_only).

@@ -88,7 +88,8 @@ void GlmPotential::family_hessian(const Vec& theta, Mat& H) {
   linear_predictor(theta);
   const auto a = aux_of<F>(theta);
   Mat het(aux_ >= 0 ? n : 0, n_aux_), htt = Mat::Zero(n_aux_, n_aux_);
-  F::hessian(d.y, eta_, d.weights, a, z_, het, htt);
+  F::hessian(d.y, eta_, pass_weights(), a, z_, het, htt);
+  if (!cens_rows_.empty()) censored_hessian<F>(theta, z_, het, htt);
   Mat Z;
   design_.gram<Vec>(z_, nullptr, Z, nullptr);
   H.topLeftCorner(p, p) = Z;
@@ -99,6 +100,25 @@ void GlmPotential::family_hessian(const Vec& theta, Mat& H) {
     H.block(aux_ + k, 0, 1, p) = cross.transpose();
   }
   if (aux_ >= 0) H.block(aux_, aux_, n_aux_, n_aux_) = htt;
+}
+
+// The censored rows' Newton terms in place of those their zero weight gave.
+template <class F>
+void GlmPotential::censored_hessian(const Vec& theta, Vec& he, Mat& het, Mat& htt) {
+  if constexpr (F::kCensored) {
+    const GlmData& d = *data_;
+    const auto g = F::cens_aux(aux_ >= 0 ? theta.data() + aux_ : nullptr);
+    for (const Eigen::Index i : cens_rows_) {
+      family::Local o;
+      F::censored(d.y[i], d.y2.size() ? d.y2[i] : d.y[i], d.cens[i], eta_[i], g, 2, o);
+      const double w = d.has_weights() ? d.weights[i] : 1.0;
+      he[i] = -w * o.h[0][0];
+      for (Eigen::Index k = 0; k < n_aux_; ++k) {
+        het(i, k) = -w * o.h[0][1 + k];
+        for (Eigen::Index l = 0; l < n_aux_; ++l) htt(k, l) -= w * o.h[1 + k][1 + l];
+      }
+    }
+  }
 }
 
 inline void GlmPotential::fisher_weights(const Vec& theta, Vec& lam, Vec& dlam) {
@@ -121,6 +141,7 @@ inline void GlmPotential::fisher_weights(const Vec& theta, Vec& lam, Vec& dlam) 
 
 inline void GlmPotential::minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g, Vec* noise_var) {
   require_no_hierarchy("minibatch gradients");
+  if (censored()) throw std::logic_error("minibatch gradients are not available with censored rows");
   if (g.size() != dim()) g.resize(dim());
   batch_.gather(design_, idx, m);
   batch_terms(theta, false);
@@ -135,6 +156,7 @@ inline void GlmPotential::minibatch_grad(const Vec& theta, const int* idx, Eigen
 inline void GlmPotential::minibatch_grad_diff(const Vec& theta, const Vec& theta_hat, const int* idx, Eigen::Index m,
                                               Vec& g, Vec* noise_var) {
   require_no_hierarchy("minibatch gradients");
+  if (censored()) throw std::logic_error("minibatch gradients are not available with censored rows");
   if (g.size() != dim()) g.resize(dim());
   batch_.gather(design_, idx, m);
   prior_hat_.setZero(dim());

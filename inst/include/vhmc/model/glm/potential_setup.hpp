@@ -16,7 +16,7 @@ namespace vhmc {
 
 inline bool GlmPotential::has_fisher() const {
   const bool fam = with_family(family_, [](auto f) { return decltype(f)::kHasFisher; });
-  return fam && !has_aux() && !hierarchical();
+  return fam && !has_aux() && !hierarchical() && !censored();
 }
 
 inline void GlmPotential::use_sparse_columns(double max_fraction) {
@@ -56,12 +56,34 @@ inline GlmPotential::GlmPotential(const GlmData& data, GlmFamily family, bool ha
     const ParamBlock& blk = layout_.blocks()[aux_blocks_[b]];
     priors_.add_aux(prior_aux[b], blk.offset, blk.size, blk.transform, blk.lower);
   }
-  if (gaussian_stats()) {
+  setup_censoring();
+  if (gaussian_stats() && !censored()) {
     const double sum_w = data.has_weights() ? data.weights.sum() : static_cast<double>(data.n());
     gauss_ = std::make_unique<GaussianLikelihood>(design_, sum_w);
   } else {
     design_.use_sparse_columns();  // the row pass of every gradient
   }
+}
+
+inline void GlmPotential::setup_censoring() {
+  const GlmData& d = *data_;
+  if (!d.has_censoring()) return;
+  if (d.cens.size() != d.n() || (d.y2.size() != 0 && d.y2.size() != d.n()))
+    throw std::invalid_argument("censoring: one code (and upper bound) per row");
+  const bool can = with_family(family_, [](auto f) { return decltype(f)::kCensored; });
+  obs_w_ = d.has_weights() ? Vec(d.weights) : Vec::Ones(d.n());
+  for (Eigen::Index i = 0; i < d.n(); ++i) {
+    const int c = d.cens[i];
+    if (c < family::kCensLeft || c > family::kCensInterval) throw std::invalid_argument("censoring: codes are -1, 0, 1, 2");
+    if (c == family::kCensNone) continue;
+    if (!can) throw std::invalid_argument("censoring: the family has no censored likelihood");
+    if (c == family::kCensInterval && !(d.y2.size() && d.y2[i] > d.y[i]))
+      throw std::invalid_argument("censoring: an interval needs an upper bound above y");
+    cens_rows_.push_back(i);
+    obs_w_[i] = 0.0;
+  }
+  if (cens_rows_.empty()) obs_w_.resize(0);
+  if (fixed_noise() && censored()) throw std::invalid_argument("censoring: not with a fixed noise precision");
 }
 
 inline void GlmPotential::add_group_term(const GroupTermData& d) {

@@ -29,6 +29,10 @@
 //                                          d2ll_i/deta dt_k, htt = -sum_i w_i d2ll_i/dt dt'
 //                                          (Newton's Hessian for the mode)
 //   void fisher(eta, aux, lam, dlam)       E[-d2ll/deta2] and its eta-derivative (kHasFisher)
+//   kCensored                              censored rows (glm/family/censored.hpp): then
+//                                          using CensAux; CensAux cens_aux(const double* t)
+//                                          (once per evaluation) and
+//                                          censored(y, y2, kind, eta, cens_aux, order, Local&)
 // Families with a fixed number of aux parameters write row() and curvature() and take
 // pass(), derivs() and hessian() from the generic row passes below (FromRows<F>); families
 // written from their local derivatives (glm/family/local.hpp) take all of it from those.
@@ -142,6 +146,7 @@ void row_hessian(const RowVec& y, const Vec& eta, const RowVec& w, const typenam
 // since F is incomplete where this is a base): pass(), derivs() and hessian() row by row.
 template <class F>
 struct FromRows {
+  static constexpr bool kCensored = false;
   template <class A>
   static double pass(const RowVec& y, const Vec& eta, const RowVec& w, const A& a, Vec* r, double* dt, Vec&) {
     return row_pass<F>(y, eta, w, a, r, dt);

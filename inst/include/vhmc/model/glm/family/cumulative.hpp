@@ -28,7 +28,7 @@ struct Cumulative {
   static constexpr const char* kFamily = "cumulative";
   static constexpr const char* kLink = L::kName;
   static constexpr std::array<AuxSpec, 1> kAux = {cutpoint_params("cutpoints")};
-  static constexpr bool kHasFisher = false, kGaussianStats = false, kThresholds = true;
+  static constexpr bool kHasFisher = false, kGaussianStats = false, kThresholds = true, kCensored = false;
   static constexpr double kMaxCurvature = 0.0;
   struct Aux {
     Vec c, s;  // cutpoints and the ordered transform's Jacobian factors

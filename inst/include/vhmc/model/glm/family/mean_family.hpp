@@ -5,17 +5,13 @@
 //   dll/deta = l1 m1,  d2ll/deta2 = l2 m1^2 + l1 m2,  d2ll/deta dt = lmt m1.
 // A distribution D offers kFamily, kAux, Aux aux(const double* t), in_support(MeanTerms)
 // and terms(y, MeanTerms, aux, order, DistTerms&).
+#include "censored.hpp"
+#include "dist_terms.hpp"
 #include "links.hpp"
 #include "local.hpp"
 
 namespace vhmc {
 namespace family {
-
-// A row's log likelihood in mu and the aux coordinates t, with derivatives.
-struct DistTerms {
-  double v = 0.0, l1 = 0.0, l2 = 0.0;  // ll, dll/dmu, d2ll/dmu2
-  double lt[kMaxRowAux] = {}, lmt[kMaxRowAux] = {}, ltt[kMaxRowAux][kMaxRowAux] = {};
-};
 
 template <class D, class L>
 struct MeanFamily : FromLocal<MeanFamily<D, L>> {
@@ -31,6 +27,25 @@ struct MeanFamily : FromLocal<MeanFamily<D, L>> {
     if (!m.valid || !D::in_support(m)) return o.zero_density();
     DistTerms d;
     D::terms(y, m, a, order, d);
+    through_link(d, m, order, o);
+  }
+
+  // Censored rows (glm/family/censored.hpp): kind is brms's cens() code, y2 the upper bound
+  // of an interval; the aux values of the evaluation's grid (cens_aux(t), once per evaluation).
+  static constexpr bool kCensored = censorable<D>();
+  using CensAux = CdfGrid<D>;
+  static CensAux cens_aux(const double* t) { return CensAux(t); }
+  static void censored(double y, double y2, int kind, double eta, const CensAux& g, int order, Local& o) {
+    MeanTerms m;
+    L::mean(eta, m);
+    if (!m.valid || !D::in_support(m)) return o.zero_density();
+    DistTerms d;
+    censored_dist_terms<D>(y, y2, kind, m, g, order, d);
+    through_link(d, m, order, o);
+  }
+
+  // The chain rule from mu to eta.
+  static void through_link(const DistTerms& d, const MeanTerms& m, int order, Local& o) {
     o.v = d.v;
     if (order < 1) return;
     constexpr std::size_t n = aux_count<D>();

@@ -14,7 +14,7 @@ struct PoissonLog {
   static constexpr const char* kLink = "log";
   static constexpr NoAuxSpecs kAux{};
   using Aux = NoAux;
-  static constexpr bool kHasFisher = true, kGaussianStats = false, kThresholds = false;
+  static constexpr bool kHasFisher = true, kGaussianStats = false, kThresholds = false, kCensored = false;
   static constexpr double kMaxCurvature = 0.0;  // unbounded in eta: 0
   static Aux aux(const double*, Eigen::Index) { return {}; }
   static double pass(const RowVec& y, const Vec& eta, const RowVec& w, const Aux&, Vec* r, double*, Vec& z);

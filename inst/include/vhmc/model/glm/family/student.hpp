@@ -5,6 +5,7 @@
 //   ll = lgamma((nu + 1)/2) - lgamma(nu/2) - log(nu)/2 - log sigma - (nu + 1)/2 log(D / (nu s2)),
 //   dll/dmu = (nu + 1) e / D,  dll/dlog sigma = (nu + 1) e^2 / D - 1,
 //   dll/dnu = (psi((nu + 1)/2) - psi(nu/2) - 1/nu - log(D / (nu s2)))/2 + (nu + 1) e^2 / (2 nu D).
+#include "../../../base/incomplete.hpp"
 #include "base.hpp"
 #include "links.hpp"
 #include "mean_family.hpp"
@@ -25,6 +26,14 @@ struct StudentDist {
             digamma(0.5 * (nu + 1.0)) - digamma(0.5 * nu), trigamma(0.5 * (nu + 1.0)) - trigamma(0.5 * nu)};
   }
   static bool in_support(const MeanTerms& m) { return std::isfinite(m.mu); }
+  // log F(y) or log(1 - F(y)) (censored rows): the tail beyond |q|, q = (y - mu) / sigma, is
+  // I_x(nu/2, 1/2) / 2 with x = nu / (nu + q^2) (Abramowitz & Stegun 1964, eq. 26.7.1).
+  static double log_cdf(double y, double mu, const Aux& a, bool upper) {
+    const double q = (y - mu) * std::exp(-a.t1), q2 = q * q, nq = a.nu + q2;
+    const double lt = -0.6931471805599453 + log_beta_inc(0.5 * a.nu, 0.5, a.nu / nq, q2 / nq);
+    return (upper ? q > 0.0 : q < 0.0) ? lt : detail::log1m_exp(lt);
+  }
+  static double mu_scale(double, const Aux& a) { return std::exp(a.t1); }
   static void terms(double y, const MeanTerms& m, const Aux& a, int order, DistTerms& d) {
     const double nu = a.nu, e = y - m.mu, e2 = e * e, D = nu * a.s2 + e2;
     const double lq = std::log1p(e2 / (nu * a.s2));
