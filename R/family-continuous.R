@@ -17,6 +17,7 @@ gaussian_entry <- function() {
     variance = function(p) matrix(p$aux$sigma^2, nrow(p$eta), ncol(p$eta)),
     simulate = function(p) stats::rnorm(length(p$eta), mu_of(p), p$aux$sigma),
     log_lik = function(y, p) stats::dnorm(y, mu_of(p), p$aux$sigma, log = TRUE),
+    log_cdf = function(y, p, upper) stats::pnorm(y, mu_of(p), p$aux$sigma, lower.tail = !upper, log.p = TRUE),
     eta_information = function(p) p$family$mu.eta(p$eta)^2 / p$aux$sigma^2,
     dev_resids = function(y, mu, w, aux) w * (y - mu)^2,
     pearson_variance = function(mu, aux) rep(1, length(mu)))
@@ -45,6 +46,7 @@ student_entry <- function() {
     },
     simulate = function(p) mu_of(p) + p$aux$sigma * stats::rt(length(p$eta), p$aux$nu),
     log_lik = function(y, p) stats::dt((y - mu_of(p)) / p$aux$sigma, p$aux$nu, log = TRUE) - log(p$aux$sigma),
+    log_cdf = function(y, p, upper) stats::pt((y - mu_of(p)) / p$aux$sigma, p$aux$nu, lower.tail = !upper, log.p = TRUE),
     # The Fisher information of a t location: (nu + 1) / ((nu + 3) sigma^2) (Lange, Little
     # and Taylor 1989, eq. 6).
     eta_information = function(p) {
@@ -70,6 +72,7 @@ lognormal_entry <- function() {
     variance = function(p) (exp(p$aux$sigma^2) - 1) * exp(2 * p$eta + p$aux$sigma^2),
     simulate = function(p) stats::rlnorm(length(p$eta), p$eta, p$aux$sigma),
     log_lik = function(y, p) stats::dlnorm(y, p$eta, p$aux$sigma, log = TRUE),
+    log_cdf = function(y, p, upper) stats::plnorm(y, p$eta, p$aux$sigma, lower.tail = !upper, log.p = TRUE),
     eta_information = function(p) rep(1 / p$aux$sigma^2, length(p$eta)))
 }
 
@@ -91,6 +94,9 @@ gamma_entry <- function() {
     variance = function(p) mu_of(p)^2 / p$aux$shape,
     simulate = function(p) stats::rgamma(length(p$eta), shape = p$aux$shape, rate = p$aux$shape / mu_of(p)),
     log_lik = function(y, p) stats::dgamma(y, shape = p$aux$shape, rate = p$aux$shape / mu_of(p), log = TRUE),
+    log_cdf = function(y, p, upper) {
+      stats::pgamma(y, shape = p$aux$shape, rate = p$aux$shape / mu_of(p), lower.tail = !upper, log.p = TRUE)
+    },
     eta_information = function(p) p$family$mu.eta(p$eta)^2 * p$aux$shape / mu_of(p)^2,
     dev_resids = function(y, mu, w, aux) stats::Gamma()$dev.resids(y, mu, w),
     pearson_variance = function(mu, aux) mu^2)
@@ -110,9 +116,21 @@ inverse_gaussian_entry <- function() {
       mu <- mu_of(p)
       0.5 * log(p$aux$lambda / (2 * pi * y^3)) - p$aux$lambda * (y - mu)^2 / (2 * mu^2 * y)
     },
+    log_cdf = function(y, p, upper) log_pinvgauss(y, mu_of(p), p$aux$lambda, upper),
     eta_information = function(p) p$family$mu.eta(p$eta)^2 * p$aux$lambda / mu_of(p)^3,
     dev_resids = function(y, mu, w, aux) stats::inverse.gaussian()$dev.resids(y, mu, w),
     pearson_variance = function(mu, aux) mu^3)
+}
+
+# The inverse Gaussian's log cdf (upper: of the upper tail), F(y) = Phi(r (y/mu - 1)) +
+# exp(2 lambda / mu) Phi(-r (y/mu + 1)), r = sqrt(lambda / y) (Chhikara and Folks 1989,
+# eq. 2.9), on the log scale as the core computes it.
+log_pinvgauss <- function(y, mu, lambda, upper) {
+  r <- sqrt(lambda / y)
+  lb <- 2 * lambda / mu + stats::pnorm(-r * (y / mu + 1), log.p = TRUE)
+  la <- stats::pnorm(r * (y / mu - 1), lower.tail = !upper, log.p = TRUE)
+  if (!upper) return(pmax(la, lb) + log1p(exp(-abs(la - lb))))
+  la + log1m_exp(pmin(lb - la, -.Machine$double.eps))
 }
 
 # Inverse Gaussian draws by Michael, Schucany and Haas (1976): a chi-square(1) root, then one

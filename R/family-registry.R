@@ -45,6 +45,8 @@ family_registry <- function() {
 #   unidentified(model): what of the model only the prior identifies (an ordinal model's
 #   empty end category), or NULL
 #   epred(), variance(), simulate(), log_lik(), eta_information(): R/glm-predictive.R
+#   log_cdf(y, p, upper): log F(y) or log(1 - F(y)), the censored rows' log_lik() (R/censoring.R;
+#                    NULL: the family cannot be censored, as its core family says)
 #   dev_resids(), pearson_variance(): residuals() (NULL: no deviance residuals; the model's
 #                    variance behind Pearson residuals)
 #   eta_mean         what the linear predictor is the mean of, for estimated marginal means
@@ -85,7 +87,8 @@ family_entry_named <- function(name) {
 # function (poisson) or a name ("binomial"). Returns the family object made by the entry's
 # constructor, plus `code` (the core's family-link), `entry`, `aux` (the core's auxiliary
 # parameters: name, transform, lower, scales_with_y, sized_by_data), `aux_names`, `has_aux`
-# and `traits` (the core's row: has_fisher, gaussian_stats, thresholds, max_curvature).
+# and `traits` (the core's row: has_fisher, gaussian_stats, thresholds, censoring,
+# max_curvature).
 resolve_family <- function(family) {
   if (is.character(family) && length(family) == 1L && !is.na(family)) {
     entry <- family_entry_named(family)

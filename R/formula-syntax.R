@@ -7,7 +7,7 @@ brms_terms <- function() {
   list(
     trials = c("a binomial response with its numbers of trials", "cbind(y, n - y) ~ ... (as glm())"),
     weights = c("weights", "the argument weights = w"),
-    cens = c("a censored response", NA),
+    cens = c("a censored response", "y | cens(censored, y2) with cens() alone on the left"),
     se = c("known measurement errors of the response", NA),
     mi = c("missing values imputed in the model", NA),
     rate = c("an exposure", "+ offset(log(exposure)) in the formula"),
@@ -23,7 +23,7 @@ brms_terms <- function() {
 }
 
 check_brms_syntax <- function(formula) {
-  if (length(formula) == 3L && bar_call(formula[[2L]])) {
+  if (length(formula) == 3L && bar_call(formula[[2L]]) && is.null(formula_censoring(formula))) {
     add <- formula[[2L]][[3L]]
     name <- if (is.call(add)) as.character(add[[1L]]) else deparse1(add)
     brms_error(deparse1(formula[[2L]]), name, "on the left of ~")

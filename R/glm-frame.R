@@ -63,13 +63,14 @@ glm_model <- function(mf, family, contrasts, fixed = NULL, response_levels = NUL
   if (family$entry$ordinal && is.ordered(y) && length(response_levels) > nlevels(y)) {
     y <- factor(as.character(y), levels = response_levels, ordered = TRUE)
   }
-  resp <- glm_response(y, family, prior_weights, deparse1(mt[[2L]]))
+  censored <- response_censoring(y, mf[["(vhmc_cens)"]], mf[["(vhmc_y2)"]], family)
+  resp <- glm_response(censored$y, family, prior_weights, deparse1(mt[[2L]]))
   columns <- design_columns(X, resp$weights)
   # The fit keeps the design once and no copy of the data (no model frame), and the row
   # names only when they are not 1..n (model.matrix() spells those out: 12 MiB at N = 2e5).
   list(type = "glm", family = family, terms = mt, x = X, y = resp$y,
        weights = resp$weights, prior_weights = prior_weights, trials = resp$trials,
-       response_matrix = resp$matrix, offset = offset, intercept = intercept,
+       response_matrix = resp$matrix, cens = censored$cens, offset = offset, intercept = intercept,
        levels = resp$levels, n_cutpoints = if (!is.null(resp$levels)) length(resp$levels) - 1L else 0L,
        coef_names = colnames(X), xlevels = stats::.getXlevels(mt, mf),
        contrasts = attr(X, "contrasts"), na.action = attr(mf, "na.action"),
@@ -114,7 +115,7 @@ glm_design_matrix <- function(mt, mf, contrasts, allow_empty = FALSE) {
 # model.matrix() would stop with its own "contrasts can be applied only to factors with 2
 # or more levels".
 check_factor_levels <- function(mt, mf) {
-  vars <- setdiff(names(mf), c(names(mf)[attr(mt, "response")], "(weights)", "(offset)"))
+  vars <- setdiff(names(mf), c(names(mf)[attr(mt, "response")], "(weights)", "(offset)", "(vhmc_cens)", "(vhmc_y2)"))
   for (v in vars) {
     x <- mf[[v]]
     if (!is.factor(x) && !is.character(x)) next

@@ -24,7 +24,7 @@ glm_design <- function(object, newdata = NULL, need_response = FALSE) {
   if (is.null(newdata)) {
     return(list(x = model$x, offset = model$offset, y = model$y, trials = model$trials,
                 weights = model$weights, prior_weights = model$prior_weights,
-                matrix = model$response_matrix))
+                matrix = model$response_matrix, cens = model$cens))
   }
   if (!is.data.frame(newdata) && !is.list(newdata)) {
     stop_arg("newdata", sprintf("must be a data frame, not %s", describe(newdata)))
@@ -39,8 +39,10 @@ glm_design <- function(object, newdata = NULL, need_response = FALSE) {
   out <- list(x = x, offset = newdata_offset(object, mf, newdata, nrow(x)), y = NULL,
               trials = NULL, weights = NULL, prior_weights = NULL, matrix = FALSE)
   if (need_response) {
-    resp <- glm_response(stats::model.response(mf), model$family, NULL, deparse1(tt[[2L]]))
+    censored <- newdata_censoring(model, stats::model.response(mf), newdata)
+    resp <- glm_response(censored$y, model$family, NULL, deparse1(tt[[2L]]))
     out[c("y", "trials", "weights", "matrix")] <- resp[c("y", "trials", "weights", "matrix")]
+    out["cens"] <- list(censored$cens)
   }
   out
 }
@@ -271,6 +273,7 @@ log_lik.vhmc_glm <- function(object, newdata = NULL, ndraws = NULL, re.form = NU
   freq <- if (!family$entry$trials) design$weights %||% rep(1, N) else
     if (design$matrix) design$prior_weights %||% rep(1, N) else rep(1, N)
   ll <- family$entry$log_lik(y, parts)
+  if (!is.null(design$cens)) ll <- censored_log_lik(ll, y, design$cens, parts)
   ll <- sweep(ll, 2L, freq, `*`)
   dimnames(ll) <- NULL
   ll

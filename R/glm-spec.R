@@ -31,6 +31,10 @@ glm_spec <- function(model, family, priors) {
          core_prior(p, s = if (a$scales_with_y) ys$scale else 1)
        }),
        n_cutpoints = model$n_cutpoints %||% 0L, noise_precision = 0, prior_only = isTRUE(model$prior_PD))
+  if (!is.null(model$cens)) {
+    spec$cens <- model$cens$code
+    spec$y2 <- (family$entry$core_response(model$cens$y2) - ys$center) / ys$scale
+  }
   if (has_penalised(model)) spec$smooths <- list(sizes = model$smooths$sizes, prior = prior_for_core(priors$prior_smooth$adjusted))
   spec
 }
@@ -127,7 +131,7 @@ glm_target <- function(spec, model) {
     mode = function(init) vhmc_glm_mode(ptr, null_start(ptr, init, null)),
     user_values = function(theta) stats::setNames(as.numeric(to_user(matrix(theta, nrow = 1L))), nm),
     to_user = to_user, to_internal = function(rows) vhmc_glm_reported(ptr, rows, FALSE),
-    minibatch = TRUE, n_obs = nrow(spec$X), ptr = ptr, metric_tensor = layout$has_fisher,
+    minibatch = is.null(spec$cens), n_obs = nrow(spec$X), ptr = ptr, metric_tensor = layout$has_fisher,
     family = model$family, null = null
   )
 }

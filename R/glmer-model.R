@@ -50,6 +50,7 @@ glmer_marginal <- function(model, family, prior_PD) {
   size <- sum(vapply(g$terms, function(t) length(t$levels) * t$p * (ncol(model$x) + P), 1))
   nt <- length(g$terms)
   why <- if (!isTRUE(family$traits$gaussian_stats)) sprintf("the %s(%s) likelihood has no closed form for it", family$family, family$link) else
+    if (!is.null(model$cens)) "censored rows have no closed form for it" else
     if (nt > 1L && !g$structure$nested) sprintf("the formula has %d group-level terms whose factors are not nested", nt) else
       if (isTRUE(prior_PD)) "prior_PD = TRUE leaves out the likelihood" else
         if (size > 5e7) sprintf("its per-level statistics would hold %.3g numbers", size)
@@ -75,7 +76,7 @@ glmer_cells <- function(model, family, prior_PD) {
   count <- model$glmer$structure$cells
   P <- sum(vapply(model$glmer$terms, `[[`, 1L, "p"))
   fits <- count * P * (P + ncol(model$x)) <= 5e7  # the statistics' size
-  use <- isTRUE(family$traits$gaussian_stats) && !isTRUE(prior_PD) && !isFALSE(opt) && fits &&
+  use <- isTRUE(family$traits$gaussian_stats) && is.null(model$cens) && !isTRUE(prior_PD) && !isFALSE(opt) && fits &&
     (isTRUE(opt) || glmer_cells_pay(length(model$y), count, P, ncol(model$x)))
   list(use = use, count = count)
 }

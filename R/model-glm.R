@@ -191,21 +191,26 @@ vhmc_glm <- function(formula, data, family = gaussian(),
 # the terms (R/glmer-model.R); the model frame holds every variable of both.
 build_glm_model <- function(mf_call, env, formula, data, family, contrasts, parameterization) {
   check_brms_syntax(formula)
+  censoring <- formula_censoring(formula)
+  whole <- formula
+  formula <- uncensored_formula(formula, censoring)
   bars <- glmer_bars(formula)
   smooths <- formula_smooths(formula)
   specs <- if (!is.null(smooths)) smooth_specs(smooths, environment(formula) %||% env)
   frame_formula <- if (is.null(bars)) formula else glmer_frame_formula(formula)
   if (!is.null(smooths)) frame_formula <- smooth_frame_formula(frame_formula, specs)
   mf_call$formula <- frame_formula
-  mf <- glm_model_frame(mf_call, env, frame_formula, data)
+  mf <- glm_model_frame(censoring_frame_call(mf_call, censoring), env, frame_formula, data)
   fixed <- if (!is.null(bars)) reformulas::nobars(formula)
   if (!is.null(smooths)) fixed <- formula_without_smooths(fixed %||% formula)
   model <- glm_model(mf, family, contrasts, fixed = fixed, response_levels = declared_levels(formula, data, env))
   if (!is.null(smooths)) model <- add_smooths(model, specs, mf)
   if (!is.null(bars)) model$glmer <- glmer_model(bars, mf, parameterization)
-  model$formula <- formula  # the whole formula, group-level terms included (formula(), update())
-  model$label <- sprintf("%s(%s) %s, %s, %d observations", family$family, family$link,
-                         if (is.null(bars)) "GLM" else "multilevel GLM", deparse1(formula), model$nobs)
+  model$formula <- whole  # the whole formula, group-level terms and cens() included (formula(), update())
+  model$censoring <- censoring
+  model$label <- sprintf("%s(%s) %s, %s, %d observations%s", family$family, family$link,
+                         if (is.null(bars)) "GLM" else "multilevel GLM", deparse1(whole), model$nobs,
+                         censoring_label(model$cens))
   model
 }
 
