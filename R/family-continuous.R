@@ -12,7 +12,7 @@ gaussian_entry <- function() {
     aux_priors = list(sigma = exponential(1, autoscale = TRUE)),
     standardise = function(link) link == "identity", relative_to_sigma = TRUE,
     min_rows = 2L, separation = FALSE, uninformative = function(y) FALSE,
-    response = function(y, w, bad_y) not_constant(plain_response(y, w, bad_y), bad_y, "sigma"),
+    spread_identifies = "sigma",
     epred = mu_of,
     variance = function(p) matrix(p$aux$sigma^2, nrow(p$eta), ncol(p$eta)),
     simulate = function(p) stats::rnorm(length(p$eta), mu_of(p), p$aux$sigma),
@@ -23,7 +23,8 @@ gaussian_entry <- function() {
     pearson_variance = function(mu, aux) rep(1, length(mu)))
 }
 
-# A response whose values are all equal leaves a scale parameter unidentified.
+# A response whose values are all equal leaves a scale parameter unidentified (at fit time:
+# new data may hold one value many times).
 not_constant <- function(r, bad_y, what) {
   if (length(r$y) > 1L && all(r$y == r$y[1L])) {
     bad_y(sprintf("is constant (every value is %s), so %s is not identified", format(r$y[1L]), what))
@@ -38,7 +39,7 @@ student_entry <- function() {
     aux_priors = list(sigma = exponential(1, autoscale = TRUE), nu = gamma_prior(2, 0.1)),
     standardise = function(link) link == "identity", min_rows = 2L, separation = FALSE,
     uninformative = function(y) FALSE,
-    response = function(y, w, bad_y) not_constant(plain_response(y, w, bad_y), bad_y, "sigma"),
+    spread_identifies = "sigma",
     epred = mu_of,
     variance = function(p) {
       nu <- p$aux$nu
@@ -61,12 +62,13 @@ lognormal_entry <- function() {
   family_entry(
     "lognormal", "identity", constructor = lognormal, core = function(link) "gaussian_identity",
     aux_priors = list(sigma = exponential(1, autoscale = TRUE)),
-    standardise = function(link) TRUE, core_response = log, relative_to_sigma = TRUE, eta_mean = "log",
+    standardise = function(link) TRUE, core_response = log, spread_identifies = "sigma", relative_to_sigma = TRUE,
+    eta_mean = "log",
     min_rows = 2L, separation = FALSE, uninformative = function(y) FALSE,
     response = function(y, w, bad_y) {
       r <- plain_response(y, w, bad_y)
       if (any(r$y <= 0)) bad_y("has values <= 0; the lognormal family needs positive outcomes")
-      not_constant(r, bad_y, "sigma")
+      r
     },
     epred = function(p) exp(p$eta + p$aux$sigma^2 / 2),
     variance = function(p) (exp(p$aux$sigma^2) - 1) * exp(2 * p$eta + p$aux$sigma^2),

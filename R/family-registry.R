@@ -42,6 +42,7 @@ family_registry <- function() {
 #   relative_to_sigma  decov()'s covariance is relative to sigma^2, and hs()'s global scale to
 #                    sigma (rstanarm's gaussian rule)
 #   trials, min_rows, separation, response(), uninformative(), observed(): response rules;
+#   spread_identifies  the parameter a constant response leaves unidentified (sigma), or NULL
 #   unidentified(model): what of the model only the prior identifies (an ordinal model's
 #   empty end category), or NULL
 #   epred(), variance(), simulate(), log_lik(), eta_information(): R/glm-predictive.R

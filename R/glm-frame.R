@@ -168,7 +168,7 @@ check_weight_support <- function(w, n, family) {
 # The response on the core's scale: y (proportions for binomial) and the weights the
 # likelihood uses (prior weights times binomial trials), by the family's rules
 # (R/family-registry.R).
-glm_response <- function(y, family, prior_weights, name) {
+glm_response <- function(y, family, prior_weights, name, fitting = TRUE) {
   bad_y <- function(problem, fix = NULL) stop_arg("data", sprintf("response `%s` %s", name, problem), fix)
   if (is.matrix(y) && ncol(y) == 1L) y <- y[, 1L]
   if (is.matrix(y) && !family$entry$trials) {
@@ -177,5 +177,7 @@ glm_response <- function(y, family, prior_weights, name) {
           sprintf("Only %s takes a two-column response, cbind(successes, failures); fit one model per column.",
                   paste0(names(Filter(function(e) e$trials, family_registry())), "()", collapse = " or ")))
   }
-  family$entry$response(y, prior_weights, bad_y)
+  r <- family$entry$response(y, prior_weights, bad_y)
+  if (fitting && !is.null(family$entry$spread_identifies)) not_constant(r, bad_y, family$entry$spread_identifies)
+  r
 }

@@ -40,7 +40,7 @@ glm_design <- function(object, newdata = NULL, need_response = FALSE) {
               trials = NULL, weights = NULL, prior_weights = NULL, matrix = FALSE)
   if (need_response) {
     censored <- newdata_censoring(model, stats::model.response(mf), newdata)
-    resp <- glm_response(censored$y, model$family, NULL, deparse1(tt[[2L]]))
+    resp <- glm_response(censored$y, model$family, NULL, deparse1(tt[[2L]]), fitting = FALSE)
     out[c("y", "trials", "weights", "matrix")] <- resp[c("y", "trials", "weights", "matrix")]
     out["cens"] <- list(censored$cens)
   }

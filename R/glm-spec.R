@@ -132,6 +132,8 @@ glm_target <- function(spec, model) {
     user_values = function(theta) stats::setNames(as.numeric(to_user(matrix(theta, nrow = 1L))), nm),
     to_user = to_user, to_internal = function(rows) vhmc_glm_reported(ptr, rows, FALSE),
     minibatch = is.null(spec$cens), n_obs = nrow(spec$X), ptr = ptr, metric_tensor = layout$has_fisher,
+    description = if (!is.null(spec$cens)) "a model with censored rows (whose minibatch gradients the core has not)",
+    samplers = if (!is.null(spec$cens)) "nuts(), hmc(), rwm(), surrogate_hmc() or variational_hmc()",
     family = model$family, null = null
   )
 }
