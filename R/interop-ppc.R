@@ -14,7 +14,11 @@
 #' @param plotfun Name of a bayesplot PPC function, with or without its `ppc_` prefix
 #'   (`"dens_overlay"`, `"hist"`, `"stat"`, `"intervals"`, `"bars"`, `"loo_pit_overlay"`,
 #'   ...; see `bayesplot::available_ppc()`). `NULL` (default): `"bars"` for ordinal models
-#'   ([cumulative()]), whose responses are categories, `"dens_overlay"` otherwise. The LOO plots (`"loo_*"`) get their PSIS weights from
+#'   ([cumulative()]), whose responses are categories, `"dens_overlay"` otherwise (as
+#'   brms, also for censored responses, whose censored rows show their bound). For a
+#'   right-censored fit `"km_overlay"` compares Kaplan-Meier curves of the data, censoring
+#'   taken into account, with those of uncensored replications (its `status_y` is filled
+#'   in; bayesplot needs the ggfortify package for it). The LOO plots (`"loo_*"`) get their PSIS weights from
 #'   [log_lik()] (they need the loo package).
 #' @param ndraws Number of replicated data sets, evenly spaced over the chains. By default
 #'   50 for the overlay plots, 8 for plots with one panel per data set (`"hist"`, `"dens"`,
@@ -54,6 +58,7 @@ pp_check.vhmc_fit <- function(object, plotfun = NULL, ndraws = NULL, seed = NULL
   if (is.null(ndraws) && !is.null(default)) ndraws <- min(default, fit_ndraws(object))
   fun <- getExportedValue("bayesplot", fun_name)
   args <- list(y = y, yrep = posterior_predict(object, ndraws = ndraws, seed = seed), ...)
+  if ("status_y" %in% names(formals(fun)) && is.null(args$status_y)) args$status_y <- km_status(object$model$cens, plotfun)
   if (loo_plot) {
     li <- loo_psis(object, sprintf("pp_check(plotfun = \"%s\")", plotfun))
     takes <- setdiff(names(formals(fun)), names(args))
@@ -61,6 +66,16 @@ pp_check.vhmc_fit <- function(object, plotfun = NULL, ndraws = NULL, seed = NULL
     if ("psis_object" %in% takes) args$psis_object <- li$psis
   }
   do.call(fun, args)
+}
+
+# The Kaplan-Meier plots' event indicator: 1 observed, 0 right censored (no other kind).
+km_status <- function(cens, plotfun) {
+  if (is.null(cens)) return(NULL)
+  if (any(cens$code %in% c(-1L, 2L))) {
+    stop_arg("plotfun", sprintf("is \"%s\", a Kaplan-Meier plot, which reads right censoring only, and the fit has left- or interval-censored rows", plotfun),
+             "Use \"dens_overlay\" or \"ecdf_overlay\" (the censored rows' y is their bound).")
+  }
+  as.integer(cens$code == 0L)
 }
 
 # "dens_overlay" or "ppc_dens_overlay" -> "ppc_dens_overlay", checked against bayesplot's list.

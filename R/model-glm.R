@@ -51,12 +51,25 @@
 #' frequency weights for every family (a weight of 2 counts the row twice), as in rstanarm;
 #' for the binomial family they are numbers of trials.
 #'
+#' Censored responses (gaussian, student, lognormal, Gamma, inverse.gaussian, any link) are
+#' written as in brms, `y | cens(censored) ~ ...` or `y | cens(censored, y2) ~ ...`, with
+#' `censored` one of `"left"` (the value is below `y`), `"none"`, `"right"` (above `y`),
+#' `"interval"` (between `y` and `y2`), or -1, 0, 1, 2, or `TRUE` for right censored; or as
+#' in the survival package, `Surv(time, status) ~ ...` (right censoring; `type = "left"`,
+#' `"interval"` and `"interval2"` too). A censored row's likelihood is the probability of its
+#' interval under the model, in the sampler and in [log_lik()] (so in `loo()` and
+#' [kfold()]); [posterior_predict()] draws uncensored responses, as brms does, and
+#' `pp_check()` of a right-censored fit compares Kaplan-Meier curves. With censored rows the
+#' gaussian family takes its likelihood row by row (no sufficient statistics, no group
+#' effects integrated out).
+#'
 #' The default priors are weakly informative and autoscaled (see [priors]): for the
 #' gaussian family they scale with `sd(y)`, and coefficient scales with `1 / sd(x)` (with
 #' `1 / range(x)` for two-valued predictors such as dummies).
 #' [prior_summary()] prints what was used.
 #'
-#' @param formula A model formula, as for [stats::glm()].
+#' @param formula A model formula, as for [stats::glm()]; group-level terms, smooths and
+#'   censoring as described below.
 #' @param data A data frame (or list or environment) with the variables in `formula`; if
 #'   missing, they are taken from the formula's environment.
 #' @param family A family object, a family function or its name: R's `gaussian()`,
@@ -149,6 +162,13 @@
 #'                  progress = FALSE)
 #' cbind(vhmc = coef(fit2), glm = coef(glm(am ~ wt, data = mtcars, family = binomial())))
 #' predict(fit2, newdata = data.frame(wt = c(2.5, 3.5)), type = "response")
+#'
+#' # Right-censored survival times (survival's lung data), a lognormal model
+#' lung <- na.omit(survival::lung[, c("time", "status", "age", "sex")])
+#' fit3 <- vhmc_glm(survival::Surv(time, status == 2) ~ age + sex, data = lung,
+#'                  family = lognormal(), chains = 2, iter = 1000, seed = 1,
+#'                  progress = FALSE)
+#' fit3
 #' }
 #' @importFrom stats gaussian binomial poisson
 #' @export

@@ -152,3 +152,16 @@ test_that("censoring refusals name the argument and the fix", {
   expect_error(vhmc_glm(y | cens() ~ x, data = d), "cens\\(\\) takes the censoring variable")
   expect_error(vhmc_glm(survival::Surv(x - 1, x, rep(1, 10)) ~ 1, data = d), "counting-process")
 })
+
+test_that("pp_check() of a right-censored fit draws Kaplan-Meier curves with the censoring", {
+  skip_if_not_installed("bayesplot")
+  skip_if_not_installed("ggfortify")
+  d <- right_censored(function(x) stats::rlnorm(length(x), 1 + 0.5 * x, 0.7), n = 100)
+  fit <- vhmc_glm(y | cens(st) ~ x, data = d, family = lognormal(), seed = 1, chains = 2, iter = 1000)
+  p <- bayesplot::pp_check(fit, "km_overlay", seed = 1)
+  expect_s3_class(p, "ggplot")
+  expect_s3_class(bayesplot::pp_check(fit, seed = 1), "ggplot")
+  d$st[1] <- "left"
+  left <- vhmc_glm(y | cens(st) ~ x, data = d, family = lognormal(), seed = 1, chains = 2, iter = 1000)
+  expect_error(bayesplot::pp_check(left, "km_overlay"), "`plotfun`.*right censoring only")
+})
