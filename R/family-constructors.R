@@ -49,7 +49,9 @@
 #' The zero-inflation and hurdle probabilities are constants (a predictor for them is
 #' distributional regression, not yet here). Priors of several auxiliary parameters are
 #' given by name, `prior_aux = list(shape = exponential(1), zi = beta_prior(2, 2))`; names
-#' left out keep their defaults. A link that can leave the mean's domain (the binomial's
+#' left out keep their defaults. Responses of the gaussian, student, lognormal, Gamma and
+#' inverse.gaussian families can be censored (`y | cens(censored, y2)` or `Surv()`; see
+#' [vhmc_glm()]). A link that can leave the mean's domain (the binomial's
 #' log link above 1, the Poisson's identity link below 0) gives such points zero density:
 #' the chains reject them, and the start is found inside the domain.
 #'

@@ -17,6 +17,9 @@
 #                   student_t(3, -13.3, 35.6), sds and sigma student_t(3, 0, 35.6)
 #   smooth_logit    y ~ s(x) + (1 | g), binomial(logit), 2,000 simulated rows, 30 groups;
 #                   b normal(0, 2.5), Intercept normal(0, 2.5), sds and sd student_t(3, 0, 2.5)
+#   cens_lognormal  y | cens(censored) ~ x1 + x2 + x3, lognormal, 2,000 simulated survival
+#                   times, about a third right-censored at exponential times; b normal(0, 2.5),
+#                   Intercept student_t(3, 1, 2.5), sigma student_t(3, 0, 2.5)
 #
 #   Rscript inst/bench/distributional_vs_brms.R    (run it alone on the machine: check top)
 #
@@ -35,6 +38,14 @@ simulate_smooth_logit <- function(n = 2000, J = 30, seed = 1) {
   g <- factor(sprintf("g%02d", sample(J, n, TRUE)))
   u <- rnorm(J, 0, 0.5)[g]
   data.frame(y = rbinom(n, 1, plogis(1.5 * sin(2 * pi * x) + u)), x = x, g = g)
+}
+
+simulate_cens_lognormal <- function(n = 2000, seed = 1) {
+  set.seed(seed)
+  X <- matrix(rnorm(3 * n), n, 3, dimnames = list(NULL, c("x1", "x2", "x3")))
+  t <- rlnorm(n, 1 + X %*% c(0.5, -0.3, 0.2), 0.8)
+  cpt <- rexp(n, 1 / 6)
+  data.frame(X, y = pmin(t, cpt), censored = ifelse(t <= cpt, "none", "right"))
 }
 
 # Each model: formula, data, family, and the priors in both packages' terms.
@@ -59,6 +70,15 @@ models <- list(
                          brms::set_prior("normal(0, 2.5)", class = "Intercept"),
                          brms::set_prior("student_t(3, 0, 2.5)", class = "sds"),
                          brms::set_prior("student_t(3, 0, 2.5)", class = "sd")))
+  },
+  cens_lognormal = function() {
+    list(formula = y | cens(censored) ~ x1 + x2 + x3, data = simulate_cens_lognormal(), vhmc_family = lognormal(),
+         brms_family = brms::lognormal(),
+         vhmc_priors = list(prior = normal(0, 2.5), prior_intercept = student_t(3, 1, 2.5),
+                            prior_aux = student_t(3, 0, 2.5)),
+         brms_priors = c(brms::set_prior("normal(0, 2.5)", class = "b"),
+                         brms::set_prior("student_t(3, 1, 2.5)", class = "Intercept"),
+                         brms::set_prior("student_t(3, 0, 2.5)", class = "sigma")))
   })
 chosen <- Sys.getenv("VHMC_BENCH_MODELS", "")
 if (nzchar(chosen)) models <- models[strsplit(chosen, ",")[[1]]]
@@ -77,7 +97,8 @@ vhmc_names <- function(variables) {
   v <- sub("^b_Intercept$", "(Intercept)", variables)
   v <- sub("^bs_s([a-z]+)_([0-9]+)$", "s(\\1).fx\\2", v)
   v <- sub("^sds_s([a-z]+)_1$", "sds[s(\\1)]", v)
-  sub("^s_s([a-z]+)_1\\[([0-9]+)\\]$", "s(\\1).\\2", v)
+  v <- sub("^s_s([a-z]+)_1\\[([0-9]+)\\]$", "s(\\1).\\2", v)
+  sub("^b_", "", v)
 }
 
 # The largest |z| of the two posterior means, over the parameters both report by name.
