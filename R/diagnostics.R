@@ -368,12 +368,15 @@ modes_finding <- function(fit, conv, threshold) {
 # badly, two positive variables whose logs are correlated beyond 0.95 in absolute value lie
 # on a ridge log a + log b = const (or log a - log b), along which HMC moves slowly; in
 # BayesianTools' VSEM, LUE and GAMMA enter only as LUE (1 - GAMMA), KEXT and LAR only as
-# KEXT LAR. Looked for in fits of at most 50 variables (a correlation matrix of them).
+# KEXT LAR. Looked for in fits of at most 50 variables (a correlation matrix of them), among
+# the parameters declared positive (declared_positive()): a coefficient whose draws all
+# happen to be positive is no such parameter.
 ridge_finding <- function(fit, conv, rhat_threshold, ess_threshold) {
   slow <- (!is.na(conv$rhat) & conv$rhat >= rhat_threshold) | (!is.na(conv$ess_bulk) & conv$ess_bulk < ess_threshold)
   if (!any(slow) || nrow(conv) > 50L) return(list(value = NULL))
   x <- posterior::as_draws_matrix(fit_draws(fit))
-  pos <- colnames(x)[apply(x, 2, function(v) all(v > 0) && stats::sd(v) > 0)]
+  pos <- intersect(declared_positive(fit), colnames(x))
+  pos <- pos[apply(unclass(x)[, pos, drop = FALSE], 2, function(v) all(v > 0) && stats::sd(v) > 0)]
   if (length(pos) < 2L) return(list(value = NULL))
   r <- suppressWarnings(stats::cor(log(unclass(x)[, pos, drop = FALSE])))
   hit <- which(upper.tri(r) & abs(r) > 0.95, arr.ind = TRUE)
@@ -385,6 +388,17 @@ ridge_finding <- function(fit, conv, rhat_threshold, ess_threshold) {
     paste(utils::head(pairs, 4), collapse = "; "), ". The posterior is a narrow ridge along which ",
     "the chains move slowly. To fix: sample the product (or ratio) and one of the two instead, ",
     "or give one of them an informative prior."))
+}
+
+# The parameters a fit declares positive: an R log density's with a lower bound >= 0
+# (vhmc_sample()'s `lower`, fit$model$parameters), a GLM family's auxiliary parameters on the
+# log scale above a bound >= 0 (sigma, shape, nu, ...).
+declared_positive <- function(fit) {
+  p <- fit$model$parameters
+  if (is.data.frame(p)) return(p$parameter[is.finite(p$lower) & p$lower >= 0])
+  aux <- fit$model$family$aux
+  if (is.data.frame(aux)) return(aux$name[aux$transform == "log" & aux$lower >= 0 & !aux$sized_by_data])
+  character()
 }
 
 # Chains (ids) grouped by their means m: sorted, split where the gap exceeds 4 times the

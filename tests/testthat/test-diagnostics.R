@@ -288,4 +288,10 @@ test_that("parameters determined only through their product are named", {
   ind <- suppressWarnings(suppressMessages(vhmc_sample(function(th) sum(dexp(th, log = TRUE)), lower = c(a = 0, b = 0),
                                                        chains = 2, iter = 400, seed = 2, progress = FALSE)))
   expect_false("ridge" %in% suppressWarnings(check_fit(ind, warn = FALSE))$flagged)
+  # Only parameters declared positive are candidates: bounds of an R log density, a GLM
+  # family's scales, never coefficients whose draws happen to be positive.
+  expect_equal(declared_positive(fit), c("a", "b"))
+  glm_fit <- suppressWarnings(vhmc_glm(mpg ~ wt, data = mtcars, family = student(), chains = 1, iter = 200, seed = 1,
+                                       progress = FALSE))
+  expect_equal(declared_positive(glm_fit), c("sigma", "nu"))
 })
