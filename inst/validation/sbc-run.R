@@ -24,7 +24,9 @@ sbc_model_table <- function() list(
   zero_inflated_poisson = function() sbc_family_model("zero_inflated_poisson"),
   beta = function() sbc_family_model("beta"),
   smooth = function() sbc_smooth_model(stats::gaussian(), n = 60),
-  smooth_logistic = function() sbc_smooth_model(stats::binomial(), n = 150)
+  smooth_logistic = function() sbc_smooth_model(stats::binomial(), n = 150),
+  censored_gamma = function() sbc_censored_model("Gamma", n = 60),
+  censored_lognormal = function() sbc_censored_model("lognormal", n = 60)
 )
 
 # One fit with its warnings and messages caught (counted, the first warning kept).

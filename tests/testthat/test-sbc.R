@@ -1,14 +1,15 @@
 # A small simulation-based calibration (Talts, Betancourt, Simpson, Vehtari and Gelman 2018)
 # of the default sampler: the logistic GLM of inst/validation/sbc.R with nuts(), 300
 # replications of one chain of 1000 iterations, ranks among L = 19 thinned draws; and the
-# gaussian smooth model (inst/validation/sbc-smooth.R), 200 replications. The full
+# gaussian smooth model (inst/validation/sbc-smooth.R) and the censored Gamma model
+# (sbc-censored.R), 200 replications each. The full
 # study (every exact sampler, four models, 200 to 500 replications) is
 # inst/validation/sbc.R; its results are in the "Validation" vignette. Uses the study's own
 # code, installed under validation/.
 
 sbc_env <- function() {
   env <- new.env()
-  for (part in c("sbc-stats.R", "sbc-models.R", "sbc-smooth.R", "sbc-run.R")) {
+  for (part in c("sbc-stats.R", "sbc-models.R", "sbc-smooth.R", "sbc-censored.R", "sbc-run.R")) {
     sys.source(system.file("validation", part, package = "vhmc", mustWork = TRUE), envir = env)
   }
   env
@@ -70,24 +71,39 @@ test_that("nuts() is calibrated on a logistic GLM (SBC, 300 replications)", {
   expect_lt(e$sbc_ecdf_p(pooled, L, e$sbc_ecdf_null(length(pooled), L, sims = 2000)), 0.001)
 })
 
+# Ranks of N replications of `model` (the study's) fitted by nuts(), L thinned draws each.
+sbc_nuts_ranks <- function(e, model, N, L, iter) {
+  do.call(rbind, lapply(seq_len(N), function(r) {
+    set.seed(r)
+    sim <- model$simulate()
+    fit <- suppressWarnings(model$fit(sim$data, nuts(), iter = iter, seed = r))
+    e$sbc_rank(model$quantities(fit), sim$truth, L)
+  }))
+}
+
+# Every parameter's ranks pass the chi-square and ECDF tests at 0.001.
+expect_uniform_ranks <- function(e, ranks, L) {
+  null <- e$sbc_ecdf_null(nrow(ranks), L, sims = 2000)
+  for (p in colnames(ranks)) {
+    expect_gt(e$sbc_chisq(ranks[, p], L, 10)$p_value, 0.001, label = p)
+    expect_gt(e$sbc_ecdf_p(ranks[, p], L, null), 0.001, label = p)
+  }
+}
+
 test_that("nuts() is calibrated on a gaussian smooth model (SBC, 200 replications)", {
   skip_on_cran()
   e <- sbc_env()
-  model <- e$sbc_model_table()$smooth()
-  L <- 19L
-  N <- 200L
   # The study's run (inst/validation/sbc.R, L = 99, 200 replications): chi-square p
   # 0.35-0.96, ECDF p 0.24-0.90 for nuts(); the smooth's sd is the parameter a sampler that
   # misses the funnel near sd = 0 would get wrong.
-  ranks <- do.call(rbind, lapply(seq_len(N), function(r) {
-    set.seed(r)
-    sim <- model$simulate()
-    fit <- suppressWarnings(model$fit(sim$data, nuts(), iter = 2000, seed = r))
-    e$sbc_rank(model$quantities(fit), sim$truth, L)
-  }))
-  null <- e$sbc_ecdf_null(N, L, sims = 2000)
-  for (p in colnames(ranks)) {
-    expect_gt(e$sbc_chisq(ranks[, p], L, 10)$p_value, 0.001)
-    expect_gt(e$sbc_ecdf_p(ranks[, p], L, null), 0.001)
-  }
+  expect_uniform_ranks(e, sbc_nuts_ranks(e, e$sbc_model_table()$smooth(), N = 200L, L = 19L, iter = 2000), 19L)
+})
+
+test_that("nuts() is calibrated on a censored Gamma model (SBC, 200 replications)", {
+  skip_on_cran()
+  e <- sbc_env()
+  # Left- and right-censored rows whose likelihood is the core's Gamma log
+  # cdf (the regularised incomplete gamma function on the log scale): an error in it would
+  # move the posterior away from the one the data were simulated under.
+  expect_uniform_ranks(e, sbc_nuts_ranks(e, e$sbc_model_table()$censored_gamma(), N = 200L, L = 19L, iter = 1000), 19L)
 })
