@@ -58,7 +58,7 @@
 #' in the survival package, `Surv(time, status) ~ ...` (right censoring; `type = "left"`,
 #' `"interval"` and `"interval2"` too). A censored row's likelihood is the probability of its
 #' interval under the model, in the sampler and in [log_lik()] (so in `loo()` and
-#' [kfold()]); [posterior_predict()] draws uncensored responses, as brms does, and
+#' [kfold()][kfold.vhmc_fit]); [posterior_predict()] draws uncensored responses, as brms does, and
 #' `pp_check()` of a right-censored fit compares Kaplan-Meier curves. With censored rows the
 #' gaussian family takes its likelihood row by row (no sufficient statistics, no group
 #' effects integrated out).

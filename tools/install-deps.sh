@@ -56,7 +56,7 @@ R_BENCH_ARCHIVED="mgcv:1.9:1.9-3"
 DEB_PKGS="r-base-dev r-cran-rcpp r-cran-rcppeigen r-cran-coda r-cran-posterior r-cran-knitr
   r-cran-rmarkdown r-cran-future r-cran-future.apply r-cran-roxygen2 r-cran-testthat
   r-cran-withr r-cran-loo r-cran-emmeans r-cran-bayesplot r-cran-rstantools r-cran-pkgbuild
-  r-cran-lme4 r-cran-rdpack r-cran-pscl r-cran-glmmtmb r-cran-ggfortify catch2 pandoc"
+  r-cran-lme4 r-cran-rdpack r-cran-pscl r-cran-glmmtmb r-cran-ggfortify r-cran-survival catch2 pandoc"
 # BayesianTools' dependencies that Debian has (r-cran-curl and the rest of plotly's come
 # prebuilt: CRAN's curl needs libcurl's headers to build).
 DEB_BENCH_PKGS="r-cran-rstan r-cran-mcmcpack r-cran-rstanarm r-cran-brms r-cran-desolve

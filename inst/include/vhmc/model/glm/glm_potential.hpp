@@ -19,6 +19,11 @@
 // Censored rows (GlmData::cens) take their probability in place of the density (families with
 // kCensored, glm/family/censored.hpp): the family's pass runs with their weights set to 0,
 // and a pass over them alone adds their terms; no gaussian closed forms then.
+// Distributional predictors (glm/dpars.hpp): an auxiliary parameter modelled by its own
+// linear predictor is a block "dpar:NAME" (intercept and slopes) in place of its aux block;
+// the row pass then takes each row's aux values, and the Newton Hessian has the blocks'
+// cross terms. No aux block is then contiguous (aux_offset() is -1; the scalar ones are
+// aux_blocks()), and no gaussian closed forms, Fisher metric or minibatches.
 // Buffers are allocated at construction only.
 #include <cmath>
 #include <memory>
@@ -30,6 +35,7 @@
 #include "../../base/types.hpp"
 #include "../priors.hpp"
 #include "dense_design.hpp"
+#include "dpars.hpp"
 #include "families.hpp"
 #include "gaussian_likelihood.hpp"
 #include "glm_data.hpp"
@@ -52,7 +58,8 @@ class GlmPotential {
   // std::invalid_argument on an invalid prior or setting -- before any chain runs.
   GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept, const Prior& prior_intercept,
                const Prior& prior, const std::vector<Prior>& prior_aux, double noise_precision = 0.0,
-               Eigen::Index n_cutpoints = 0, const SmoothSpec& smooths = SmoothSpec());
+               Eigen::Index n_cutpoints = 0, const SmoothSpec& smooths = SmoothSpec(),
+               const DparSpec& dpars = DparSpec());
   // One prior for every auxiliary parameter of the family.
   GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept, const Prior& prior_intercept,
                const Prior& prior, const Prior& prior_aux = Prior::exponential(1.0), double noise_precision = 0.0)
@@ -89,6 +96,10 @@ class GlmPotential {
   bool hierarchical() const { return !terms_.empty() || hs_ || sm_; }
   // Whether some rows are censored.
   bool censored() const { return !cens_rows_.empty(); }
+  // The distributional predictors, or null.
+  const DparPredictors* dpars() const { return dp_ ? &*dp_ : nullptr; }
+  // The family's index (in kAux) of each aux block of aux_blocks().
+  const std::vector<int>& aux_block_specs() const { return aux_block_spec_; }
 
   // Without the likelihood: U is the priors' alone (rstanarm's prior_PD), for prior
   // predictive checks and the tests of the priors' marginals.
@@ -177,8 +188,11 @@ class GlmPotential {
   double gaussian_precision(const Vec& theta) const;
   // Whether the responses are the categories of the family's cutpoints (kThresholds).
   bool valid_categories() const;
-  // The family's aux blocks in the layout ("aux:NAME"), unless the gaussian noise is fixed.
-  void add_aux_blocks(Eigen::Index n_cutpoints);
+  // The family's aux blocks in the layout ("aux:NAME"), unless the gaussian noise is fixed;
+  // with distributional predictors, a block "dpar:NAME" for each modelled one.
+  void add_aux_blocks(Eigen::Index n_cutpoints, const DparSpec& dpars);
+  void add_dpar_blocks(const DparSpec& dpars);
+  void add_dpar_priors(const DparSpec& dpars);
 
   // eta_ = the blocks' predictors + offset; needs design_.set_beta() and the terms' prepare().
   void linear_predictor(const Vec& theta);
@@ -193,6 +207,16 @@ class GlmPotential {
   template <class F>
   double eval_family(const Vec& theta, Vec* g);
   double eval_prior(const Vec& theta, Vec* g);
+  template <class F>
+  double eval_dpars(const Vec& theta, Vec* g);
+  // Each row's terms at its own aux values (t: its coordinates), to `order`; with grad the
+  // pass sets r_ and the predictors' D.
+  template <class F>
+  void dpar_row(Eigen::Index i, const double* t, int order, family::Local& o) const;
+  template <class F>
+  double dpar_pass(bool grad);
+  template <class F>
+  void dpar_hessian(const Vec& theta, Mat& H);
   double eval_gaussian(const Vec& theta, Vec* g);
   double eval_cells(const Vec& theta, Vec* g);
   double eval_marginal(const Vec& theta, Vec* g);
@@ -223,6 +247,9 @@ class GlmPotential {
   Eigen::Index aux_ = -1;    // offset of the first auxiliary parameter, -1 without one
   Eigen::Index n_aux_ = 0;   // the aux blocks' total size
   std::vector<std::size_t> aux_blocks_;
+  std::vector<int> aux_block_spec_;   // each aux block's index in the family's kAux
+  Eigen::Index aux_end_ = 0;          // the end of the aux (and dpar) blocks in theta
+  std::optional<DparPredictors> dp_;
   Vec dt_;                   // d loglik / d t of the aux coordinates (a pass's sum)
   std::unique_ptr<GaussianLikelihood> gauss_;  // gaussian family: the likelihood from statistics
   std::vector<GroupTerm> terms_;

@@ -71,6 +71,7 @@ inline double GlmPotential::terms_finish(const Vec& theta, Vec* g) {
 // priors).
 template <class F>
 inline double GlmPotential::eval_family(const Vec& theta, Vec* g) {
+  if (dp_) return eval_dpars<F>(theta, g);
   linear_predictor(theta);
   double ll = F::pass(data_->y, eta_, pass_weights(), aux_of<F>(theta), g ? &r_ : nullptr,
                       g && aux_ >= 0 ? dt_.data() : nullptr, z_);
@@ -83,6 +84,70 @@ inline double GlmPotential::eval_family(const Vec& theta, Vec* g) {
   g->tail(dim() - (aux_ >= 0 ? aux_ + n_aux_ : design_.size())).setZero();
   const double up = priors_.eval(theta, g);
   return u + up + terms_finish(theta, g);
+}
+
+// With distributional predictors: every row at its own aux values, the linear predictor's
+// and the predictors' gradients, the priors and the group-level terms'.
+template <class F>
+inline double GlmPotential::eval_dpars(const Vec& theta, Vec* g) {
+  linear_predictor(theta);
+  dp_->predict(theta);
+  const double u = -dpar_pass<F>(g != nullptr);
+  if (!g) return u + priors_.eval(theta, nullptr) + (terms_.empty() ? 0.0 : terms_finish(theta, nullptr));
+  design_.scatter(r_, *g);
+  dp_->scatter(*g);
+  if (terms_.empty()) return u + priors_.eval(theta, g);
+  g->tail(dim() - aux_end_).setZero();
+  const double up = priors_.eval(theta, g);
+  return u + up + terms_finish(theta, g);
+}
+
+template <class F>
+inline double GlmPotential::dpar_pass(bool grad) {
+  constexpr int A = static_cast<int>(family::aux_count<F>());
+  const GlmData& d = *data_;
+  auto& D = dp_->D();
+  double ll = 0.0;
+  for (Eigen::Index i = 0; i < d.n(); ++i) {
+    family::Local o;
+    dpar_row<F>(i, dp_->t_row(i), grad ? 1 : 0, o);
+    const double w = d.has_weights() ? d.weights[i] : 1.0;
+    ll += w * o.v;
+    if (!grad) continue;
+    r_[i] = w * o.g[0];
+    for (int k = 0; k < A; ++k) D(i, k) = w * o.g[1 + k];
+  }
+  return ll;
+}
+
+// A row's censored probability or density, from the family's per-row terms.
+template <class F>
+inline void GlmPotential::dpar_row(Eigen::Index i, const double* t, int order, family::Local& o) const {
+  if constexpr (F::kThresholds || family::aux_count<F>() == 0) {
+    throw std::logic_error("distributional predictors need auxiliary parameters other than cutpoints");
+  } else {
+    constexpr std::size_t A = family::aux_count<F>();
+    const GlmData& d = *data_;
+    if constexpr (F::kCensored) {
+      if (d.has_censoring() && d.cens[i] != family::kCensNone) {
+        return F::censored(d.y[i], d.y2.size() ? d.y2[i] : d.y[i], d.cens[i], eta_[i], F::cens_aux(t), order, o);
+      }
+    }
+    const auto a = F::aux(t, static_cast<Eigen::Index>(A));
+    if (order < 2) {
+      std::array<double, A ? A : 1> dt{};
+      o.v = F::row(d.y[i], eta_[i], a, order ? &o.g[0] : nullptr, order ? dt.data() : nullptr);
+      for (std::size_t k = 0; k < A; ++k) o.g[1 + k] = dt[k];
+      return;
+    }
+    double he = 0.0, het[A ? A : 1] = {}, htt[A ? A * A : 1] = {};
+    F::curvature(d.y[i], eta_[i], a, he, het, htt);
+    o.h[0][0] = -he;
+    for (std::size_t k = 0; k < A; ++k) {
+      o.h[0][1 + k] = o.h[1 + k][0] = -het[k];
+      for (std::size_t l = 0; l < A; ++l) o.h[1 + k][1 + l] = -htt[k * A + l];
+    }
+  }
 }
 
 // The censored rows' log likelihood; with grad, their r_ (set: the pass gave them weight 0)

@@ -45,13 +45,14 @@ inline void GlmPotential::validate(const Prior& prior_intercept, const Prior& pr
   } else {
     validate_coef_prior(prior, fixed_columns(), "prior");
   }
-  if (prior_aux.size() < aux_blocks_.size()) throw std::invalid_argument("prior_aux: one prior per auxiliary parameter");
+  if (prior_aux.size() < aux_specs(family_).size()) throw std::invalid_argument("prior_aux: one prior per auxiliary parameter");
   for (std::size_t b = 0; b < aux_blocks_.size(); ++b) {
     const ParamBlock& blk = layout_.blocks()[aux_blocks_[b]];
     const std::string what = "prior_aux (" + blk.label + ")";
-    if (blk.transform == Transform::Logit) validate_probability_prior(prior_aux[b], what);
-    else if (blk.transform == Transform::Ordered) validate_coef_prior(prior_aux[b], blk.size, what);
-    else validate_aux_prior(prior_aux[b], what);
+    const Prior& p = prior_aux[aux_block_spec_[b]];
+    if (blk.transform == Transform::Logit) validate_probability_prior(p, what);
+    else if (blk.transform == Transform::Ordered) validate_coef_prior(p, blk.size, what);
+    else validate_aux_prior(p, what);
   }
   if (data_->has_center() && !design_.intercept() && !thresholds())
     throw std::invalid_argument("centred predictors need an intercept (or cutpoints)");
@@ -83,6 +84,7 @@ inline void GlmPotential::hessian(const Vec& theta, Mat& H) {
 
 template <class F>
 void GlmPotential::family_hessian(const Vec& theta, Mat& H) {
+  if (dp_) return dpar_hessian<F>(theta, H);
   const GlmData& d = *data_;
   const Eigen::Index n = d.n(), p = design_.size();
   linear_predictor(theta);
@@ -100,6 +102,38 @@ void GlmPotential::family_hessian(const Vec& theta, Mat& H) {
     H.block(aux_ + k, 0, 1, p) = cross.transpose();
   }
   if (aux_ >= 0) H.block(aux_, aux_, n_aux_, n_aux_) = htt;
+}
+
+// The Newton Hessian with distributional predictors: each row's -d2 ll in (eta, t_1..t_A)
+// at its own aux values, h_i, and the blocks' rows in the sampler's coordinates J_0 (the
+// linear predictor's) and J_k (t_k's: a block's rows, or ones at a scalar's offset):
+// H[a, b] += J_a' diag(h_ab) J_b, by blocks of rows.
+template <class F>
+void GlmPotential::dpar_hessian(const Vec& theta, Mat& H) {
+  constexpr int A = static_cast<int>(family::aux_count<F>());
+  const Eigen::Index n = data_->n();
+  linear_predictor(theta);
+  dp_->predict(theta);
+  Mat h(n, (1 + A) * (1 + A));
+  for (Eigen::Index i = 0; i < n; ++i) {
+    family::Local o;
+    dpar_row<F>(i, dp_->t_row(i), 2, o);
+    const double w = data_->has_weights() ? data_->weights[i] : 1.0;
+    for (int a = 0; a <= A; ++a)
+      for (int b = 0; b <= A; ++b) h(i, a * (1 + A) + b) = -w * o.h[a][b];
+  }
+  std::array<Mat, 1 + A> J;
+  std::array<Eigen::Index, 1 + A> at{};
+  for (Eigen::Index r0 = 0; r0 < n; r0 += DenseDesign::kRowBlock) {
+    const Eigen::Index m = std::min(DenseDesign::kRowBlock, n - r0);
+    design_.rows(r0, m, J[0]);
+    at[0] = design_.first();
+    for (int k = 0; k < A; ++k) dp_->rows(k, r0, m, J[1 + k], at[1 + k]);
+    for (int a = 0; a <= A; ++a)
+      for (int b = 0; b <= A; ++b)
+        H.block(at[a], at[b], J[a].cols(), J[b].cols()).noalias() +=
+            J[a].transpose() * h.col(a * (1 + A) + b).segment(r0, m).asDiagonal() * J[b];
+  }
 }
 
 // The censored rows' Newton terms in place of those their zero weight gave.
@@ -141,7 +175,7 @@ inline void GlmPotential::fisher_weights(const Vec& theta, Vec& lam, Vec& dlam) 
 
 inline void GlmPotential::minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g, Vec* noise_var) {
   require_no_hierarchy("minibatch gradients");
-  if (censored()) throw std::logic_error("minibatch gradients are not available with censored rows");
+  if (censored() || dp_) throw std::logic_error("minibatch gradients are not available with censored rows or distributional predictors");
   if (g.size() != dim()) g.resize(dim());
   batch_.gather(design_, idx, m);
   batch_terms(theta, false);
@@ -156,7 +190,7 @@ inline void GlmPotential::minibatch_grad(const Vec& theta, const int* idx, Eigen
 inline void GlmPotential::minibatch_grad_diff(const Vec& theta, const Vec& theta_hat, const int* idx, Eigen::Index m,
                                               Vec& g, Vec* noise_var) {
   require_no_hierarchy("minibatch gradients");
-  if (censored()) throw std::logic_error("minibatch gradients are not available with censored rows");
+  if (censored() || dp_) throw std::logic_error("minibatch gradients are not available with censored rows or distributional predictors");
   if (g.size() != dim()) g.resize(dim());
   batch_.gather(design_, idx, m);
   prior_hat_.setZero(dim());

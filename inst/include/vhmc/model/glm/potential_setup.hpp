@@ -16,7 +16,7 @@ namespace vhmc {
 
 inline bool GlmPotential::has_fisher() const {
   const bool fam = with_family(family_, [](auto f) { return decltype(f)::kHasFisher; });
-  return fam && !has_aux() && !hierarchical() && !censored();
+  return fam && !has_aux() && !hierarchical() && !censored() && !dp_;
 }
 
 inline void GlmPotential::use_sparse_columns(double max_fraction) {
@@ -31,7 +31,7 @@ inline void GlmPotential::set_prior_only(bool prior_only) {
 inline GlmPotential::GlmPotential(const GlmData& data, GlmFamily family, bool has_intercept,
                                   const Prior& prior_intercept, const Prior& prior,
                                   const std::vector<Prior>& prior_aux, double noise_precision,
-                                  Eigen::Index n_cutpoints, const SmoothSpec& smooths)
+                                  Eigen::Index n_cutpoints, const SmoothSpec& smooths, const DparSpec& dpars)
     : data_(&data), family_(family), noise_precision_(noise_precision),
       design_(data, has_intercept, 0), eta_(data.n()), r_(data.n()), z_(data.n()) {
   const Eigen::Index k_smooth = smooths.columns(), k = data.k() - k_smooth;
@@ -42,7 +42,7 @@ inline GlmPotential::GlmPotential(const GlmData& data, GlmFamily family, bool ha
   layout_.add("coef", prior.kind == PriorKind::Horseshoe ? "noncentred" : "", k);
   const bool any_centred = std::find(smooths.centred.begin(), smooths.centred.end(), true) != smooths.centred.end();
   layout_.add("smooth", any_centred ? "partly centred" : "noncentred", k_smooth);
-  add_aux_blocks(n_cutpoints);
+  add_aux_blocks(n_cutpoints, dpars);
   if (k_smooth > 0) add_smooths(smooths);
   validate(prior_intercept, prior, prior_aux);
   if (has_intercept) priors_.add_location(prior_intercept, 0, 1, nullptr);
@@ -54,10 +54,11 @@ inline GlmPotential::GlmPotential(const GlmData& data, GlmFamily family, bool ha
   }
   for (std::size_t b = 0; b < aux_blocks_.size(); ++b) {
     const ParamBlock& blk = layout_.blocks()[aux_blocks_[b]];
-    priors_.add_aux(prior_aux[b], blk.offset, blk.size, blk.transform, blk.lower);
+    priors_.add_aux(prior_aux[aux_block_spec_[b]], blk.offset, blk.size, blk.transform, blk.lower);
   }
+  add_dpar_priors(dpars);
   setup_censoring();
-  if (gaussian_stats() && !censored()) {
+  if (gaussian_stats() && !censored() && !dp_) {
     const double sum_w = data.has_weights() ? data.weights.sum() : static_cast<double>(data.n());
     gauss_ = std::make_unique<GaussianLikelihood>(design_, sum_w);
   } else {
@@ -132,17 +133,63 @@ inline void GlmPotential::add_smooths(const SmoothSpec& s) {
   eff_.resize(layout_.dim());
 }
 
-inline void GlmPotential::add_aux_blocks(Eigen::Index n_cutpoints) {
+inline void GlmPotential::add_aux_blocks(Eigen::Index n_cutpoints, const DparSpec& dpars) {
+  aux_end_ = layout_.dim();
+  if (fixed_noise() && !dpars.empty()) throw std::invalid_argument("distributional predictors need sigma estimated");
   if (fixed_noise()) return;
-  for (const family::AuxSpec& a : aux_specs(family_)) {
+  if (!dpars.empty()) return add_dpar_blocks(dpars);
+  const auto specs = aux_specs(family_);
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    const family::AuxSpec& a = specs[k];
     const Eigen::Index size = a.sized_by_data ? n_cutpoints : 1;
     if (size <= 0) throw std::invalid_argument(std::string("the family's ") + a.name + " need a positive size");
     aux_blocks_.push_back(layout_.blocks().size());
+    aux_block_spec_.push_back(static_cast<int>(k));
     const Eigen::Index at = layout_.add(std::string("aux:") + a.name, a.name, size, a.transform, a.lower);
     if (aux_ < 0) aux_ = at;
     n_aux_ += size;
   }
+  aux_end_ = layout_.dim();
   dt_.resize(n_aux_);
+}
+
+// Each aux parameter in the family's order: a block "dpar:NAME" (intercept and slopes on
+// its columns) when a predictor models it, else its one-value block "aux:NAME".
+inline void GlmPotential::add_dpar_blocks(const DparSpec& dpars) {
+  const auto specs = aux_specs(family_);
+  if (thresholds()) throw std::invalid_argument("distributional predictors: not for a family's cutpoints");
+  dp_.emplace(data_->n(), static_cast<int>(specs.size()));
+  std::vector<const DparData*> of(specs.size(), nullptr);
+  for (const DparData& p : dpars.dpars) {
+    if (p.aux < 0 || p.aux >= static_cast<int>(specs.size()) || of[p.aux] || !p.data || p.data->n() != data_->n())
+      throw std::invalid_argument("distributional predictors: one per auxiliary parameter, one row per observation");
+    of[p.aux] = &p;
+  }
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    const family::AuxSpec& a = specs[k];
+    if (of[k]) {
+      const Eigen::Index at = layout_.add(std::string("dpar:") + a.name, a.name, 1 + of[k]->data->k());
+      dp_->add_block(static_cast<int>(k), *of[k]->data, at);
+      continue;
+    }
+    aux_blocks_.push_back(layout_.blocks().size());
+    aux_block_spec_.push_back(static_cast<int>(k));
+    dp_->set_scalar(static_cast<int>(k), layout_.add(std::string("aux:") + a.name, a.name, 1, a.transform, a.lower));
+  }
+  aux_end_ = layout_.dim();
+}
+
+// The predictors' intercepts (at their predictors' means) and slopes (in the sampler's
+// coordinates, times their scales) take their priors on the link scale.
+inline void GlmPotential::add_dpar_priors(const DparSpec& dpars) {
+  for (const DparData& p : dpars.dpars) {
+    const DenseDesign& b = *dp_->design_of(p.aux);
+    validate_coef_prior(p.prior_intercept, 1, "prior_dpar (intercept)");
+    validate_coef_prior(p.prior, p.data->k(), "prior_dpar");
+    priors_.add_location(p.prior_intercept, b.first(), 1, nullptr);
+    const Eigen::Ref<const Vec> scale(p.data->scale);
+    priors_.add_location(p.prior, b.slopes(), p.data->k(), p.data->has_scale() ? &scale : nullptr);
+  }
 }
 
 }  // namespace vhmc

@@ -18,7 +18,35 @@ namespace vhmc {
 template <class Fn>
 void pot_aux_blocks(const GlmPotential& pot, Fn&& f) {
   const auto specs = GlmPotential::aux_specs(pot.family());
-  for (std::size_t i = 0; i < pot.aux_blocks().size(); ++i) f(pot.layout().blocks()[pot.aux_blocks()[i]], specs[i]);
+  for (std::size_t i = 0; i < pot.aux_blocks().size(); ++i)
+    f(pot.layout().blocks()[pot.aux_blocks()[i]], specs[pot.aux_block_specs()[i]]);
+}
+
+// A distributional predictor's block on the reported scale (forward) or back: slopes over
+// their predictors' scales, the intercept at 0 rather than at the predictors' means, and for
+// a parameter in the response's units on the log link (sigma), log(y_scale) added (the core
+// models sigma of the standardised response).
+inline void dpar_block_reported(const DenseDesign& b, const family::AuxSpec& a, double y_scale, Vec& v, bool forward) {
+  const GlmData& d = b.data();
+  const Eigen::Index sl = b.slopes(), k = d.k(), at = b.first();
+  const double shift = a.scales_with_y && a.transform == Transform::Log ? std::log(y_scale) : 0.0;
+  if (!forward) {
+    v[at] -= shift;
+    if (d.has_center()) v[at] += d.center.dot(v.segment(sl, k));
+    if (d.has_scale()) v.segment(sl, k).array() *= d.scale.array();
+    return;
+  }
+  if (d.has_scale()) v.segment(sl, k).array() /= d.scale.array();
+  if (d.has_center()) v[at] -= d.center.dot(v.segment(sl, k));
+  v[at] += shift;
+}
+
+inline void dpars_reported(const GlmPotential& pot, Vec& v, bool forward) {
+  const DparPredictors* dp = pot.dpars();
+  if (!dp) return;
+  const auto specs = GlmPotential::aux_specs(pot.family());
+  for (int k = 0; k < dp->n_aux(); ++k)
+    if (const DenseDesign* b = dp->design_of(k)) dpar_block_reported(*b, specs[k], pot.data().y_scale, v, forward);
 }
 
 // A group-level term's effects b (level by level) and its covariance matrix Sigma = D L L' D,
@@ -75,6 +103,7 @@ inline void blocks_to_reported(const GlmPotential& pot, const Vec& theta, Vec& o
   });
   if (d.y_scale != 1.0) scale_to_response(pot, d.y_scale, out);
   if (pot.has_intercept()) out[0] = out[0] + d.y_center;
+  dpars_reported(pot, out, true);
   for (const GroupTerm& t : pot.group_terms()) group_term_to_reported(t, theta, d.y_scale, out);
 }
 
@@ -122,6 +151,7 @@ inline void from_reported(const GlmPotential& pot, const Vec& reported, Vec& the
   const GlmData& d = pot.data();
   const Eigen::Index sl = pot.design().slopes(), k = d.k();
   theta = reported;
+  dpars_reported(pot, theta, false);
   if (pot.has_intercept()) theta[0] = theta[0] - d.y_center;
   if (d.y_scale != 1.0) scale_to_response(pot, d.y_scale, theta, true);
   const double acc = d.has_center() ? centring_shift(pot, theta) : 0.0;
