@@ -152,6 +152,7 @@ aux_draws <- function(model, m) {
   family <- model$family
   if (!isTRUE(family$has_aux)) return(list())
   out <- lapply(seq_len(nrow(family$aux)), function(i) {
+    if (family$aux$name[i] %in% names(model$dpars)) return(NULL)  # per observation: dpar_draws()
     if (family$aux$sized_by_data[i]) m[, cutpoint_names(model$levels), drop = FALSE] else m[, family$aux$name[i]]
   })
   stats::setNames(out, family$aux$name)

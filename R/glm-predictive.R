@@ -32,6 +32,9 @@ predictive_parts <- function(object, newdata = NULL, ndraws = NULL, need_respons
   parts$eta <- linpred_draws(draws$beta, parts$design)
   if (!is.null(re)) parts$eta <- parts$eta + glmer_linpred(object, draws$m, newdata, re)
   if (length(draws$aux)) parts$aux <- draws$aux
+  if (!is.null(object$model$dpars)) {
+    parts$aux[names(object$model$dpars)] <- dpar_draws(object$model, draws$m, dpar_designs(object$model, newdata))
+  }
   parts$trials <- parts$design$trials
   parts
 }
@@ -77,6 +80,9 @@ response_moments <- function(parts, what) {
 #'   `NULL` (default) uses the fitted data. Not available for ARDL fits (use [forecast()]).
 #' @param ndraws Use only `ndraws` draws, evenly spaced over all chains (all by default).
 #' @inheritParams posterior_linpred
+#' @param dpar The name of an auxiliary parameter (`"sigma"`, `"zi"`, ...; see
+#'   [vhmc_families]): its draws per observation instead of the mean, as brms's `dpar`
+#'   (a distributional model's varies with the observations, [bf()]).
 #' @param ... Must be empty.
 #' @return An S x N matrix (ordinal models: an S x N x K array).
 #' @seealso [posterior_linpred()], [posterior_predict()]
@@ -98,15 +104,29 @@ posterior_epred <- function(object, ...) UseMethod("posterior_epred")
 #' @rawNamespace S3method(rstantools::posterior_epred, vhmc_fit)
 posterior_epred.vhmc_fit <- function(object, newdata = NULL, ndraws = NULL, re.form = NULL,
                                      allow_new_levels = FALSE, sample_new_levels = "gaussian",
-                                     seed = NULL, ...) {
+                                     seed = NULL, dpar = NULL, ...) {
   check_no_dots(list(...), "posterior_epred.vhmc_fit")
   check_predictive(object, "posterior_epred")
   re <- re_options(object, re.form, allow_new_levels, sample_new_levels, seed)
   parts <- predictive_parts(object, newdata, ndraws, what = "posterior_epred", re = re)
+  if (!is.null(dpar)) return(dpar_epred(parts, dpar))
   mu <- parts$family$entry$epred(parts)
   if (length(dim(mu)) == 2L) dimnames(mu) <- NULL
   if (length(dim(mu)) == 3L) dimnames(mu) <- list(NULL, NULL, object$model$levels)
   mu
+}
+
+# The draws (S x N) of auxiliary parameter `dpar` per observation.
+dpar_epred <- function(parts, dpar) {
+  aux <- parts$family$aux
+  ok <- aux$name[!aux$sized_by_data]
+  if (!is.character(dpar) || length(dpar) != 1L || !dpar %in% ok) {
+    stop_arg("dpar", sprintf("must name an auxiliary parameter of the %s family, not %s", parts$family$family, describe(dpar)),
+             if (length(ok)) sprintf("Use one of %s.", paste0("\"", ok, "\"", collapse = ", ")) else "This family has none.")
+  }
+  v <- parts$aux[[dpar]]
+  if (is.matrix(v)) return(unname(v))
+  matrix(v, length(v), ncol(parts$eta))
 }
 
 #' Bayesian and LOO R-squared

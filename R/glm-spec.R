@@ -35,6 +35,7 @@ glm_spec <- function(model, family, priors) {
     spec$cens <- model$cens$code
     spec$y2 <- (family$entry$core_response(model$cens$y2) - ys$center) / ys$scale
   }
+  if (!is.null(model$dpars)) spec$dpars <- unname(dpars_for_core(model, family, priors, ys$scale))
   if (has_penalised(model)) spec$smooths <- list(sizes = model$smooths$sizes, prior = prior_for_core(priors$prior_smooth$adjusted))
   spec
 }
@@ -53,6 +54,7 @@ user_names <- function(layout, model) {
     if (b$name[i] == "coef") return(slope_names(model, b$size[i]))
     if (b$name[i] == "smooth") return(utils::tail(model$coef_names, b$size[i]))
     if (b$name[i] == "sm:sd") return(model$smooths$sd_names)
+    if (startsWith(b$name[i], "dpar:")) return(dpar_coef_names(model$dpars[[b$label[i]]]))
     if (b$transform[i] == "ordered") return(cutpoint_names(model$levels))
     if (b$name[i] %in% c("hs:lambda", "hs:eta")) return(sprintf("%s[%s]", b$label[i], slope_names(model, b$size[i])))
     b$label[i]
@@ -71,6 +73,7 @@ internal_names <- function(layout, model, spec) {
     if (b$name[i] == "smooth") nm <- ifelse(rep_len(spec$smooths$centred %||% FALSE, length(nm)), nm, sprintf("z[%s]", nm))
     if (b$name[i] == "coef" && b$label[i] != "noncentred" && !is.null(spec$scale)) nm <- paste(nm, "[x sd]")
     if (b$name[i] == "hs:tau") nm <- paste(nm, if (isTRUE(spec$prior$relative_to_sigma)) "[/ global_scale sigma]" else "[/ global_scale]")
+    if (startsWith(b$name[i], "dpar:")) nm <- paste(nm, c("[centred]", rep("[x sd]", length(nm) - 1L)))
     switch(b$transform[i],
            log = if (b$lower[i] == 0) sprintf("log(%s)", nm) else sprintf("log(%s - %s)", nm, format(b$lower[i])),
            logit = sprintf("logit(%s)", nm),
@@ -194,7 +197,7 @@ random_inside <- function(d, finite_at, null) {
 fixed_blocks <- function(layout) {
   b <- layout$blocks
   b[b$name %in% c("intercept", "coef", "smooth") | startsWith(b$name, "aux:") | startsWith(b$name, "hs:") |
-      startsWith(b$name, "sm:"), , drop = FALSE]
+      startsWith(b$name, "sm:") | startsWith(b$name, "dpar:"), , drop = FALSE]
 }
 
 # User initial values of the auxiliary parameters must lie in their domains: above a

@@ -180,9 +180,12 @@ vhmc_glm <- function(formula, data, family = gaussian(),
                      thin = 1, seed = NULL, cores = getOption("mc.cores", 1L), init = NULL,
                      progress = interactive(), subset, weights, offset, na.action,
                      contrasts = NULL, prior_covariance = decov(), parameterization = "auto",
-                     prior_PD = FALSE, prior_smooth = student_t(3, 0, 2.5, autoscale = TRUE), ...) {
+                     prior_PD = FALSE, prior_smooth = student_t(3, 0, 2.5, autoscale = TRUE),
+                     prior_dpar = NULL, ...) {
   call <- match.call()
   check_no_dots(list(...), "vhmc_glm")
+  parts <- split_bf(formula)
+  formula <- parts$formula
   if (!inherits(formula, "formula")) {
     stop_arg("formula", sprintf("must be a formula such as y ~ x, not %s", describe(formula)))
   }
@@ -199,18 +202,21 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   mf_call <- match.call(expand.dots = FALSE)
   mf_call <- mf_call[c(1L, match(c("formula", "data", "subset", "weights", "na.action", "offset"),
                                  names(mf_call), 0L))]
-  model <- build_glm_model(mf_call, parent.frame(), formula, data, family, contrasts, parameterization)
+  mf_call$formula <- formula
+  model <- build_glm_model(mf_call, parent.frame(), formula, data, family, contrasts, parameterization, parts$dpars)
   model$prior_PD <- check_flag(prior_PD, "prior_PD")
   fit <- if (is.null(model$glmer)) fit_glm_model else fit_glmer_model
   fit(model, family, list(prior = prior, prior_intercept = prior_intercept,
-                          prior_aux = prior_aux, prior_covariance = prior_covariance, prior_smooth = prior_smooth),
+                          prior_aux = prior_aux, prior_covariance = prior_covariance, prior_smooth = prior_smooth,
+                          prior_dpar = check_prior_dpar(prior_dpar)),
       sampler, args, seed, init, progress, call)
 }
 
 # The model of vhmc_glm(): the GLM of the formula's fixed part and, with group-level terms,
 # the terms (R/glmer-model.R); the model frame holds every variable of both.
-build_glm_model <- function(mf_call, env, formula, data, family, contrasts, parameterization) {
+build_glm_model <- function(mf_call, env, formula, data, family, contrasts, parameterization, dpars = NULL) {
   check_brms_syntax(formula)
+  if (!is.null(dpars)) check_dpars(dpars, family, formula)
   censoring <- formula_censoring(formula)
   whole <- formula
   formula <- uncensored_formula(formula, censoring)
@@ -219,17 +225,22 @@ build_glm_model <- function(mf_call, env, formula, data, family, contrasts, para
   specs <- if (!is.null(smooths)) smooth_specs(smooths, environment(formula) %||% env)
   frame_formula <- if (is.null(bars)) formula else glmer_frame_formula(formula)
   if (!is.null(smooths)) frame_formula <- smooth_frame_formula(frame_formula, specs)
+  if (!is.null(dpars)) frame_formula <- dpar_frame_formula(frame_formula, dpars)
   mf_call$formula <- frame_formula
   mf <- glm_model_frame(censoring_frame_call(mf_call, censoring), env, frame_formula, data)
   fixed <- if (!is.null(bars)) reformulas::nobars(formula)
   if (!is.null(smooths)) fixed <- formula_without_smooths(fixed %||% formula)
+  if (!is.null(dpars) && is.null(fixed)) fixed <- formula
   model <- glm_model(mf, family, contrasts, fixed = fixed, response_levels = declared_levels(formula, data, env))
+  if (!is.null(dpars)) model$dpars <- dpar_models(dpars, mf, family, contrasts, model$weights)
   if (!is.null(smooths)) model <- add_smooths(model, specs, mf)
   if (!is.null(bars)) model$glmer <- glmer_model(bars, mf, parameterization)
   model$formula <- whole  # the whole formula, group-level terms and cens() included (formula(), update())
+  model$dpar_formulas <- dpars
   model$censoring <- censoring
   model$label <- sprintf("%s(%s) %s, %s, %d observations%s", family$family, family$link,
-                         if (is.null(bars)) "GLM" else "multilevel GLM", deparse1(whole), model$nobs,
+                         if (is.null(bars)) "GLM" else "multilevel GLM",
+                         paste(c(deparse1(whole), vapply(dpars, deparse1, "")), collapse = ", "), model$nobs,
                          censoring_label(model$cens))
   model
 }
@@ -247,6 +258,11 @@ declared_levels <- function(formula, data, env) {
 fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, progress, call) {
   priors <- glm_priors(model, family, prior_args$prior, prior_args$prior_intercept, prior_args$prior_aux,
                        prior_args$prior_smooth)
+  if (!is.null(model$dpars)) {
+    y_sd <- weighted_sd(core_response(model), model$weights)
+    priors$prior_dpar <- lapply(model$dpars, dpar_adjusted_priors, prior_args$prior_dpar, family, y_sd)
+    priors$prior_aux[names(model$dpars)] <- NULL  # modelled: their formulas' priors instead
+  }
   spec <- glm_spec(model, family, priors)
   target <- glm_target(spec, model)
   check_prior_pd(model, priors)

@@ -279,7 +279,7 @@ prior_summary.vhmc_fit <- function(object, ...) {
   slopes <- setdiff(model$coef_names, "(Intercept)")
   slopes <- slopes[setdiff(seq_along(slopes), smooth_random_columns(model))]  # the smooths': prior_smooth
   structure(priors, labels = prior_labels(model), slopes = slopes,
-            class = "vhmc_prior_summary")
+            dpar_slopes = lapply(model$dpars, function(d) dpar_coef_names(d)[-1L]), class = "vhmc_prior_summary")
 }
 
 #' @rdname prior_summary
@@ -292,6 +292,10 @@ print.vhmc_prior_summary <- function(x, ...) {
   }
   labels <- attr(x, "labels")
   for (nm in names(x)) {
+    if (nm == "prior_dpar") {
+      print_dpar_priors(x$prior_dpar, attr(x, "dpar_slopes"))
+      next
+    }
     if (nm != "prior_aux") {
       print_prior_entry(x[[nm]], labels[[nm]], nm == "prior", attr(x, "slopes"))
       next
@@ -299,6 +303,18 @@ print.vhmc_prior_summary <- function(x, ...) {
     for (a in names(x$prior_aux)) print_prior_entry(x$prior_aux[[a]], sprintf("Auxiliary (%s)", a), FALSE, attr(x, "slopes"))
   }
   invisible(x)
+}
+
+# The distributional formulas' priors (on each parameter's link scale).
+print_dpar_priors <- function(p, slopes) {
+  for (a in names(p)) {
+    print_prior_entry(p[[a]]$intercept, sprintf("Distributional %s: intercept (link scale, at the predictor means)", a),
+                      FALSE, NULL)
+    if (length(slopes[[a]])) {
+      print_prior_entry(p[[a]]$coef, sprintf("Distributional %s: coefficients (%d)", a, length(slopes[[a]])), TRUE,
+                        slopes[[a]])
+    }
+  }
 }
 
 prior_labels <- function(model) {

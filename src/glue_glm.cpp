@@ -5,7 +5,9 @@
 // from the spec (an external pointer does not survive serialisation). The model views R's
 // memory, with no copy per chain or per iteration: the intercept column of ones is skipped
 // by pointer arithmetic and centring happens inside the potential.
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "glue_registry.h"
 
@@ -58,6 +60,29 @@ vhmc::SmoothSpec smooth_spec(const Rcpp::List& spec) {
   return s;
 }
 
+// The distributional predictors of R/dpars.R (spec$dpars): each one's aux parameter
+// (0-based, in the family's order), columns X (rows x non-intercept columns), their centres
+// and scales, and its priors; GlmData views of R's memory, kept with the R objects.
+struct DparStore {
+  std::vector<Rcpp::RObject> keep;
+  std::vector<std::unique_ptr<vhmc::GlmData>> data;
+  vhmc::DparSpec spec;
+  DparStore(const Rcpp::List& model_spec, const double* y) {
+    if (!model_spec.containsElementNamed("dpars")) return;
+    const Rcpp::List dpars = model_spec["dpars"];
+    for (R_xlen_t j = 0; j < dpars.size(); ++j) {
+      const Rcpp::List p = dpars[j];
+      const Rcpp::NumericMatrix X = p["X"];
+      const SEXP center = p["center"], scale = p["scale"];
+      keep.insert(keep.end(), {X, center, scale});
+      data.push_back(std::make_unique<vhmc::GlmData>(REAL(X), X.nrow(), X.ncol(), y, nullptr, nullptr, optional(center),
+                                                     optional(scale)));
+      spec.dpars.push_back({Rcpp::as<int>(p["aux"]), data.back().get(), vhmc_glue::prior_of(p["prior_intercept"]),
+                            vhmc_glue::prior_of(p["prior"])});
+    }
+  }
+};
+
 // The R spec list's vectors stay referenced (protected) by the Rcpp members for as long as
 // the potential views them.
 struct GlmModel {
@@ -67,7 +92,7 @@ struct GlmModel {
         skip(Rcpp::as<int>(spec["skip"])),
         data(REAL(X) + static_cast<std::ptrdiff_t>(skip) * X.nrow(), X.nrow(), X.ncol() - skip,
              REAL(y), optional(weights), optional(offset), optional(center), optional(scale)),
-        potential(make_potential(spec, with_response_scale(data, spec))) {
+        dpars(spec, REAL(y)), potential(make_potential(spec, with_response_scale(data, spec), dpars.spec)) {
     if (spec.containsElementNamed("groups")) add_group_terms(spec["groups"]);
     if (spec.containsElementNamed("cells") && Rcpp::as<bool>(spec["cells"])) use_cells();
     if (spec.containsElementNamed("prior_only")) potential.set_prior_only(Rcpp::as<bool>(spec["prior_only"]));
@@ -78,6 +103,7 @@ struct GlmModel {
   Rcpp::RObject weights, offset, center, scale, cens, y2;
   int skip;
   vhmc::GlmData data;
+  DparStore dpars;
   vhmc::GlmPotential potential;
   std::vector<Rcpp::RObject> term_data;  // each term's levels and columns, viewed in place
 
@@ -126,13 +152,14 @@ struct GlmModel {
   static SEXP element(const Rcpp::List& spec, const char* name) {
     return spec.containsElementNamed(name) ? static_cast<SEXP>(spec[name]) : R_NilValue;
   }
-  static vhmc::GlmPotential make_potential(const Rcpp::List& spec, const vhmc::GlmData& data) {
+  static vhmc::GlmPotential make_potential(const Rcpp::List& spec, const vhmc::GlmData& data,
+                                          const vhmc::DparSpec& dpars) {
     try {
       return vhmc::GlmPotential(data, glm_family(Rcpp::as<std::string>(spec["family"])),
                                 Rcpp::as<bool>(spec["intercept"]),
                                 vhmc_glue::prior_of(spec["prior_intercept"]), vhmc_glue::prior_of(spec["prior"]),
                                 aux_priors(spec["prior_aux"]), Rcpp::as<double>(spec["noise_precision"]),
-                                Rcpp::as<int>(spec["n_cutpoints"]), smooth_spec(spec));
+                                Rcpp::as<int>(spec["n_cutpoints"]), smooth_spec(spec), dpars);
     } catch (const std::invalid_argument& e) {
       Rcpp::stop(std::string("internal: ") + e.what());
     }

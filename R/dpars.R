@@ -1,0 +1,191 @@
+# Distributional regression: a linear predictor for an auxiliary parameter of the family, as
+# brms's `bf(y ~ x, sigma ~ z)`. The core (inst/include/vhmc/model/glm/dpars.hpp) models the
+# parameter on its unconstrained coordinate, which is its link: log for a positive parameter
+# (log(nu - 1) for Student's nu > 1), logit for a probability (zi, hu). Each formula has an
+# intercept and fixed effects; its coefficients are reported as `sigma_(Intercept)`,
+# `sigma_z`, ....
+
+#' Formulas for distributional regression
+#'
+#' `bf()` bundles the formula of the mean with one formula per auxiliary parameter of the
+#' family that should vary with predictors, as brms's `bf()` (whose objects [vhmc_glm()]
+#' reads too): `bf(y ~ x, sigma ~ z)` models the gaussian residual standard deviation as
+#' \eqn{\log \sigma_i = a + b z_i}. The left-hand side names the parameter (see
+#' [vhmc_families] for each family's: `sigma`, `nu`, `shape`, `lambda`, `phi`,
+#' `reciprocal_dispersion`, `zi`, `hu`), modelled on its link scale: log for positive
+#' parameters (\eqn{\log(\nu - 1)} for Student's \eqn{\nu}, as brms), logit for the
+#' zero-inflation and hurdle probabilities. The formulas take fixed effects (factors,
+#' interactions, transformations); group-level terms and smooths in them are not available
+#' yet.
+#'
+#' @param formula The formula of the mean (the model's response on the left).
+#' @param ... Formulas of auxiliary parameters, `name ~ predictors`.
+#' @return An object of class `vhmc_bf`: `formula` and the named list `pforms`.
+#' @seealso [vhmc_glm()] (its `prior_dpar`), [posterior_epred()] (its `dpar`)
+#' @examples
+#' \donttest{
+#' data(mcycle, package = "MASS")
+#' fit <- vhmc_glm(bf(accel ~ times + I(times^2), sigma ~ times), data = mcycle,
+#'                 chains = 2, iter = 1000, seed = 1, progress = FALSE)
+#' fit
+#' sigma <- posterior_epred(fit, dpar = "sigma")
+#' }
+#' @export
+bf <- function(formula, ...) {
+  pforms <- list(...)
+  if (!inherits(formula, "formula") || length(formula) != 3L) {
+    stop_arg("formula", sprintf("must be a two-sided formula such as y ~ x, not %s", describe(formula)))
+  }
+  structure(list(formula = formula, pforms = dpar_formulas(pforms)), class = "vhmc_bf")
+}
+
+# The named list of the parameters' formulas, checked: two-sided, a name on the left, once each.
+dpar_formulas <- function(pforms) {
+  ok <- vapply(pforms, function(f) inherits(f, "formula") && length(f) == 3L && is.name(f[[2L]]), logical(1))
+  if (!all(ok)) {
+    stop_arg("...", "must be formulas of auxiliary parameters such as sigma ~ x",
+             "Give each as parameter ~ predictors, the parameter's name on the left.")
+  }
+  nm <- vapply(pforms, function(f) as.character(f[[2L]]), "")
+  if (anyDuplicated(nm)) stop_arg("...", sprintf("gives `%s` two formulas", nm[anyDuplicated(nm)]))
+  stats::setNames(pforms, nm)
+}
+
+# A vhmc_glm() formula: the mean's formula and the parameters' (NULL without), from bf() or
+# brms's brmsformula (its `formula` and `pforms`).
+split_bf <- function(formula) {
+  if (!inherits(formula, c("vhmc_bf", "brmsformula"))) return(list(formula = formula, dpars = NULL))
+  main <- formula$formula
+  attributes(main) <- attributes(main)[c("class", ".Environment")]
+  pforms <- if (length(formula$pforms)) dpar_formulas(unname(formula$pforms))
+  list(formula = main, dpars = pforms)
+}
+
+# The parameters the family has and their formulas agree; what is not available yet is an
+# error naming it.
+check_dpars <- function(dpars, family, formula) {
+  aux <- family$aux
+  bad <- setdiff(names(dpars), aux$name[!aux$sized_by_data])
+  if (length(bad)) {
+    have <- aux$name[!aux$sized_by_data]
+    stop_arg("formula", sprintf("models `%s`, which the %s family does not have", bad[1L], family$family),
+             if (length(have)) sprintf("Its auxiliary parameters: %s.", paste(have, collapse = ", ")) else
+               "This family has no auxiliary parameter to model.")
+  }
+  for (nm in names(dpars)) {
+    rhs <- dpars[[nm]][[3L]]
+    if (!is.null(reformulas::findbars(rhs)) || !is.null(formula_smooths(stats::as.formula(call("~", rhs))))) {
+      stop_arg("formula", sprintf("has group-level terms or smooths in the formula of %s", nm),
+               "Distributional formulas take fixed effects for now.")
+    }
+  }
+  if (!is.null(reformulas::findbars(formula[[3L]])) || !is.null(formula_smooths(formula))) {
+    stop_arg("formula", "combines distributional formulas with group-level terms or smooths",
+             "Distributional regression takes fixed effects for now; fit the group terms or smooths without bf().")
+  }
+  invisible()
+}
+
+# The frame formula with the parameters' predictors added, so that the model frame (its
+# subset and missing values) covers them.
+dpar_frame_formula <- function(frame_formula, dpars) {
+  for (f in dpars) frame_formula[[3L]] <- call("+", frame_formula[[3L]], f[[3L]])
+  frame_formula
+}
+
+# Each parameter's design from the model frame: its terms, columns without the intercept,
+# their means and sds (the core's centring and scaling), names and factor levels.
+dpar_models <- function(dpars, mf, family, contrasts, weights) {
+  lapply(stats::setNames(names(dpars), names(dpars)), function(nm) {
+    tt <- stats::terms(stats::as.formula(call("~", dpars[[nm]][[3L]])))
+    if (attr(tt, "intercept") != 1L) {
+      stop_arg("formula", sprintf("removes the intercept of %s's formula", nm),
+               "Distributional formulas keep their intercept (the parameter's value at the predictors' means).")
+    }
+    X <- stats::model.matrix(tt, mf, contrasts)[, -1L, drop = FALSE]
+    cols <- design_columns(X, weights)
+    list(name = nm, aux = match(nm, family$aux$name) - 1L, terms = tt, x = X,
+         coef_names = c("(Intercept)", colnames(X)), xlevels = stats::.getXlevels(tt, mf),
+         center = if (ncol(X)) cols$mean, scale = if (ncol(X)) pmax(ifelse(is.finite(cols$sd), cols$sd, 1), 1e-300))
+  })
+}
+
+# The reported names of a parameter's coefficients: sigma_(Intercept), sigma_z.
+dpar_coef_names <- function(d) paste0(d$name, "_", d$coef_names)
+
+# The default priors of every modelled parameter, on its link scale: the intercept (at the
+# predictors' means) student_t(3, 0, 2.5), autoscaled so that for a parameter in the
+# response's units (sigma) it is centred at log(sd(y)); the slopes normal(0, 1) per sd of
+# their predictor.
+default_prior_dpar <- function() {
+  list(intercept = student_t(3, 0, 2.5, autoscale = TRUE), coef = normal(0, 1, autoscale = TRUE))
+}
+
+# prior_dpar as given: NULL, or a list with `intercept` and/or `coef` (the rest default).
+check_prior_dpar <- function(prior_dpar) {
+  out <- default_prior_dpar()
+  if (is.null(prior_dpar)) return(out)
+  if (!is.list(prior_dpar) || inherits(prior_dpar, "vhmc_prior") || !all(names(prior_dpar) %in% names(out)) ||
+      is.null(names(prior_dpar))) {
+    stop_arg("prior_dpar", "must be a list with elements `intercept` and/or `coef`",
+             "For example prior_dpar = list(intercept = normal(0, 1), coef = normal(0, 0.5)).")
+  }
+  for (nm in names(prior_dpar)) {
+    p <- prior_dpar[[nm]]
+    if (!inherits(p, "vhmc_prior") || !p$dist %in% c("normal", "student_t", "cauchy", "laplace", "flat")) {
+      stop_arg(sprintf("prior_dpar$%s", nm), sprintf("must be a location prior such as normal(0, 1), not %s", describe(p)))
+    }
+    out[[nm]] <- p
+  }
+  out
+}
+
+# The priors used for parameter d, on the reported scale: the intercept shifted by log(sd y)
+# for a y-scaled parameter when autoscaled, the slopes' scales divided by their predictors' sds.
+dpar_adjusted_priors <- function(d, prior_dpar, family, y_sd) {
+  a <- family$aux[d$aux + 1L, ]
+  pi <- prior_dpar$intercept
+  if (isTRUE(pi$autoscale) && a$scales_with_y && a$transform == "log" && !is.null(pi$location)) {
+    pi$location <- pi$location + log(y_sd)
+  }
+  pc <- prior_dpar$coef
+  if (isTRUE(pc$autoscale) && !is.null(pc$scale) && length(d$scale)) pc$scale <- pc$scale / d$scale
+  list(intercept = list(specified = prior_dpar$intercept, adjusted = pi),
+       coef = list(specified = prior_dpar$coef, adjusted = pc))
+}
+
+# The core's list of predictors (src/glue_glm.cpp, DparStore): each one's aux index, columns,
+# centring and scaling, and priors in the core's units (the intercept of a y-scaled parameter
+# less log(y_scale): the core models sigma of the standardised response).
+dpars_for_core <- function(model, family, priors, y_scale) {
+  lapply(model$dpars, function(d) {
+    a <- family$aux[d$aux + 1L, ]
+    pr <- priors$prior_dpar[[d$name]]
+    pi <- pr$intercept$adjusted
+    if (a$scales_with_y && a$transform == "log" && !is.null(pi$location)) pi$location <- pi$location - log(y_scale)
+    list(aux = d$aux, X = d$x, center = d$center, scale = d$scale, prior_intercept = prior_for_core(pi),
+         prior = prior_for_core(pr$coef$adjusted))
+  })
+}
+
+# The parameters' design matrices for the fitted data or new data.
+dpar_designs <- function(model, newdata = NULL) {
+  if (is.null(model$dpars)) return(NULL)
+  lapply(model$dpars, function(d) {
+    if (is.null(newdata)) return(d$x)
+    mf <- newdata_frame(stats::delete.response(d$terms), newdata, d$xlevels)
+    stats::model.matrix(d$terms, mf, contrasts.arg = model$contrasts)[, -1L, drop = FALSE]
+  })
+}
+
+# Draws (S x N) of each modelled parameter on its own scale: the inverse of its transform
+# (lower + exp(t), or the logistic) at t = intercept + X slopes.
+dpar_draws <- function(model, m, designs) {
+  lapply(model$dpars, function(d) {
+    cf <- m[, dpar_coef_names(d), drop = FALSE]
+    X <- designs[[d$name]]
+    eta <- matrix(cf[, 1L], nrow(cf), nrow(X)) + cf[, -1L, drop = FALSE] %*% t(X)
+    a <- model$family$aux[d$aux + 1L, ]
+    if (a$transform == "logit") stats::plogis(eta) else a$lower + exp(eta)
+  })
+}
