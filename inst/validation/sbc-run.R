@@ -26,7 +26,8 @@ sbc_model_table <- function() list(
   smooth = function() sbc_smooth_model(stats::gaussian(), n = 60),
   smooth_logistic = function() sbc_smooth_model(stats::binomial(), n = 150),
   censored_gamma = function() sbc_censored_model("Gamma", n = 60),
-  censored_lognormal = function() sbc_censored_model("lognormal", n = 60)
+  censored_lognormal = function() sbc_censored_model("lognormal", n = 60),
+  location_scale = function() sbc_dpar_model(n = 60)
 )
 
 # One fit with its warnings and messages caught (counted, the first warning kept).

@@ -1,15 +1,15 @@
 # A small simulation-based calibration (Talts, Betancourt, Simpson, Vehtari and Gelman 2018)
 # of the default sampler: the logistic GLM of inst/validation/sbc.R with nuts(), 300
 # replications of one chain of 1000 iterations, ranks among L = 19 thinned draws; and the
-# gaussian smooth model (inst/validation/sbc-smooth.R) and the censored Gamma model
-# (sbc-censored.R), 200 replications each. The full
+# gaussian smooth model (inst/validation/sbc-smooth.R), the censored Gamma model
+# (sbc-censored.R) and the location-scale model (sbc-dpars.R), 200 replications each. The full
 # study (every exact sampler, four models, 200 to 500 replications) is
 # inst/validation/sbc.R; its results are in the "Validation" vignette. Uses the study's own
 # code, installed under validation/.
 
 sbc_env <- function() {
   env <- new.env()
-  for (part in c("sbc-stats.R", "sbc-models.R", "sbc-smooth.R", "sbc-censored.R", "sbc-run.R")) {
+  for (part in c("sbc-stats.R", "sbc-models.R", "sbc-smooth.R", "sbc-censored.R", "sbc-dpars.R", "sbc-run.R")) {
     sys.source(system.file("validation", part, package = "vhmc", mustWork = TRUE), envir = env)
   }
   env
@@ -106,4 +106,12 @@ test_that("nuts() is calibrated on a censored Gamma model (SBC, 200 replications
   # cdf (the regularised incomplete gamma function on the log scale): an error in it would
   # move the posterior away from the one the data were simulated under.
   expect_uniform_ranks(e, sbc_nuts_ranks(e, e$sbc_model_table()$censored_gamma(), N = 200L, L = 19L, iter = 1000), 19L)
+})
+
+test_that("nuts() is calibrated on a gaussian location-scale model (SBC, 200 replications)", {
+  skip_on_cran()
+  e <- sbc_env()
+  # bf(y ~ x, sigma ~ x): every row's sigma from its own predictor, through the core's
+  # distributional row pass.
+  expect_uniform_ranks(e, sbc_nuts_ranks(e, e$sbc_model_table()$location_scale(), N = 200L, L = 19L, iter = 1000), 19L)
 })
