@@ -73,42 +73,58 @@ check_dpars <- function(dpars, family, formula) {
                "This family has no auxiliary parameter to model.")
   }
   for (nm in names(dpars)) {
-    rhs <- dpars[[nm]][[3L]]
-    if (!is.null(reformulas::findbars(rhs)) || !is.null(formula_smooths(stats::as.formula(call("~", rhs))))) {
-      stop_arg("formula", sprintf("has group-level terms or smooths in the formula of %s", nm),
-               "Distributional formulas take fixed effects for now.")
+    if (!is.null(reformulas::findbars(dpars[[nm]][[3L]]))) {
+      stop_arg("formula", sprintf("has group-level terms in the formula of %s", nm),
+               "Distributional formulas take fixed effects and smooths for now.")
     }
   }
-  if (!is.null(reformulas::findbars(formula[[3L]])) || !is.null(formula_smooths(formula))) {
-    stop_arg("formula", "combines distributional formulas with group-level terms or smooths",
-             "Distributional regression takes fixed effects for now; fit the group terms or smooths without bf().")
+  if (!is.null(reformulas::findbars(formula[[3L]]))) {
+    stop_arg("formula", "combines distributional formulas with group-level terms",
+             "Distributional regression takes fixed effects and smooths of the mean for now; fit the group terms without bf().")
   }
   invisible()
 }
 
-# The frame formula with the parameters' predictors added, so that the model frame (its
-# subset and missing values) covers them.
-dpar_frame_formula <- function(frame_formula, dpars) {
-  for (f in dpars) frame_formula[[3L]] <- call("+", frame_formula[[3L]], f[[3L]])
+# The frame formula with the parameters' predictors added (their smooths' variables), so
+# that the model frame (its subset and missing values) covers them.
+dpar_frame_formula <- function(frame_formula, dpars, env) {
+  for (f in dpars) {
+    calls <- formula_smooths(f)
+    if (!is.null(calls)) f <- smooth_frame_formula(f, smooth_specs(calls, env))
+    frame_formula[[3L]] <- call("+", frame_formula[[3L]], f[[3L]])
+  }
   frame_formula
 }
 
-# Each parameter's design from the model frame: its terms, columns without the intercept,
-# their means and sds (the core's centring and scaling), names and factor levels.
-dpar_models <- function(dpars, mf, family, contrasts, weights) {
+# Each parameter's design from the model frame: its terms, columns without the intercept
+# (its smooths' last, built by mgcv as the mean's: R/smooth-design.R), their means and sds
+# (the core's centring and scaling), names and factor levels.
+dpar_models <- function(dpars, mf, family, contrasts, weights, env) {
   lapply(stats::setNames(names(dpars), names(dpars)), function(nm) {
-    tt <- stats::terms(stats::as.formula(call("~", dpars[[nm]][[3L]])))
+    f <- dpars[[nm]]
+    calls <- formula_smooths(f)
+    tt <- stats::terms(stats::as.formula(call("~", formula_without_smooths(f)[[3L]])))
     if (attr(tt, "intercept") != 1L) {
       stop_arg("formula", sprintf("removes the intercept of %s's formula", nm),
                "Distributional formulas keep their intercept (the parameter's value at the predictors' means).")
     }
-    X <- stats::model.matrix(tt, mf, contrasts)[, -1L, drop = FALSE]
-    cols <- design_columns(X, weights)
-    list(name = nm, aux = match(nm, family$aux$name) - 1L, terms = tt, x = X,
-         coef_names = c("(Intercept)", colnames(X)), xlevels = stats::.getXlevels(tt, mf),
-         center = if (ncol(X)) cols$mean, scale = if (ncol(X)) pmax(ifelse(is.finite(cols$sd), cols$sd, 1), 1e-300))
+    d <- list(name = nm, aux = match(nm, family$aux$name) - 1L, terms = tt, intercept = FALSE, weights = weights,
+              x = stats::model.matrix(tt, mf, contrasts)[, -1L, drop = FALSE], xlevels = stats::.getXlevels(tt, mf))
+    if (!is.null(calls)) d <- add_smooths(d, smooth_specs(calls, env), mf)
+    cols <- design_columns(d$x, weights)
+    s <- cols$sd
+    s[!is.finite(s) | s <= 0] <- 1
+    d[c("coef_names", "center", "scale", "weights")] <- list(c("(Intercept)", colnames(d$x)),
+                                                           if (ncol(d$x)) cols$mean, if (ncol(d$x)) s, NULL)
+    d
   })
 }
+
+# Whether a distributional formula has smooths (then the posterior has no joint mode).
+has_dpar_smooths <- function(model) any(vapply(model$dpars, has_penalised, logical(1)))
+
+# A parameter's smooths' standard deviations, as the mean's are named: sds[sigma_s(x)].
+dpar_sd_names <- function(d) sub("^sds\\[", paste0("sds[", d$name, "_"), d$smooths$sd_names)
 
 # The reported names of a parameter's coefficients: sigma_(Intercept), sigma_z.
 dpar_coef_names <- function(d) paste0(d$name, "_", d$coef_names)
@@ -149,7 +165,10 @@ dpar_adjusted_priors <- function(d, prior_dpar, family, y_sd) {
     pi$location <- pi$location + log(y_sd)
   }
   pc <- prior_dpar$coef
-  if (isTRUE(pc$autoscale) && !is.null(pc$scale) && length(d$scale)) pc$scale <- pc$scale / d$scale
+  k <- length(d$coef_names) - 1L - (d$smooths$n_random %||% 0L)  # the smooths' penalised columns: their sds
+  if (isTRUE(pc$autoscale) && !is.null(pc$scale) && k > 0L) pc$scale <- pc$scale / d$scale[seq_len(k)]
+  pi$autoscale <- FALSE
+  pc$autoscale <- FALSE
   list(intercept = list(specified = prior_dpar$intercept, adjusted = pi),
        coef = list(specified = prior_dpar$coef, adjusted = pc))
 }
@@ -163,8 +182,10 @@ dpars_for_core <- function(model, family, priors, y_scale) {
     pr <- priors$prior_dpar[[d$name]]
     pi <- pr$intercept$adjusted
     if (a$scales_with_y && a$transform == "log" && !is.null(pi$location)) pi$location <- pi$location - log(y_scale)
-    list(aux = d$aux, X = d$x, center = d$center, scale = d$scale, prior_intercept = prior_for_core(pi),
-         prior = prior_for_core(pr$coef$adjusted))
+    out <- list(aux = d$aux, X = d$x, center = d$center, scale = d$scale, prior_intercept = prior_for_core(pi),
+                prior = prior_for_core(pr$coef$adjusted))
+    if (has_penalised(d)) out$smooths <- list(sizes = d$smooths$sizes, prior = prior_for_core(priors$prior_smooth_dpar$adjusted))
+    out
   })
 }
 
@@ -174,7 +195,7 @@ dpar_designs <- function(model, newdata = NULL) {
   lapply(model$dpars, function(d) {
     if (is.null(newdata)) return(d$x)
     mf <- newdata_frame(stats::delete.response(d$terms), newdata, d$xlevels)
-    stats::model.matrix(d$terms, mf, contrasts.arg = model$contrasts)[, -1L, drop = FALSE]
+    with_smooth_columns(stats::model.matrix(d$terms, mf, contrasts.arg = model$contrasts)[, -1L, drop = FALSE], d, newdata)
   })
 }
 
@@ -188,4 +209,14 @@ dpar_draws <- function(model, m, designs) {
     a <- model$family$aux[d$aux + 1L, ]
     if (a$transform == "logit") stats::plogis(eta) else a$lower + exp(eta)
   })
+}
+
+# The sampler's names of a parameter's block: the intercept at the predictors' means, the
+# slopes times their sds, the smooths' penalised coefficients non-centred (z).
+dpar_internal_names <- function(nm, d, centred = NULL) {
+  n_random <- d$smooths$n_random %||% 0L
+  k <- length(nm) - 1L - n_random
+  pen <- utils::tail(nm, n_random)
+  c(paste(nm[1L], "[centred]"), paste(nm[1L + seq_len(k)], "[x sd]"),
+    ifelse(rep_len(centred %||% FALSE, n_random), paste(pen, "[x sd]"), sprintf("z[%s]", pen)))
 }

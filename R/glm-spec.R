@@ -55,6 +55,7 @@ user_names <- function(layout, model) {
     if (b$name[i] == "smooth") return(utils::tail(model$coef_names, b$size[i]))
     if (b$name[i] == "sm:sd") return(model$smooths$sd_names)
     if (startsWith(b$name[i], "dpar:")) return(dpar_coef_names(model$dpars[[b$label[i]]]))
+    if (startsWith(b$name[i], "sm:sd:")) return(dpar_sd_names(model$dpars[[sub("^sm:sd:", "", b$name[i])]]))
     if (b$transform[i] == "ordered") return(cutpoint_names(model$levels))
     if (b$name[i] %in% c("hs:lambda", "hs:eta")) return(sprintf("%s[%s]", b$label[i], slope_names(model, b$size[i])))
     b$label[i]
@@ -73,7 +74,10 @@ internal_names <- function(layout, model, spec) {
     if (b$name[i] == "smooth") nm <- ifelse(rep_len(spec$smooths$centred %||% FALSE, length(nm)), nm, sprintf("z[%s]", nm))
     if (b$name[i] == "coef" && b$label[i] != "noncentred" && !is.null(spec$scale)) nm <- paste(nm, "[x sd]")
     if (b$name[i] == "hs:tau") nm <- paste(nm, if (isTRUE(spec$prior$relative_to_sigma)) "[/ global_scale sigma]" else "[/ global_scale]")
-    if (startsWith(b$name[i], "dpar:")) nm <- paste(nm, c("[centred]", rep("[x sd]", length(nm) - 1L)))
+    if (startsWith(b$name[i], "dpar:")) {
+      j <- match(b$label[i], names(model$dpars))
+      nm <- dpar_internal_names(nm, model$dpars[[j]], spec$dpars[[j]]$smooths$centred)
+    }
     switch(b$transform[i],
            log = if (b$lower[i] == 0) sprintf("log(%s)", nm) else sprintf("log(%s - %s)", nm, format(b$lower[i])),
            logit = sprintf("logit(%s)", nm),

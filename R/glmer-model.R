@@ -170,7 +170,7 @@ glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler
   start <- catch_interrupt(noncentred_mode_start(sampler, target_nc, inits_nc, init, seed, progress))
   centred <- choose_parameterization(model, family, target_nc, start, spec)
   model$glmer$centred <- centred
-  if (!is.null(spec$smooths)) spec$smooths$centred <- smooth_centring(target_nc, start, spec$smooths$sizes)
+  if (!is.null(spec$smooths)) spec <- with_smooth_centring(spec, target_nc, start)
   target <- glmer_target(spec, model, priors, centred)
   target$start <- function(...) smooth_centred_start(centred_start(start, target_nc, target, model, spec), target, spec)
   target$smooth_centred <- spec$smooths$centred
@@ -188,7 +188,7 @@ glmer_marginal_target <- function(spec, model, priors, sampler, init, seed, args
   inits <- glm_inits("random", target, spec, args$chains, seed)
   start <- catch_interrupt(noncentred_mode_start(sampler, target, inits, init, seed, progress))
   if (!is.null(spec$smooths)) {
-    spec$smooths$centred <- smooth_centring(target, start, spec$smooths$sizes)
+    spec <- with_smooth_centring(spec, target, start)
     if (any(spec$smooths$centred)) target <- glmer_target(spec, model, priors, rep(FALSE, length(model$glmer$terms)),
                                                           marginal = TRUE, seed = seed)
   }

@@ -225,14 +225,14 @@ build_glm_model <- function(mf_call, env, formula, data, family, contrasts, para
   specs <- if (!is.null(smooths)) smooth_specs(smooths, environment(formula) %||% env)
   frame_formula <- if (is.null(bars)) formula else glmer_frame_formula(formula)
   if (!is.null(smooths)) frame_formula <- smooth_frame_formula(frame_formula, specs)
-  if (!is.null(dpars)) frame_formula <- dpar_frame_formula(frame_formula, dpars)
+  if (!is.null(dpars)) frame_formula <- dpar_frame_formula(frame_formula, dpars, environment(formula) %||% env)
   mf_call$formula <- frame_formula
   mf <- glm_model_frame(censoring_frame_call(mf_call, censoring), env, frame_formula, data)
   fixed <- if (!is.null(bars)) reformulas::nobars(formula)
   if (!is.null(smooths)) fixed <- formula_without_smooths(fixed %||% formula)
   if (!is.null(dpars) && is.null(fixed)) fixed <- formula
   model <- glm_model(mf, family, contrasts, fixed = fixed, response_levels = declared_levels(formula, data, env))
-  if (!is.null(dpars)) model$dpars <- dpar_models(dpars, mf, family, contrasts, model$weights)
+  if (!is.null(dpars)) model$dpars <- dpar_models(dpars, mf, family, contrasts, model$weights, environment(formula) %||% env)
   if (!is.null(smooths)) model <- add_smooths(model, specs, mf)
   if (!is.null(bars)) model$glmer <- glmer_model(bars, mf, parameterization)
   model$formula <- whole  # the whole formula, group-level terms and cens() included (formula(), update())
@@ -262,6 +262,7 @@ fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, 
     y_sd <- weighted_sd(core_response(model), model$weights)
     priors$prior_dpar <- lapply(model$dpars, dpar_adjusted_priors, prior_args$prior_dpar, family, y_sd)
     priors$prior_aux[names(model$dpars)] <- NULL  # modelled: their formulas' priors instead
+    if (has_dpar_smooths(model)) priors$prior_smooth_dpar <- smooth_prior(prior_args$prior_smooth, 1)
   }
   spec <- glm_spec(model, family, priors)
   target <- glm_target(spec, model)
@@ -271,9 +272,9 @@ fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, 
   model$priors <- priors
   inits <- glm_inits(init, target, spec, args$chains, seed)
   if (is_horseshoe(priors[["prior"]]$adjusted)) target <- horseshoe_target(target, sampler, inits, init, seed, progress)
-  if (has_penalised(model)) {
+  if (has_penalised(model) || has_dpar_smooths(model)) {
     target <- smooth_target(target, spec, model, sampler, inits, init, seed, progress)
-    model$smooths$centred <- target$smooth_centred
+    if (has_penalised(model)) model$smooths$centred <- target$smooth_centred
   }
   fit <- fit_chains(target, sampler, args, seed, inits, init, progress, call, model)
   class(fit) <- c("vhmc_glm", class(fit))

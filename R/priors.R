@@ -279,7 +279,9 @@ prior_summary.vhmc_fit <- function(object, ...) {
   slopes <- setdiff(model$coef_names, "(Intercept)")
   slopes <- slopes[setdiff(seq_along(slopes), smooth_random_columns(model))]  # the smooths': prior_smooth
   structure(priors, labels = prior_labels(model), slopes = slopes,
-            dpar_slopes = lapply(model$dpars, function(d) dpar_coef_names(d)[-1L]), class = "vhmc_prior_summary")
+            dpar_slopes = lapply(model$dpars, function(d) {
+              utils::head(dpar_coef_names(d)[-1L], length(d$coef_names) - 1L - (d$smooths$n_random %||% 0L))
+            }), class = "vhmc_prior_summary")
 }
 
 #' @rdname prior_summary
@@ -325,7 +327,8 @@ prior_labels <- function(model) {
     prior = paste0("Coefficients (", n_coef, ")"),
     prior_covariance = sprintf("Covariance of the group-level terms (%d %s)", length(model$glmer$terms),
                                if (length(model$glmer$terms) == 1L) "term" else "terms"),
-    prior_smooth = sprintf("Standard deviations of the smooths' penalised coefficients (%d)", length(model$smooths$sizes)))
+    prior_smooth = sprintf("Standard deviations of the smooths' penalised coefficients (%d)", length(model$smooths$sizes)),
+    prior_smooth_dpar = "Standard deviations of the distributional formulas' smooths")
 }
 
 # One prior: as specified, and as used when autoscaling changed it (per coefficient when

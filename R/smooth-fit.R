@@ -25,8 +25,9 @@ smooth_target <- function(target, spec, model, sampler, inits, init, seed, progr
   target_nc <- noncentred_target(target, caps, sampler, inits, init, seed, progress)
   check_target(sampler, target_nc)
   start <- catch_interrupt(target_nc$start())
-  spec$smooths$centred <- smooth_centring(target_nc, start, spec$smooths$sizes)
-  target <- if (any(spec$smooths$centred)) glm_target(spec, model) else target_nc
+  spec <- with_smooth_centring(spec, target_nc, start)
+  centred <- unlist(lapply(smooth_sets(target_nc$layout$blocks, spec), `[[`, "centred"))
+  target <- if (any(centred)) glm_target(spec, model) else target_nc
   target$mode <- NULL
   target[names(caps)] <- caps
   target$start <- function() smooth_centred_start(start, target, spec)
@@ -50,10 +51,10 @@ smooth_target <- function(target, spec, model, sampler, inits, init, seed, progr
 # inst/validation/sbc-smooth.R (60 rows, 200 replications of 1,000 draws): total
 # divergences 1,067 non-centred, 2,527 centred (and sds's ranks biased, ECDF p 0.001), 988
 # with sd two sds lower, 584 with three (calibrated, p 0.915).
-smooth_centring <- function(target_nc, start, sizes) {
-  idx <- layout_indices(target_nc$layout$blocks, "smooth")
-  if (is.null(start$mode_nc)) return(rep(FALSE, length(idx)))
-  sd_idx <- smooth_sd_indices(target_nc$layout$blocks, sizes)
+smooth_centring <- function(target_nc, start, set) {
+  idx <- set$idx
+  if (is.null(start$mode_nc) || !length(idx)) return(rep(FALSE, length(idx)))
+  sd_idx <- set$sd_idx
   at <- c(idx, unique(sd_idx))
   H <- hessian_block(target_nc, start$mode_nc, at)
   kappa <- diag(H)[seq_along(idx)] - 1
@@ -70,27 +71,60 @@ hessian_block <- function(target, theta, idx) {
   (H + t(H)) / 2
 }
 
-# The coordinate of each penalised column's sd.
-smooth_sd_indices <- function(blocks, sizes) {
-  blocks$offset[blocks$name == "sm:sd"] + rep(seq_along(sizes), sizes)
+# The coordinate of each penalised column's sd (block "sm:sd", or a distributional
+# formula's "sm:sd:NAME").
+smooth_sd_indices <- function(blocks, sizes, name = "sm:sd") {
+  blocks$offset[blocks$name == name] + rep(seq_along(sizes), sizes)
+}
+
+# Every set of penalised columns in the layout: the mean's smooths and each distributional
+# formula's, with their coordinates, their sds', each column's unit (its scale over the
+# response's; a link scale has no response units) and centring flags (spec's), and where
+# the flags go in spec (`path`).
+smooth_sets <- function(blocks, spec) {
+  sets <- list()
+  if (!is.null(spec$smooths$sizes)) {
+    idx <- layout_indices(blocks, "smooth")
+    sets$main <- list(idx = idx, sd_idx = smooth_sd_indices(blocks, spec$smooths$sizes),
+                      unit = (if (is.null(spec$scale)) 1 else utils::tail(spec$scale, length(idx))) / spec$y_scale,
+                      centred = spec$smooths$centred %||% rep(FALSE, length(idx)), path = "smooths")
+  }
+  for (j in seq_along(spec$dpars)) {
+    sm <- spec$dpars[[j]]$smooths
+    if (is.null(sm)) next
+    nm <- blocks$label[startsWith(blocks$name, "dpar:")][j]
+    n <- sum(sm$sizes)
+    sets[[nm]] <- list(idx = utils::tail(layout_indices(blocks, paste0("dpar:", nm)), n),
+                       sd_idx = smooth_sd_indices(blocks, sm$sizes, paste0("sm:sd:", nm)),
+                       unit = utils::tail(spec$dpars[[j]]$scale, n), centred = sm$centred %||% rep(FALSE, n),
+                       path = c("dpars", j, "smooths"))
+  }
+  sets
+}
+
+# spec with every smooth set's centring chosen (smooth_centring()).
+with_smooth_centring <- function(spec, target_nc, start) {
+  for (set in smooth_sets(target_nc$layout$blocks, spec)) {
+    flags <- smooth_centring(target_nc, start, set)
+    if (identical(set$path, "smooths")) spec$smooths$centred <- flags else spec$dpars[[as.integer(set$path[2L])]]$smooths$centred <- flags
+  }
+  spec
 }
 
 # The start on the non-centred coordinates carried to the target's: each centred column's
 # theta_j = z_j sd unit_j (unit_j: its column's scale over the response's, as the core's
 # glm/smooths.hpp), and its inverse metric times (sd unit_j)^2 at the mode.
 smooth_centred_start <- function(start, target, spec) {
-  cen <- spec$smooths$centred
-  if (!any(cen)) return(start)
-  blocks <- target$layout$blocks
-  idx <- layout_indices(blocks, "smooth")
-  sd_at <- smooth_sd_indices(blocks, spec$smooths$sizes)
-  unit <- (if (is.null(spec$scale)) 1 else utils::tail(spec$scale, length(idx))) / spec$y_scale
-  factor_at <- function(theta) ifelse(cen, exp(theta[sd_at]) * unit, 1)
-  map_point <- function(theta) replace(theta, idx, theta[idx] * factor_at(theta))
-  start$inits$internal <- lapply(start$inits$internal, map_point)
+  sets <- Filter(function(s) any(s$centred), smooth_sets(target$layout$blocks, spec))
+  if (!length(sets)) return(start)
+  for (set in sets) {
+    factor_at <- function(theta) ifelse(set$centred, exp(theta[set$sd_idx]) * set$unit, 1)
+    map_point <- function(theta) replace(theta, set$idx, theta[set$idx] * factor_at(theta))
+    start$inits$internal <- lapply(start$inits$internal, map_point)
+    f2 <- factor_at(start$mode_nc)^2
+    if (!is.null(start$inv_metric)) start$inv_metric <- lapply(start$inv_metric, function(v) replace(v, set$idx, v[set$idx] * f2))
+  }
   start$inits$user <- lapply(start$inits$internal, target$user_values)
-  f2 <- factor_at(start$mode_nc)^2
-  if (!is.null(start$inv_metric)) start$inv_metric <- lapply(start$inv_metric, function(v) replace(v, idx, v[idx] * f2))
   start
 }
 

@@ -61,8 +61,9 @@ vhmc::SmoothSpec smooth_spec(const Rcpp::List& spec) {
 }
 
 // The distributional predictors of R/dpars.R (spec$dpars): each one's aux parameter
-// (0-based, in the family's order), columns X (rows x non-intercept columns), their centres
-// and scales, and its priors; GlmData views of R's memory, kept with the R objects.
+// (0-based, in the family's order), columns X (rows x non-intercept columns, its smooths'
+// last), their centres and scales, its priors and smooths; GlmData views of R's memory,
+// kept with the R objects.
 struct DparStore {
   std::vector<Rcpp::RObject> keep;
   std::vector<std::unique_ptr<vhmc::GlmData>> data;
@@ -78,7 +79,7 @@ struct DparStore {
       data.push_back(std::make_unique<vhmc::GlmData>(REAL(X), X.nrow(), X.ncol(), y, nullptr, nullptr, optional(center),
                                                      optional(scale)));
       spec.dpars.push_back({Rcpp::as<int>(p["aux"]), data.back().get(), vhmc_glue::prior_of(p["prior_intercept"]),
-                            vhmc_glue::prior_of(p["prior"])});
+                            vhmc_glue::prior_of(p["prior"]), smooth_spec(p)});
     }
   }
 };

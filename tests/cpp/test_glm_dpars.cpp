@@ -199,3 +199,40 @@ TEST_CASE("dpars: the reported map and its inverse; refusals", "[glm][dpars]") {
                                {vhmc::Prior::flat()}, 0.0, 2, vhmc::SmoothSpec(), dpar_spec({&zd}, {0})),
                   std::invalid_argument);
 }
+
+TEST_CASE("dpars: smooths in a distributional predictor (and in the mean): gradient, reported map", "[glm][dpars]") {
+  const DparProblem prob(6);
+  const std::vector<double>& y = prob.y_pos;
+  std::vector<double> Z3(prob.Z);
+  vhmc::Rng r(2, 2);
+  for (int i = 0; i < prob.n; ++i) Z3.push_back(r.normal());
+  const std::vector<double> c3 = {0.1, -0.2, 0.05}, s3 = {1.3, 0.7, 0.9};
+  vhmc::GlmData zd(Z3.data(), prob.n, 3, y.data(), nullptr, nullptr, c3.data(), s3.data());
+  std::vector<double> X2(prob.X);
+  for (int i = 0; i < prob.n; ++i) X2.push_back(prob.Z[prob.n + i]);
+  const std::vector<double> cx = {0.0, 0.1}, sx = {1.0, 1.2};
+  vhmc::GlmData d(X2.data(), prob.n, 2, y.data(), nullptr, nullptr, cx.data(), sx.data());
+  d.y_scale = 1.4;
+  for (bool main_smooth : {false, true}) {
+    vhmc::DparSpec s = dpar_spec({&zd}, {0});
+    s.dpars[0].smooths.sizes = {2};
+    s.dpars[0].smooths.prior = vhmc::Prior::exponential(1.0);
+    vhmc::SmoothSpec ms;
+    if (main_smooth) {
+      ms.sizes = {1};
+      ms.prior = vhmc::Prior::exponential(1.0);
+    }
+    const GlmFamily f = vhmc::family_named("student_identity");
+    GlmPotential pot(d, f, true, vhmc::Prior::normal(0.0, 5.0), vhmc::Prior::normal(0.0, 2.0),
+                     {vhmc::Prior::exponential(1.0), vhmc::Prior::exponential(1.0)}, 0.0, 0, ms, s);
+    REQUIRE(pot.layout().find("sm:sd:sigma") != nullptr);
+    CHECK(pot.hierarchical());
+    vhmc::Rng rng(4, 4);
+    const Vec theta = dpar_theta(pot, rng);
+    vt::check_gradient(pot, theta, main_smooth ? "both smooths" : "dpar smooth", 1e-12);
+    Vec rep, back;
+    vhmc::to_reported(pot, theta, rep);
+    vhmc::from_reported(pot, rep, back);
+    for (int j = 0; j < pot.dim(); ++j) CHECK(back[j] == Approx(theta[j]).epsilon(1e-10).margin(1e-10));
+  }
+}

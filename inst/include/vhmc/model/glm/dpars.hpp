@@ -13,6 +13,7 @@
 #include "../../base/types.hpp"
 #include "../priors.hpp"
 #include "dense_design.hpp"
+#include "smooths.hpp"
 #include "family/base.hpp"
 #include "family/local.hpp"
 #include "glm_data.hpp"
@@ -20,12 +21,14 @@
 namespace vhmc {
 
 // One modelled auxiliary parameter: its index in the family's kAux, its columns (a GlmData
-// view with its own X (the non-intercept columns), center and scale; y unused), and the
-// priors of its intercept (at the predictors' means) and slopes, on the link scale.
+// view with its own X (the non-intercept columns), center and scale; y unused), the priors
+// of its intercept (at the predictors' means) and slopes, on the link scale, and its smooths
+// (penalised columns last, as the linear predictor's; glm/smooths.hpp).
 struct DparData {
   int aux = 0;
   const GlmData* data = nullptr;
   Prior prior_intercept = Prior::flat(), prior = Prior::flat();
+  SmoothSpec smooths = SmoothSpec();
 };
 
 struct DparSpec {

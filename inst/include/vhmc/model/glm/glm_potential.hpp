@@ -93,11 +93,12 @@ class GlmPotential {
   const SmoothScales* smooths() const { return sm_ ? &*sm_ : nullptr; }
   // Whether the posterior has parameters whose scale is another parameter (group-level
   // terms, a horseshoe, smooths): no joint mode, no analytic Hessian.
-  bool hierarchical() const { return !terms_.empty() || hs_ || sm_; }
+  bool hierarchical() const { return !terms_.empty() || hs_ || sm_ || !dsm_.empty(); }
   // Whether some rows are censored.
   bool censored() const { return !cens_rows_.empty(); }
-  // The distributional predictors, or null.
+  // The distributional predictors, or null; their smooths' scales.
   const DparPredictors* dpars() const { return dp_ ? &*dp_ : nullptr; }
+  const std::vector<SmoothScales>& dpar_smooths() const { return dsm_; }
   // The family's index (in kAux) of each aux block of aux_blocks().
   const std::vector<int>& aux_block_specs() const { return aux_block_spec_; }
 
@@ -193,6 +194,7 @@ class GlmPotential {
   void add_aux_blocks(Eigen::Index n_cutpoints, const DparSpec& dpars);
   void add_dpar_blocks(const DparSpec& dpars);
   void add_dpar_priors(const DparSpec& dpars);
+  void add_dpar_smooths(const DparSpec& dpars);
 
   // eta_ = the blocks' predictors + offset; needs design_.set_beta() and the terms' prepare().
   void linear_predictor(const Vec& theta);
@@ -204,6 +206,7 @@ class GlmPotential {
   // horseshoe, eval() runs the paths at the coefficients it gives (eval_paths()).
   double eval(const Vec& theta, Vec* g);
   double eval_paths(const Vec& theta, Vec* g);
+  double eval_smooths(const Vec& theta, Vec* g);
   template <class F>
   double eval_family(const Vec& theta, Vec* g);
   double eval_prior(const Vec& theta, Vec* g);
@@ -250,6 +253,7 @@ class GlmPotential {
   std::vector<int> aux_block_spec_;   // each aux block's index in the family's kAux
   Eigen::Index aux_end_ = 0;          // the end of the aux (and dpar) blocks in theta
   std::optional<DparPredictors> dp_;
+  std::vector<SmoothScales> dsm_;     // the distributional predictors' smooths
   Vec dt_;                   // d loglik / d t of the aux coordinates (a pass's sum)
   std::unique_ptr<GaussianLikelihood> gauss_;  // gaussian family: the likelihood from statistics
   std::vector<GroupTerm> terms_;

@@ -45,7 +45,8 @@ inline void GlmPotential::validate(const Prior& prior_intercept, const Prior& pr
   } else {
     validate_coef_prior(prior, fixed_columns(), "prior");
   }
-  if (prior_aux.size() < aux_specs(family_).size()) throw std::invalid_argument("prior_aux: one prior per auxiliary parameter");
+  for (const int k : aux_block_spec_)
+    if (prior_aux.size() <= static_cast<std::size_t>(k)) throw std::invalid_argument("prior_aux: one prior per auxiliary parameter");
   for (std::size_t b = 0; b < aux_blocks_.size(); ++b) {
     const ParamBlock& blk = layout_.blocks()[aux_blocks_[b]];
     const std::string what = "prior_aux (" + blk.label + ")";

@@ -44,6 +44,7 @@ inline GlmPotential::GlmPotential(const GlmData& data, GlmFamily family, bool ha
   layout_.add("smooth", any_centred ? "partly centred" : "noncentred", k_smooth);
   add_aux_blocks(n_cutpoints, dpars);
   if (k_smooth > 0) add_smooths(smooths);
+  add_dpar_smooths(dpars);
   validate(prior_intercept, prior, prior_aux);
   if (has_intercept) priors_.add_location(prior_intercept, 0, 1, nullptr);
   const Eigen::Ref<const Vec> scale(data.scale.head(data.has_scale() ? k : 0));
@@ -179,16 +180,32 @@ inline void GlmPotential::add_dpar_blocks(const DparSpec& dpars) {
   aux_end_ = layout_.dim();
 }
 
+// Each predictor's smooths: its design's trailing columns, their sds a block "sm:sd:NAME"
+// after the others; the columns' unit is their scale (the link scale has no response units).
+inline void GlmPotential::add_dpar_smooths(const DparSpec& dpars) {
+  const auto specs = aux_specs(family_);
+  for (const DparData& p : dpars.dpars) {
+    if (p.smooths.empty()) continue;
+    const Eigen::Index k = p.smooths.columns(), first = p.data->k() - k;
+    if (first < 0) throw std::invalid_argument("distributional predictors: more smooth columns than columns");
+    const DenseDesign& b = *dp_->design_of(p.aux);
+    Vec unit = p.data->has_scale() ? Vec(p.data->scale.tail(k)) : Vec::Ones(k);
+    dsm_.emplace_back(p.smooths, layout_, b.slopes() + first, std::move(unit), std::string("sm:sd:") + specs[p.aux].name);
+  }
+  if (!dsm_.empty()) eff_.resize(layout_.dim());
+}
+
 // The predictors' intercepts (at their predictors' means) and slopes (in the sampler's
 // coordinates, times their scales) take their priors on the link scale.
 inline void GlmPotential::add_dpar_priors(const DparSpec& dpars) {
   for (const DparData& p : dpars.dpars) {
     const DenseDesign& b = *dp_->design_of(p.aux);
     validate_coef_prior(p.prior_intercept, 1, "prior_dpar (intercept)");
-    validate_coef_prior(p.prior, p.data->k(), "prior_dpar");
+    const Eigen::Index k = p.data->k() - p.smooths.columns();  // the smooths' columns: their sds
+    validate_coef_prior(p.prior, k, "prior_dpar");
     priors_.add_location(p.prior_intercept, b.first(), 1, nullptr);
-    const Eigen::Ref<const Vec> scale(p.data->scale);
-    priors_.add_location(p.prior, b.slopes(), p.data->k(), p.data->has_scale() ? &scale : nullptr);
+    const Eigen::Ref<const Vec> scale(p.data->scale.head(p.data->has_scale() ? k : 0));
+    priors_.add_location(p.prior, b.slopes(), k, p.data->has_scale() ? &scale : nullptr);
   }
 }
 

@@ -108,6 +108,15 @@ inline void blocks_to_reported(const GlmPotential& pot, const Vec& theta, Vec& o
 }
 
 inline void to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
+  if (!pot.dpar_smooths().empty()) {
+    Vec eff = theta;
+    if (const SmoothScales* sm = pot.smooths()) sm->effective(theta, eff);
+    for (const SmoothScales& s : pot.dpar_smooths()) s.effective_into(theta, eff);
+    blocks_to_reported(pot, eff, out);
+    if (const SmoothScales* sm = pot.smooths()) sm->to_reported(theta, out);
+    for (const SmoothScales& s : pot.dpar_smooths()) s.to_reported(theta, out);
+    return;
+  }
   if (const SmoothScales* sm = pot.smooths()) {
     Vec eff;
     sm->effective(theta, eff);
@@ -165,6 +174,7 @@ inline void from_reported(const GlmPotential& pot, const Vec& reported, Vec& the
   });
   if (const Horseshoe* hs = pot.horseshoe()) hs->from_reported(reported, theta);
   if (const SmoothScales* sm = pot.smooths()) sm->from_reported(reported, theta);
+  for (const SmoothScales& s : pot.dpar_smooths()) s.from_reported(reported, theta);
 }
 
 }  // namespace vhmc

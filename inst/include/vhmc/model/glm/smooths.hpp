@@ -20,6 +20,7 @@
 // dU/dlog sd_s = 1 - theta_j^2 / a_j^2. R chooses the columns (R/smooth-fit.R).
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -47,8 +48,10 @@ struct SmoothSpec {
 class SmoothScales {
  public:
   // z: offset of the smooth block; unit: each column's factor from the data scale to the
-  // sampler's. Adds the sd block to the layout.
-  SmoothScales(const SmoothSpec& s, ParameterLayout& layout, Eigen::Index z, Vec unit)
+  // sampler's. Adds the sd block (`sd_block`: a distributional predictor's smooths have
+  // their own, glm/dpars.hpp) to the layout.
+  SmoothScales(const SmoothSpec& s, ParameterLayout& layout, Eigen::Index z, Vec unit,
+               const std::string& sd_block = "sm:sd")
       : prior_(s.prior), z_(z), unit_(std::move(unit)) {
     validate_aux_prior(s.prior, "prior_smooth");
     for (std::size_t b = 0; b < s.sizes.size(); ++b) {
@@ -59,7 +62,7 @@ class SmoothScales {
       throw std::invalid_argument("smooths: one unit per smooth column");
     centred_ = s.centred.empty() ? std::vector<bool>(block_.size(), false) : s.centred;
     if (centred_.size() != block_.size()) throw std::invalid_argument("smooths: one centring flag per smooth column");
-    sd_ = layout.add("sm:sd", "sds", static_cast<Eigen::Index>(s.sizes.size()), Transform::Log);
+    sd_ = layout.add(sd_block, "sds", static_cast<Eigen::Index>(s.sizes.size()), Transform::Log);
     n_sd_ = static_cast<Eigen::Index>(s.sizes.size());
     a_.resize(unit_.size());
   }
@@ -78,6 +81,17 @@ class SmoothScales {
     Vec a;
     column_scales(theta, a);
     apply(theta, a, eff);
+  }
+  // prepare() and effective() into an eff that another map has made from theta (only this
+  // smooth block's coordinates change).
+  void prepare_into(const Vec& theta, Vec& eff) {
+    column_scales(theta, a_);
+    apply_into(theta, a_, eff);
+  }
+  void effective_into(const Vec& theta, Vec& eff) const {
+    Vec a;
+    column_scales(theta, a);
+    apply_into(theta, a, eff);
   }
 
   // U of the smooths' parameters (z's standard normal, or a centred column's N(0, a_j^2);
@@ -135,6 +149,9 @@ class SmoothScales {
   // eff = theta with each non-centred column's z_j times a_j.
   void apply(const Vec& theta, const Vec& a, Vec& eff) const {
     eff = theta;
+    apply_into(theta, a, eff);
+  }
+  void apply_into(const Vec& theta, const Vec& a, Vec& eff) const {
     for (Eigen::Index j = 0; j < size(); ++j)
       if (!centred_[j]) eff[z_ + j] = theta[z_ + j] * a[j];
   }
