@@ -21,7 +21,8 @@
 #' @param formula The formula of the mean (the model's response on the left).
 #' @param ... Formulas of auxiliary parameters, `name ~ predictors`.
 #' @return An object of class `vhmc_bf`: `formula` and the named list `pforms`.
-#' @seealso [vhmc_glm()] (its `prior_dpar`), [posterior_epred()] (its `dpar`)
+#' @seealso [vhmc_glm()] (its `prior_dpar`: priors of the formulas' intercepts, slopes and
+#'   smooths' standard deviations), [posterior_epred()] (its `dpar`)
 #' @examples
 #' \donttest{
 #' data(mcycle, package = "MASS")
@@ -132,9 +133,10 @@ dpar_coef_names <- function(d) paste0(d$name, "_", d$coef_names)
 # The default priors of every modelled parameter, on its link scale: the intercept (at the
 # predictors' means) student_t(3, 0, 2.5), autoscaled so that for a parameter in the
 # response's units (sigma) it is centred at log(sd(y)); the slopes normal(0, 1) per sd of
-# their predictor.
+# their predictor; the standard deviations of its smooths half student_t(3, 0, 2.5) (brms's).
 default_prior_dpar <- function() {
-  list(intercept = student_t(3, 0, 2.5, autoscale = TRUE), coef = normal(0, 1, autoscale = TRUE))
+  list(intercept = student_t(3, 0, 2.5, autoscale = TRUE), coef = normal(0, 1, autoscale = TRUE),
+       sds = student_t(3, 0, 2.5))
 }
 
 # prior_dpar as given: NULL, or a list with `intercept` and/or `coef` (the rest default).
@@ -143,16 +145,17 @@ check_prior_dpar <- function(prior_dpar) {
   if (is.null(prior_dpar)) return(out)
   if (!is.list(prior_dpar) || inherits(prior_dpar, "vhmc_prior") || !all(names(prior_dpar) %in% names(out)) ||
       is.null(names(prior_dpar))) {
-    stop_arg("prior_dpar", "must be a list with elements `intercept` and/or `coef`",
+    stop_arg("prior_dpar", "must be a list with elements `intercept`, `coef` and/or `sds`",
              "For example prior_dpar = list(intercept = normal(0, 1), coef = normal(0, 0.5)).")
   }
-  for (nm in names(prior_dpar)) {
+  for (nm in setdiff(names(prior_dpar), "sds")) {
     p <- prior_dpar[[nm]]
     if (!inherits(p, "vhmc_prior") || !p$dist %in% c("normal", "student_t", "cauchy", "laplace", "flat")) {
       stop_arg(sprintf("prior_dpar$%s", nm), sprintf("must be a location prior such as normal(0, 1), not %s", describe(p)))
     }
     out[[nm]] <- p
   }
+  if (!is.null(prior_dpar$sds)) out$sds <- prior_dpar$sds  # checked by smooth_prior() where used
   out
 }
 

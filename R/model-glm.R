@@ -137,6 +137,12 @@
 #'   deviation (a prior of a positive parameter), by default a half Student-t with 3 degrees
 #'   of freedom and scale 2.5 (brms's default for smooths), autoscaled by `sd(y)` for the
 #'   gaussian family (and the families whose response the core standardises).
+#' @param prior_dpar For distributional formulas ([bf()]): a list of the priors of each
+#'   formula's `intercept` (on the parameter's link scale, at the predictors' means; default
+#'   `student_t(3, 0, 2.5, autoscale = TRUE)`, which for sigma is centred at log(sd(y))),
+#'   its slopes `coef` (default `normal(0, 1, autoscale = TRUE)`: scale 1 per sd of the
+#'   predictor) and its smooths' standard deviations `sds` (default `student_t(3, 0, 2.5)`);
+#'   elements left out keep their defaults.
 #' @param ... Must be empty; here so that misspelt arguments give an error.
 #' @return A `vhmc_fit` (class `c("vhmc_glm", "vhmc_fit")`). Besides the methods of every
 #'   fit ([print.vhmc_fit()], [summary.vhmc_fit()], [as_draws_array.vhmc_fit()], ...), GLM
@@ -262,7 +268,7 @@ fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, 
     y_sd <- weighted_sd(core_response(model), model$weights)
     priors$prior_dpar <- lapply(model$dpars, dpar_adjusted_priors, prior_args$prior_dpar, family, y_sd)
     priors$prior_aux[names(model$dpars)] <- NULL  # modelled: their formulas' priors instead
-    if (has_dpar_smooths(model)) priors$prior_smooth_dpar <- smooth_prior(prior_args$prior_smooth, 1)
+    if (has_dpar_smooths(model)) priors$prior_smooth_dpar <- smooth_prior(prior_args$prior_dpar$sds, 1)
   }
   spec <- glm_spec(model, family, priors)
   target <- glm_target(spec, model)

@@ -328,7 +328,7 @@ prior_labels <- function(model) {
     prior_covariance = sprintf("Covariance of the group-level terms (%d %s)", length(model$glmer$terms),
                                if (length(model$glmer$terms) == 1L) "term" else "terms"),
     prior_smooth = sprintf("Standard deviations of the smooths' penalised coefficients (%d)", length(model$smooths$sizes)),
-    prior_smooth_dpar = "Standard deviations of the distributional formulas' smooths")
+    prior_smooth_dpar = "Standard deviations of the distributional formulas' smooths (prior_dpar$sds)")
 }
 
 # One prior: as specified, and as used when autoscaling changed it (per coefficient when

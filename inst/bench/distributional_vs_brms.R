@@ -11,10 +11,12 @@
 # of the whole call and of sampling alone, vhmc's ratio to brms, and the largest |z| of the
 # difference of the two posterior means (combined MCSE) over the parameters both name.
 # Models:
-#   mcycle          MASS::mcycle, accel ~ s(times) (brms's example; its distributional part,
-#                   sigma ~ s(times), waits for distributional regression in vhmc), gaussian;
+#   mcycle          MASS::mcycle, accel ~ s(times), gaussian;
 #                   priors brms's defaults for these data written out: Intercept
 #                   student_t(3, -13.3, 35.6), sds and sigma student_t(3, 0, 35.6)
+#   mcycle_sigma    the same with its distributional part, bf(accel ~ s(times), sigma ~
+#                   s(times)) (brms's example); priors as mcycle's, sigma's intercept
+#                   student_t(3, 0, 2.5) and its smooth's sds student_t(3, 0, 2.5) (link scale)
 #   smooth_logit    y ~ s(x) + (1 | g), binomial(logit), 2,000 simulated rows, 30 groups;
 #                   b normal(0, 2.5), Intercept normal(0, 2.5), sds and sd student_t(3, 0, 2.5)
 #   cens_lognormal  y | cens(censored) ~ x1 + x2 + x3, lognormal, 2,000 simulated survival
@@ -60,6 +62,21 @@ models <- list(
                          brms::set_prior("student_t(3, 0, 35.6)", class = "sds"),
                          brms::set_prior("student_t(3, 0, 35.6)", class = "sigma")))
   },
+  mcycle_sigma = function() {
+    data(mcycle, package = "MASS", envir = environment())
+    list(formula = bf(accel ~ s(times), sigma ~ s(times)), brms_formula = brms::bf(accel ~ s(times), sigma ~ s(times)),
+         data = mcycle, vhmc_family = gaussian(), brms_family = gaussian(),
+         vhmc_priors = list(prior = normal(0, 2.5), prior_intercept = student_t(3, -13.3, 35.6),
+                            prior_smooth = student_t(3, 0, 35.6),
+                            prior_dpar = list(intercept = student_t(3, 0, 2.5), coef = normal(0, 2.5),
+                                              sds = student_t(3, 0, 2.5))),
+         brms_priors = c(brms::set_prior("normal(0, 2.5)", class = "b"),
+                         brms::set_prior("student_t(3, -13.3, 35.6)", class = "Intercept"),
+                         brms::set_prior("student_t(3, 0, 35.6)", class = "sds"),
+                         brms::set_prior("student_t(3, 0, 2.5)", class = "Intercept", dpar = "sigma"),
+                         brms::set_prior("normal(0, 2.5)", class = "b", dpar = "sigma"),
+                         brms::set_prior("student_t(3, 0, 2.5)", class = "sds", dpar = "sigma")))
+  },
   smooth_logit = function() {
     list(formula = y ~ s(x) + (1 | g), data = simulate_smooth_logit(), vhmc_family = binomial(),
          brms_family = brms::bernoulli(),
@@ -89,12 +106,20 @@ run_vhmc <- function(m) {
                list(chains = 4, cores = 2, iter = 2000, seed = 1, progress = FALSE)))
 }
 
-run_brms <- function(m) timed_brms(m$formula, m$data, m$brms_family, m$brms_priors, "^(b_|bs_|sds_|s_|sd_|r_|sigma)")
+run_brms <- function(m) {
+  formula <- if (is.null(m$brms_formula)) m$formula else m$brms_formula
+  timed_brms(formula, m$data, m$brms_family, m$brms_priors, "^(b_|bs_|sds_|s_|sd_|r_|sigma)")
+}
 
-# brms's names as vhmc names them: b_Intercept, bs_sx_1 (the unpenalised coefficient),
+# brms's names as vhmc names them (the distributional formula's with sigma_): b_Intercept,
+# bs_sx_1 (the unpenalised coefficient),
 # sds_sx_1, s_sx_1[k] (the penalised coefficients, the same basis), sigma.
 vhmc_names <- function(variables) {
-  v <- sub("^b_Intercept$", "(Intercept)", variables)
+  v <- sub("^b_sigma_Intercept$", "sigma_(Intercept)", variables)
+  v <- sub("^bs_sigma_s([a-z]+)_([0-9]+)$", "sigma_s(\\1).fx\\2", v)
+  v <- sub("^sds_sigma_s([a-z]+)_1$", "sds[sigma_s(\\1)]", v)
+  v <- sub("^s_sigma_s([a-z]+)_1\\[([0-9]+)\\]$", "sigma_s(\\1).\\2", v)
+  v <- sub("^b_Intercept$", "(Intercept)", v)
   v <- sub("^bs_s([a-z]+)_([0-9]+)$", "s(\\1).fx\\2", v)
   v <- sub("^sds_s([a-z]+)_1$", "sds[s(\\1)]", v)
   v <- sub("^s_s([a-z]+)_1\\[([0-9]+)\\]$", "s(\\1).\\2", v)
