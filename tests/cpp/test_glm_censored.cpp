@@ -118,17 +118,7 @@ TEST_CASE("censoring: every censorable family's gradient and Newton Hessian", "[
     INFO(code_of(f));
     REQUIRE(std::isfinite(pot.U(theta)));
     vt::check_gradient(pot, theta, code_of(f), 1e-12);
-    vhmc::Mat H;
-    pot.hessian(theta, H);
-    for (int j = 0; j < pot.dim(); ++j) {
-      const double h = 1e-5;
-      Vec tp = theta, tm = theta, gp, gm;
-      tp[j] += h;
-      tm[j] -= h;
-      pot.U_grad(tp, gp);
-      pot.U_grad(tm, gm);
-      for (int k = 0; k < pot.dim(); ++k) CHECK(H(k, j) == Approx((gp[k] - gm[k]) / (2 * h)).epsilon(1e-4).margin(1e-4));
-    }
+    vt::check_hessian(pot, theta);
   }
   CHECK(families == 13);  // gaussian 3 links, student 3, Gamma 3, inverse.gaussian 4
 }

@@ -84,20 +84,6 @@ Vec dpar_theta(GlmPotential& pot, vhmc::Rng& rng) {
   return theta;
 }
 
-void check_hessian(GlmPotential& pot, const Vec& theta) {
-  vhmc::Mat H;
-  pot.hessian(theta, H);
-  for (int j = 0; j < pot.dim(); ++j) {
-    const double h = 1e-5;
-    Vec tp = theta, tm = theta, gp, gm;
-    tp[j] += h;
-    tm[j] -= h;
-    pot.U_grad(tp, gp);
-    pot.U_grad(tm, gm);
-    for (int k = 0; k < pot.dim(); ++k) CHECK(H(k, j) == Approx((gp[k] - gm[k]) / (2 * h)).epsilon(1e-4).margin(1e-4));
-  }
-}
-
 }  // namespace
 
 TEST_CASE("dpars: every family's gradient and Newton Hessian, first or every aux parameter modelled", "[glm][dpars]") {
@@ -122,7 +108,7 @@ TEST_CASE("dpars: every family's gradient and Newton Hessian, first or every aux
                                                                                           << " dpars " << s.dpars.size());
         REQUIRE(std::isfinite(pot.U(theta)));
         vt::check_gradient(pot, theta, "dpars", 1e-12);
-        check_hessian(pot, theta);
+        vt::check_hessian(pot, theta);
         ++cases;
       }
     }

@@ -315,6 +315,23 @@ void check_gradient(P& pot, const Vec& theta, const std::string& what, double va
   }
 }
 
+// The Newton Hessian of U against central differences (step 1e-5) of its gradient, each
+// entry within 1e-4 relative or absolute.
+template <class P>
+void check_hessian(P& pot, const Vec& theta) {
+  vhmc::Mat H;
+  pot.hessian(theta, H);
+  for (int j = 0; j < pot.dim(); ++j) {
+    const double h = 1e-5;
+    Vec tp = theta, tm = theta, gp, gm;
+    tp[j] += h;
+    tm[j] -= h;
+    pot.U_grad(tp, gp);
+    pot.U_grad(tm, gm);
+    for (int k = 0; k < pot.dim(); ++k) CHECK(H(k, j) == Approx((gp[k] - gm[k]) / (2 * h)).epsilon(1e-4).margin(1e-4));
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // A logistic regression where a rare category separates the responses (the split
 // leapfrog's and the exact rows' tests): n rows, a standard normal predictor and a

@@ -73,14 +73,13 @@ class SmoothScales {
   // eff = theta with the smooth block's b_j in the sampler's coordinates; keeps each column's
   // a_j = sd unit_j for finish() (one exp per penalty block, not per column).
   void prepare(const Vec& theta, Vec& eff) {
-    column_scales(theta, a_);
-    apply(theta, a_, eff);
+    eff = theta;
+    prepare_into(theta, eff);
   }
   // The same without keeping anything (the reported map).
   void effective(const Vec& theta, Vec& eff) const {
-    Vec a;
-    column_scales(theta, a);
-    apply(theta, a, eff);
+    eff = theta;
+    effective_into(theta, eff);
   }
   // prepare() and effective() into an eff that another map has made from theta (only this
   // smooth block's coordinates change).
@@ -146,11 +145,7 @@ class SmoothScales {
       for (; j < size() && block_[j] == at; ++j) a[j] = sd * unit_[j];
     }
   }
-  // eff = theta with each non-centred column's z_j times a_j.
-  void apply(const Vec& theta, const Vec& a, Vec& eff) const {
-    eff = theta;
-    apply_into(theta, a, eff);
-  }
+  // eff (= theta on entry, in this block) with each non-centred column's z_j times a_j.
   void apply_into(const Vec& theta, const Vec& a, Vec& eff) const {
     for (Eigen::Index j = 0; j < size(); ++j)
       if (!centred_[j]) eff[z_ + j] = theta[z_ + j] * a[j];
