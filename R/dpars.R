@@ -113,10 +113,8 @@ dpar_models <- function(dpars, mf, family, contrasts, weights, env) {
               x = stats::model.matrix(tt, mf, contrasts)[, -1L, drop = FALSE], xlevels = stats::.getXlevels(tt, mf))
     if (!is.null(calls)) d <- add_smooths(d, smooth_specs(calls, env), mf)
     cols <- design_columns(d$x, weights)
-    s <- cols$sd
-    s[!is.finite(s) | s <= 0] <- 1
     d[c("coef_names", "center", "scale", "weights")] <- list(c("(Intercept)", colnames(d$x)),
-                                                           if (ncol(d$x)) cols$mean, if (ncol(d$x)) s, NULL)
+                                                           if (ncol(d$x)) cols$mean, if (ncol(d$x)) usable_scales(cols$sd), NULL)
     d
   })
 }
@@ -222,4 +220,10 @@ dpar_internal_names <- function(nm, d, centred = NULL) {
   pen <- utils::tail(nm, n_random)
   c(paste(nm[1L], "[centred]"), paste(nm[1L + seq_len(k)], "[x sd]"),
     ifelse(rep_len(centred %||% FALSE, n_random), paste(pen, "[x sd]"), sprintf("z[%s]", pen)))
+}
+
+# A bf() with the mean's formula updated (update(fit, . ~ . + z)); its other formulas kept.
+bf_update <- function(f, formula.) {
+  f$formula <- stats::update.formula(f$formula, formula.)
+  f
 }

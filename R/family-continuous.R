@@ -131,7 +131,7 @@ log_pinvgauss <- function(y, mu, lambda, upper) {
   r <- sqrt(lambda / y)
   lb <- 2 * lambda / mu + stats::pnorm(-r * (y / mu + 1), log.p = TRUE)
   la <- stats::pnorm(r * (y / mu - 1), lower.tail = !upper, log.p = TRUE)
-  if (!upper) return(pmax(la, lb) + log1p(exp(-abs(la - lb))))
+  if (!upper) return(log_sum_exp2(la, lb))
   la + log1m_exp(pmin(lb - la, -.Machine$double.eps))
 }
 

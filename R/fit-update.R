@@ -65,7 +65,8 @@ update.vhmc_fit <- function(object, formula., ..., evaluate = TRUE) {
       stop_arg("formula.", sprintf("must be a formula such as . ~ . + x, not %s", describe(formula.)),
                "Name the other arguments to change, e.g. update(fit, sampler = hmc()).")
     }
-    fit_call$formula <- stats::update.formula(formula(object), formula.)
+    f <- formula(object)
+    fit_call$formula <- if (inherits(f, "vhmc_bf")) bf_update(f, formula.) else stats::update.formula(f, formula.)
   }
   if (is.null(fit_call$seed)) fit_call$seed <- object$args$seed
   record <- fit_call
@@ -81,7 +82,7 @@ update.vhmc_fit <- function(object, formula., ..., evaluate = TRUE) {
   }
   fun <- utils::tail(as.character(fit_call[[1L]]), 1L)
   if (fun %in% c("vhmc_glm", "vhmc_ardl", "vhmc_sample")) run[[1L]] <- get(fun, envir = asNamespace("vhmc"))
-  fit <- eval(run, if (formula_fit) environment(formula(object)) else caller)
+  fit <- eval(run, if (formula_fit) environment(split_bf(formula(object))$formula) else caller)
   fit$call <- record
   fit
 }

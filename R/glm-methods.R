@@ -491,7 +491,11 @@ nobs.vhmc_glm <- function(object, ...) object$model$nobs
 #' @rdname coef.vhmc_glm
 #' @param x A fit from [vhmc_glm()].
 #' @export
-formula.vhmc_glm <- function(x, ...) x$model$formula %||% formula(x$model$terms)
+formula.vhmc_glm <- function(x, ...) {
+  f <- x$model$formula %||% formula(x$model$terms)
+  if (is.null(x$model$dpar_formulas)) return(f)
+  do.call(bf, c(list(f), unname(x$model$dpar_formulas)))  # with its distributional formulas
+}
 
 #' Posterior intervals
 #'

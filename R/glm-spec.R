@@ -15,7 +15,7 @@ glm_spec <- function(model, family, priors) {
   centred <- model$intercept || isTRUE(family$traits$thresholds)
   center <- if (centred && length(slopes)) model$columns$mean[slopes]
   scale <- if (length(slopes)) model$columns$sd[slopes]
-  if (length(scale)) scale[!is.finite(scale) | scale <= 0] <- 1
+  scale <- usable_scales(scale)
   ys <- response_standardisation(model, family)
   flat <- flat()
   core_prior <- function(p, shift = 0, s = ys$scale) prior_for_core(prior_to_units(p %||% flat, shift, s))
@@ -38,6 +38,12 @@ glm_spec <- function(model, family, priors) {
   if (!is.null(model$dpars)) spec$dpars <- unname(dpars_for_core(model, family, priors, ys$scale))
   if (has_penalised(model)) spec$smooths <- list(sizes = model$smooths$sizes, prior = prior_for_core(priors$prior_smooth$adjusted))
   spec
+}
+
+# Column sds as the core's scales: 1 where a column has no spread (or none finite).
+usable_scales <- function(s) {
+  if (length(s)) s[!is.finite(s) | s <= 0] <- 1
+  s
 }
 
 # The parameter layout of the potential behind `ptr` (the core's, model/glm/layout.hpp):
@@ -138,12 +144,16 @@ glm_target <- function(spec, model) {
     mode = function(init) vhmc_glm_mode(ptr, null_start(ptr, init, null)),
     user_values = function(theta) stats::setNames(as.numeric(to_user(matrix(theta, nrow = 1L))), nm),
     to_user = to_user, to_internal = function(rows) vhmc_glm_reported(ptr, rows, FALSE),
-    minibatch = is.null(spec$cens), n_obs = nrow(spec$X), ptr = ptr, metric_tensor = layout$has_fisher,
-    description = if (!is.null(spec$cens)) "a model with censored rows (whose minibatch gradients the core has not)",
-    samplers = if (!is.null(spec$cens)) "nuts(), hmc(), rwm(), surrogate_hmc() or variational_hmc()",
+    minibatch = row_minibatches(spec), n_obs = nrow(spec$X), ptr = ptr, metric_tensor = layout$has_fisher,
+    description = if (!row_minibatches(spec)) "a model with censored rows or distributional formulas (whose minibatch gradients the core has not)",
+    samplers = if (!row_minibatches(spec)) "nuts(), hmc(), rwm(), surrogate_hmc() or variational_hmc()",
     family = model$family, null = null
   )
 }
+
+# Whether the core has minibatch gradients of the spec's likelihood: not with censored rows
+# or distributional formulas (glm/potential_methods.hpp refuses them).
+row_minibatches <- function(spec) is.null(spec$cens) && is.null(spec$dpars)
 
 # Per-chain initial values on both scales. Random inits are redrawn (up to 100 times) until
 # the potential is finite there; user inits must give a finite potential.

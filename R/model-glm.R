@@ -208,7 +208,6 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   mf_call <- match.call(expand.dots = FALSE)
   mf_call <- mf_call[c(1L, match(c("formula", "data", "subset", "weights", "na.action", "offset"),
                                  names(mf_call), 0L))]
-  mf_call$formula <- formula
   model <- build_glm_model(mf_call, parent.frame(), formula, data, family, contrasts, parameterization, parts$dpars)
   model$prior_PD <- check_flag(prior_PD, "prior_PD")
   fit <- if (is.null(model$glmer)) fit_glm_model else fit_glmer_model

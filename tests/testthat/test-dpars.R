@@ -86,7 +86,12 @@ test_that("distributional formulas refuse what is not available, naming the fix"
   expect_error(vhmc_glm(bf(y ~ x, sigma ~ z), data = d, prior_dpar = normal(0, 1)), "`prior_dpar` must be a list")
   fit <- suppressWarnings(vhmc_glm(bf(y ~ x, sigma ~ z), data = d, chains = 1, iter = 400, seed = 1))
   expect_error(posterior_epred(fit, dpar = "nu"), "`dpar` must name an auxiliary parameter")
-  expect_error(vhmc_glm(bf(y ~ x, sigma ~ z), data = d, sampler = sghmc()), "minibatch")
+  expect_error(vhmc_glm(bf(y ~ x, sigma ~ z), data = d, sampler = sghmc()), "`sampler`.*distributional formulas")
+  # formula() keeps the distributional formula, and update() changes the mean's.
+  expect_s3_class(formula(fit), "vhmc_bf")
+  expect_equal(formula(fit)$pforms$sigma, sigma ~ z, ignore_attr = TRUE)
+  up <- suppressWarnings(update(fit, . ~ . - x))
+  expect_match(up$model$label, "y ~ 1, sigma ~ z", fixed = TRUE)
 })
 
 test_that("a smooth of sigma (mcycle) follows mgcv's gaulss(), without divergences", {
