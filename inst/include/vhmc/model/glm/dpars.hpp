@@ -42,7 +42,8 @@ class DparPredictors {
  public:
   using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-  DparPredictors(Eigen::Index n, int n_aux) : block_of_(n_aux, -1), scalar_at_(n_aux, -1), T_(n, n_aux), D_(n, n_aux) {}
+  DparPredictors(Eigen::Index n, int n_aux)
+      : block_of_(n_aux, -1), scalar_at_(n_aux, -1), T_(n, n_aux), D_(n, n_aux), col_(n) {}
 
   void add_block(int aux, const GlmData& d, Eigen::Index offset) {
     block_of_[aux] = static_cast<int>(designs_.size());
@@ -51,14 +52,11 @@ class DparPredictors {
   void set_scalar(int aux, Eigen::Index offset) { scalar_at_[aux] = offset; }
 
   int n_aux() const { return static_cast<int>(block_of_.size()); }
-  const std::vector<DenseDesign>& designs() const { return designs_; }
   // The block of aux parameter k, or null when it is one value.
   const DenseDesign* design_of(int k) const { return block_of_[k] < 0 ? nullptr : &designs_[block_of_[k]]; }
-  Eigen::Index scalar_at(int k) const { return scalar_at_[k]; }
 
-  // T at theta.
+  // T at theta (through a column buffer: no allocation per evaluation).
   void predict(const Vec& theta) {
-    Vec t;
     for (int k = 0; k < n_aux(); ++k) {
       if (block_of_[k] < 0) {
         T_.col(k).setConstant(theta[scalar_at_[k]]);
@@ -66,8 +64,8 @@ class DparPredictors {
       }
       DenseDesign& b = designs_[block_of_[k]];
       b.set_beta(theta);
-      b.predictor(theta, t);
-      T_.col(k) = t;
+      b.predictor(theta, col_);
+      T_.col(k) = col_;
     }
   }
   const double* t_row(Eigen::Index i) const { return T_.data() + i * T_.cols(); }
@@ -75,13 +73,13 @@ class DparPredictors {
   const RowMat& D() const { return D_; }
 
   // The blocks' and the scalars' gradient of -sum loglik from D, into g.
-  void scatter(Vec& g) const {
+  void scatter(Vec& g) {
     for (int k = 0; k < n_aux(); ++k) {
-      const Vec dk = D_.col(k);
       if (block_of_[k] < 0) {
-        g[scalar_at_[k]] = -dk.sum();
+        g[scalar_at_[k]] = -D_.col(k).sum();
       } else {
-        designs_[block_of_[k]].scatter(dk, g);
+        col_ = D_.col(k);
+        designs_[block_of_[k]].scatter(col_, g);
       }
     }
   }
@@ -104,6 +102,7 @@ class DparPredictors {
   std::vector<int> block_of_;             // per aux parameter: its block, or -1
   std::vector<Eigen::Index> scalar_at_;   // per aux parameter: its theta offset, or -1
   RowMat T_, D_;
+  Vec col_;  // one column of T or D, contiguous
 };
 
 }  // namespace vhmc

@@ -38,19 +38,14 @@ inline void GlmPotential::linear_predictor(const Vec& theta) {
 // give, then their priors and the chain rule of their maps (glm/horseshoe.hpp,
 // glm/smooths.hpp).
 inline double GlmPotential::eval(const Vec& theta, Vec* g) {
-  if (sm_ && dsm_.empty()) {
-    sm_->prepare(theta, eff_);
-    const double u = eval_paths(eff_, g);
-    return u + sm_->finish(theta, g);
-  }
-  if (!dsm_.empty()) return eval_smooths(theta, g);
+  if (sm_ || !dsm_.empty()) return eval_smooths(theta, g);
   if (!hs_) return eval_paths(theta, g);
   hs_->prepare(theta, eff_);
   const double u = eval_paths(eff_, g);
   return u + hs_->finish(theta, g);
 }
 
-// With distributional predictors' smooths (and the linear predictor's): every smooth's
+// With smooths (the linear predictor's, the distributional predictors'): every smooth's
 // effective coefficients, the paths there, then each smooth's prior and chain rule.
 inline double GlmPotential::eval_smooths(const Vec& theta, Vec* g) {
   if (sm_) sm_->prepare(theta, eff_); else eff_ = theta;

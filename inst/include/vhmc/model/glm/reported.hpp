@@ -108,7 +108,7 @@ inline void blocks_to_reported(const GlmPotential& pot, const Vec& theta, Vec& o
 }
 
 inline void to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
-  if (!pot.dpar_smooths().empty()) {
+  if (pot.smooths() || !pot.dpar_smooths().empty()) {
     Vec eff = theta;
     if (const SmoothScales* sm = pot.smooths()) sm->effective(theta, eff);
     for (const SmoothScales& s : pot.dpar_smooths()) s.effective_into(theta, eff);
@@ -116,12 +116,6 @@ inline void to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
     if (const SmoothScales* sm = pot.smooths()) sm->to_reported(theta, out);
     for (const SmoothScales& s : pot.dpar_smooths()) s.to_reported(theta, out);
     return;
-  }
-  if (const SmoothScales* sm = pot.smooths()) {
-    Vec eff;
-    sm->effective(theta, eff);
-    blocks_to_reported(pot, eff, out);
-    return sm->to_reported(theta, out);
   }
   const Horseshoe* hs = pot.horseshoe();
   if (!hs) return blocks_to_reported(pot, theta, out);
