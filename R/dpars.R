@@ -14,9 +14,12 @@
 #' [vhmc_families] for each family's: `sigma`, `nu`, `shape`, `lambda`, `phi`,
 #' `reciprocal_dispersion`, `zi`, `hu`), modelled on its link scale: log for positive
 #' parameters (\eqn{\log(\nu - 1)} for Student's \eqn{\nu}, as brms), logit for the
-#' zero-inflation and hurdle probabilities. The formulas take fixed effects (factors,
-#' interactions, transformations); group-level terms and smooths in them are not available
-#' yet.
+#' zero-inflation and hurdle probabilities. Every formula takes fixed effects (factors,
+#' interactions, transformations), smooths ([s()], [t2()]) and lme4-style group-level terms
+#' (`sigma ~ z + (1 | g)`: the effects are on the parameter's link scale, reported as
+#' `b[sigma_(Intercept) g:level]` and `Sigma[g:sigma_(Intercept),sigma_(Intercept)]`, with
+#' `prior_covariance` as their prior (not relative to sigma), each sampled centred or
+#' non-centred as the information of its levels' rows says, as the mean's).
 #'
 #' @param formula The formula of the mean (the model's response on the left).
 #' @param ... Formulas of auxiliary parameters, `name ~ predictors`.
@@ -73,23 +76,44 @@ check_dpars <- function(dpars, family, formula) {
              if (length(have)) sprintf("Its auxiliary parameters: %s.", paste(have, collapse = ", ")) else
                "This family has no auxiliary parameter to model.")
   }
-  for (nm in names(dpars)) {
-    if (!is.null(reformulas::findbars(dpars[[nm]][[3L]]))) {
-      stop_arg("formula", sprintf("has group-level terms in the formula of %s", nm),
-               "Distributional formulas take fixed effects and smooths for now.")
-    }
-  }
-  if (!is.null(reformulas::findbars(formula[[3L]]))) {
-    stop_arg("formula", "combines distributional formulas with group-level terms",
-             "Distributional regression takes fixed effects and smooths of the mean for now; fit the group terms without bf().")
-  }
   invisible()
+}
+
+# The group-level terms of the parameters' formulas (a named list of findbars() lists; empty
+# without any).
+dpar_bars <- function(dpars) Filter(Negate(is.null), lapply(dpars, glmer_bars))
+
+# The terms of those bars (R/glmer-terms.R), each marked with its parameter (`dpar`, and
+# `aux`: the parameter's 0-based index in the family's) and its columns named after it as
+# the parameter's coefficients are (sigma_(Intercept), sigma_z).
+dpar_group_terms <- function(dbars, mf, family) {
+  unlist(lapply(names(dbars), function(nm) {
+    lapply(glmer_terms(dbars[[nm]], mf), function(t) {
+      c(t[setdiff(names(t), "cnms")], list(cnms = paste0(nm, "_", t$cnms), dpar = nm, aux = match(nm, family$aux$name) - 1L))
+    })
+  }), recursive = FALSE)
+}
+
+# A term's name in the core's layout (its blocks b:KEY, sd:KEY, cor:KEY): the term's label,
+# after its parameter's name for a distributional formula's term.
+term_key <- function(term) if (is.null(term$dpar)) term$label else paste0(term$dpar, ": ", term$label)
+
+# The priors with the distributional formulas' (intercepts, slopes, smooths' sds) in place of
+# the priors of the parameters they model.
+with_dpar_priors <- function(priors, model, family, prior_args) {
+  if (is.null(model$dpars)) return(priors)
+  y_sd <- weighted_sd(core_response(model), model$weights)
+  priors$prior_dpar <- lapply(model$dpars, dpar_adjusted_priors, prior_args$prior_dpar, family, y_sd)
+  priors$prior_aux[names(model$dpars)] <- NULL  # modelled: their formulas' priors instead
+  if (has_dpar_smooths(model)) priors$prior_smooth_dpar <- smooth_prior(prior_args$prior_dpar$sds, 1)
+  priors
 }
 
 # The frame formula with the parameters' predictors added (their smooths' variables), so
 # that the model frame (its subset and missing values) covers them.
 dpar_frame_formula <- function(frame_formula, dpars, env) {
   for (f in dpars) {
+    f <- reformulas::subbars(f)
     calls <- formula_smooths(f)
     if (!is.null(calls)) f <- smooth_frame_formula(f, smooth_specs(calls, env))
     frame_formula[[3L]] <- call("+", frame_formula[[3L]], f[[3L]])
@@ -102,7 +126,7 @@ dpar_frame_formula <- function(frame_formula, dpars, env) {
 # (the core's centring and scaling), names and factor levels.
 dpar_models <- function(dpars, mf, family, contrasts, weights, env) {
   lapply(stats::setNames(names(dpars), names(dpars)), function(nm) {
-    f <- dpars[[nm]]
+    f <- reformulas::nobars(dpars[[nm]])
     calls <- formula_smooths(f)
     tt <- stats::terms(stats::as.formula(call("~", formula_without_smooths(f)[[3L]])))
     if (attr(tt, "intercept") != 1L) {
@@ -200,13 +224,21 @@ dpar_designs <- function(model, newdata = NULL) {
   })
 }
 
+# The auxiliary parameters' draws `aux` with the modelled ones' per observation (S x N) added;
+# `lp` the group-level parts of the linear predictors (glmer_linpreds()).
+with_dpar_draws <- function(aux, model, m, newdata = NULL, lp = NULL) {
+  if (is.null(model$dpars)) return(aux)
+  aux[names(model$dpars)] <- dpar_draws(model, m, dpar_designs(model, newdata), lp)
+  aux
+}
+
 # Draws (S x N) of each modelled parameter on its own scale: the inverse of its transform
 # (lower + exp(t), or the logistic) at t = intercept + X slopes.
-dpar_draws <- function(model, m, designs) {
+dpar_draws <- function(model, m, designs, lp = NULL) {
   lapply(model$dpars, function(d) {
     cf <- m[, dpar_coef_names(d), drop = FALSE]
     X <- designs[[d$name]]
-    eta <- matrix(cf[, 1L], nrow(cf), nrow(X)) + cf[, -1L, drop = FALSE] %*% t(X)
+    eta <- matrix(cf[, 1L], nrow(cf), nrow(X)) + cf[, -1L, drop = FALSE] %*% t(X) + (lp[[d$name]] %||% 0)
     a <- model$family$aux[d$aux + 1L, ]
     if (a$transform == "logit") stats::plogis(eta) else a$lower + exp(eta)
   })

@@ -36,7 +36,7 @@ glmer_header <- function(x) {
   terms <- vapply(seq_along(g$terms), function(t) {
     ratio <- g$information_ratio[t]
     kappa <- if (length(ratio)) paste0(" (information ratio ", formatC(ratio, digits = 2, format = "fg"), ")") else ""
-    sprintf("(%s) %d levels, %s%s", g$terms[[t]]$label, length(g$terms[[t]]$levels),
+    sprintf("(%s) %d levels, %s%s", term_key(g$terms[[t]]), length(g$terms[[t]]$levels),
             if (isTRUE(g$marginal)) "integrated out (effects drawn from their conditional)" else
               if (isTRUE(g$centred[t])) "centred" else "non-centred", kappa)
   }, "")

@@ -30,11 +30,10 @@ predictive_parts <- function(object, newdata = NULL, ndraws = NULL, need_respons
   parts <- predictive_design(object, newdata, need_response, what)
   draws <- glm_draws(object, ndraws)
   parts$eta <- linpred_draws(draws$beta, parts$design)
-  if (!is.null(re)) parts$eta <- parts$eta + glmer_linpred(object, draws$m, newdata, re)
+  lp <- if (!is.null(re)) glmer_linpreds(object, draws$m, newdata, re)
+  if (!is.null(re)) parts$eta <- parts$eta + lp$eta
   if (length(draws$aux)) parts$aux <- draws$aux
-  if (!is.null(object$model$dpars)) {
-    parts$aux[names(object$model$dpars)] <- dpar_draws(object$model, draws$m, dpar_designs(object$model, newdata))
-  }
+  parts$aux <- with_dpar_draws(parts$aux, object$model, draws$m, newdata, lp)
   parts$trials <- parts$design$trials
   parts
 }

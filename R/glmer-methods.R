@@ -4,7 +4,8 @@
 #' Fixed and group-level effects of a multilevel fit
 #'
 #' For fits of [vhmc_glm()] with group-level terms: `fixef()` gives the posterior medians
-#' of the fixed effects, `ranef()` those of the group-level effects (one data frame per
+#' of the fixed effects (a distributional formula's too, as brms: `sigma_(Intercept)`,
+#' `sigma_z`; and its group-level effects in `ranef()` and `coef()` as `sigma_(Intercept)`), `ranef()` those of the group-level effects (one data frame per
 #' grouping factor, one row per level), `coef()` their sums per level (fixed plus
 #' group-level, as lme4 and rstanarm), `VarCorr()` the posterior medians of each term's
 #' standard deviations and correlations (and of sigma), `ngrps()` the numbers of levels and
@@ -12,7 +13,7 @@
 #' [as.matrix()][as.matrix.vhmc_fit] and the posterior conversions give in full.
 #'
 #' @param object A fit of [vhmc_glm()] with group-level terms (`fixef()`, `coef()`,
-#'   `sigma()`: any GLM fit).
+#'   `sigma()`: any GLM fit without a formula of sigma).
 #' @param x A fit (for `VarCorr()`), or a `vhmc_VarCorr` object (for `print()`).
 #' @param digits Significant digits printed.
 #' @param sigma Unused (nlme's argument).
@@ -53,7 +54,9 @@ nlme::VarCorr
 #' @export
 fixef.vhmc_glm <- function(object, ...) {
   check_no_dots(list(...), "fixef")
-  apply(glm_draws(object)$beta, 2L, stats::median)
+  m <- glm_draws(object)$m
+  dp <- unlist(lapply(object$model$dpars, dpar_coef_names), use.names = FALSE)  # brms's sigma_(Intercept), ...
+  apply(m[, c(object$model$coef_names, dp), drop = FALSE], 2L, stats::median)
 }
 
 #' @rdname glmer-methods
@@ -96,8 +99,9 @@ VarCorr.vhmc_glmer <- function(x, sigma = 1, ...) {
     structure(S, stddev = stats::setNames(sd, term$cnms),
               correlation = if (term$p > 1L) stats::cov2cor(S) else matrix(1, 1, 1, dimnames = dimnames(S)))
   })
-  names(out) <- vapply(terms, `[[`, "", "group_name")
-  structure(out, sc = if ("sigma" %in% x$model$family$aux_names) med[["sigma"]], class = "vhmc_VarCorr")
+  names(out) <- make.unique(vapply(terms, `[[`, "", "group_name"))  # as lme4's for a factor's terms
+  structure(out, sc = if ("sigma" %in% x$model$family$aux_names && !"sigma" %in% names(x$model$dpars)) med[["sigma"]],
+            class = "vhmc_VarCorr")
 }
 
 #' @rdname glmer-methods
@@ -162,6 +166,10 @@ sigma.vhmc_glm <- function(object, ...) {
   check_no_dots(list(...), "sigma")
   if (!"sigma" %in% object$model$family$aux_names) {
     stop_arg("object", sprintf("is a %s fit, which has no sigma", object$model$family$family))
+  }
+  if ("sigma" %in% names(object$model$dpars)) {
+    stop_arg("object", "models sigma with a formula, so it has one sigma per observation",
+             "Use posterior_epred(object, dpar = \"sigma\").")
   }
   stats::median(as.matrix(object)[, "sigma"])
 }

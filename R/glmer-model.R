@@ -16,9 +16,9 @@
 # The model's group-level part: its terms, the parameterisation asked for, and the structure
 # of the grouping factors (`cells`, their distinct combinations of levels among the rows, and
 # whether they are `nested`; inst/include/vhmc/model/glm/group_cells.hpp, nested_tree.hpp).
-glmer_model <- function(bars, mf, parameterization) {
-  terms <- glmer_terms(bars, mf)
-  list(terms = terms, parameterization = parameterization, xlevels = bar_xlevels(bars, mf),
+glmer_model <- function(bars, mf, parameterization, dbars = NULL, family = NULL) {
+  terms <- c(if (length(bars)) glmer_terms(bars, mf), dpar_group_terms(dbars, mf, family))
+  list(terms = terms, parameterization = parameterization, xlevels = bar_xlevels(c(bars, unlist(dbars, FALSE, FALSE)), mf),
        structure = vhmc_group_cells(terms),
        ngrps = vapply(split(vapply(terms, function(t) length(t$levels), 1L),
                             vapply(terms, `[[`, "", "factor")), `[`, 1L, 1L))
@@ -51,6 +51,7 @@ glmer_marginal <- function(model, family, prior_PD) {
   nt <- length(g$terms)
   why <- if (!isTRUE(family$traits$gaussian_stats)) sprintf("the %s(%s) likelihood has no closed form for it", family$family, family$link) else
     if (!is.null(model$cens)) "censored rows have no closed form for it" else
+    if (!is.null(model$dpars)) "distributional formulas have no closed form for it" else
     if (nt > 1L && !g$structure$nested) sprintf("the formula has %d group-level terms whose factors are not nested", nt) else
       if (isTRUE(prior_PD)) "prior_PD = TRUE leaves out the likelihood" else
         if (size > 5e7) sprintf("its per-level statistics would hold %.3g numbers", size)
@@ -76,7 +77,7 @@ glmer_cells <- function(model, family, prior_PD) {
   count <- model$glmer$structure$cells
   P <- sum(vapply(model$glmer$terms, `[[`, 1L, "p"))
   fits <- count * P * (P + ncol(model$x)) <= 5e7  # the statistics' size
-  use <- isTRUE(family$traits$gaussian_stats) && is.null(model$cens) && !isTRUE(prior_PD) && !isFALSE(opt) && fits &&
+  use <- isTRUE(family$traits$gaussian_stats) && is.null(model$cens) && is.null(model$dpars) && !isTRUE(prior_PD) && !isFALSE(opt) && fits &&
     (isTRUE(opt) || glmer_cells_pay(length(model$y), count, P, ncol(model$x)))
   list(use = use, count = count)
 }
@@ -90,10 +91,12 @@ glmer_cells_pay <- function(n, cells, P, k) {
 # The core's list of terms, each centred or not (`centred`, one flag per term).
 glmer_spec_groups <- function(model, priors, y_scale, centred, marginal = FALSE) {
   prior <- covariance_prior_for_core(priors$prior_covariance$adjusted, y_scale)
+  # A parameter's link scale is free of the response's units: its terms' prior as specified.
+  dprior <- covariance_prior_for_core(resolve_covariance_prior(priors$prior_covariance$specified, NULL, 1, FALSE), 1)
   lapply(seq_along(model$glmer$terms), function(t) {
     term <- model$glmer$terms[[t]]
-    list(name = term$label, levels = length(term$levels), p = term$p, group = term$group,
-         Z = term$Z, centred = centred[t], marginal = marginal, prior = prior)
+    list(name = term_key(term), levels = length(term$levels), p = term$p, group = term$group, Z = term$Z,
+         centred = centred[t], marginal = marginal, prior = if (is.null(term$dpar)) prior else dprior, dpar = term$aux %||% -1L)
   })
 }
 
@@ -136,10 +139,11 @@ fit_glmer_model <- function(model, family, prior_args, sampler, args, seed, init
   }
   priors <- glm_priors(model, family, prior_args$prior, prior_args$prior_intercept, prior_args$prior_aux,
                        prior_args$prior_smooth)
+  priors <- with_dpar_priors(priors, model, family, prior_args)
   scale_y <- if (standardised(family)) weighted_sd(core_response(model), model$weights) else 1
   priors$prior_covariance <- list(
     specified = prior_args$prior_covariance,
-    adjusted = resolve_covariance_prior(prior_args$prior_covariance, family, scale_y))
+    adjusted = resolve_covariance_prior(prior_args$prior_covariance, family, scale_y, is.null(model$dpars)))
   spec <- glm_spec(model, family, priors)
   nt <- length(model$glmer$terms)
   marginal <- glmer_marginal(model, family, isTRUE(spec$prior_only))
@@ -170,7 +174,7 @@ glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler
   start <- catch_interrupt(noncentred_mode_start(sampler, target_nc, inits_nc, init, seed, progress))
   centred <- choose_parameterization(model, family, target_nc, start, spec)
   model$glmer$centred <- centred
-  if (!is.null(spec$smooths)) spec <- with_smooth_centring(spec, target_nc, start)
+  if (!is.null(spec$smooths) || has_dpar_smooths(model)) spec <- with_smooth_centring(spec, target_nc, start)
   target <- glmer_target(spec, model, priors, centred)
   target$start <- function(...) smooth_centred_start(centred_start(start, target_nc, target, model, spec), target, spec)
   target$smooth_centred <- spec$smooths$centred
@@ -187,7 +191,7 @@ glmer_marginal_target <- function(spec, model, priors, sampler, init, seed, args
   target <- glmer_target(spec, model, priors, rep(FALSE, length(model$glmer$terms)), marginal = TRUE, seed = seed)
   inits <- glm_inits("random", target, spec, args$chains, seed)
   start <- catch_interrupt(noncentred_mode_start(sampler, target, inits, init, seed, progress))
-  if (!is.null(spec$smooths)) {
+  if (!is.null(spec$smooths) || has_dpar_smooths(model)) {
     spec <- with_smooth_centring(spec, target, start)
     if (any(spec$smooths$centred)) target <- glmer_target(spec, model, priors, rep(FALSE, length(model$glmer$terms)),
                                                           marginal = TRUE, seed = seed)

@@ -40,12 +40,18 @@ re_terms <- function(object, re.form) {
   which(labels %in% wanted)
 }
 
-# S x N draws of the group-level part of eta, from the draws matrix `m` (S rows).
-glmer_linpred <- function(object, m, newdata, re) {
-  out <- matrix(0, nrow(m), if (is.null(newdata)) length(object$model$y) else nrow(as.data.frame(newdata)))
-  if (!length(re$terms) || ncol(out) == 0L) return(out)
+# S x N draws of the group-level part of each linear predictor, from the draws matrix `m` (S
+# rows): `eta` the mean's, and one named after each distributional parameter with terms (one
+# stream of new levels' draws for all).
+glmer_linpreds <- function(object, m, newdata, re) {
+  out <- list(eta = matrix(0, nrow(m), if (is.null(newdata)) length(object$model$y) else nrow(as.data.frame(newdata))))
+  if (!length(re$terms) || ncol(out$eta) == 0L) return(out)
   sample <- function() {
-    for (t in re$terms) out <- out + term_linpred(object$model$glmer$terms[[t]], m, term_rows(object, t, newdata), re)
+    for (t in re$terms) {
+      term <- object$model$glmer$terms[[t]]
+      key <- term$dpar %||% "eta"
+      out[[key]] <- (out[[key]] %||% 0) + term_linpred(term, m, term_rows(object, t, newdata), re)
+    }
     out
   }
   if (is.null(re$seed)) sample() else with_local_seed(resolve_seed(re$seed), sample())
@@ -62,6 +68,7 @@ term_rows <- function(object, t, newdata) {
                                        xlev = object$model$glmer$xlevels),
                     error = function(e) stop_arg("newdata", sprintf("does not fit the term (%s): %s", term$label, conditionMessage(e))))
   new_term <- glmer_terms(list(bar), frame)[[1L]]
+  if (!is.null(term$dpar)) new_term$cnms <- paste0(term$dpar, "_", new_term$cnms)
   if (!identical(new_term$cnms, term$cnms)) {
     stop_arg("newdata", sprintf("gives the term (%s) the columns %s, not the fit's %s", term$label,
                                 paste(new_term$cnms, collapse = ", "), paste(term$cnms, collapse = ", ")))

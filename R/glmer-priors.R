@@ -77,13 +77,15 @@ print.vhmc_covariance_prior <- function(x, ...) {
 
 # The prior as used: lkj's scale autoscaled by sd(y) for the gaussian family; then carried
 # into the core's units (the standardised gaussian response: scales divided by its scale).
-resolve_covariance_prior <- function(prior, family, scale_y) {
+# decov() is relative to sigma where the family says so and sigma is one value (`relative`:
+# with distributional formulas, as brms, it is not; its scale is then in units of sd(y)).
+resolve_covariance_prior <- function(prior, family, scale_y, relative = TRUE) {
   if (!inherits(prior, "vhmc_covariance_prior")) {
     stop_arg("prior_covariance", sprintf("must be decov() or lkj(), not %s", describe(prior)))
   }
   if (prior$kind == "lkj" && isTRUE(prior$autoscale)) prior$scale <- prior$scale * scale_y
   prior$autoscale <- FALSE
-  prior$relative_to_sigma <- prior$kind == "decov" && family$entry$relative_to_sigma
+  prior$relative_to_sigma <- relative && prior$kind == "decov" && family$entry$relative_to_sigma
   prior
 }
 

@@ -14,7 +14,7 @@
 # The coordinates (1-based) of a term's sampled effects in the layout's blocks; none when its
 # effects are integrated out.
 term_effect_indices <- function(term, blocks) {
-  b <- blocks[blocks$name == paste0("b:", term$label), ]
+  b <- blocks[blocks$name == paste0("b:", term_key(term)), ]
   if (nrow(b) == 1L) b$offset + seq_len(b$size) else integer()
 }
 
@@ -44,7 +44,8 @@ choose_parameterization <- function(model, family, target_nc, start, spec) {
 # moments from the scores of the levels at effects 0 (the other parameters at the mode):
 # G_j ~ I_j b_j + noise of variance I_j, so E[G_j^2 - I_j] = I_j^2 tau^2 and
 # tau^2 = max(0, sum_j (G_j^2 - I_j) / sum_j I_j^2) (DerSimonian and Laird 1986's moments,
-# on scores, which stay finite where the levels' estimates do not).
+# on scores, which stay finite where the levels' estimates do not). A distributional
+# formula's term reads I_j from the gradient instead (level_information()).
 information_ratio <- function(model, family, target_nc, theta) {
   blocks <- target_nc$layout$blocks
   vapply(model$glmer$terms, function(term) {
@@ -52,7 +53,8 @@ information_ratio <- function(model, family, target_nc, theta) {
     theta0 <- replace(theta, idx, 0)
     rep0 <- stats::setNames(as.numeric(target_nc$to_user(matrix(theta0, 1L))), target_nc$par_names)
     Z <- term$Z %||% matrix(1, length(term$group), 1L)
-    I <- rowsum(row_information(model, family, rep0) * Z^2, term$group + 1L, reorder = TRUE)  # levels x p
+    I <- if (!is.null(term$dpar)) level_information(term, target_nc, theta0, idx, term_sigma(term, rep0)) else
+      rowsum(row_information(model, family, rep0) * Z^2, term$group + 1L, reorder = TRUE)  # levels x p
     gz <- matrix(target_nc$value_grad(theta0)$gradient[idx], ncol = term$p, byrow = TRUE)
     G <- -gz %*% t(backsolve(chol(term_sigma(term, rep0)), diag(term$p)))  # d loglik / d b_j
     G <- G - I %*% diag(colSums(G) / colSums(I), term$p)  # the common shift, one step
@@ -61,23 +63,35 @@ information_ratio <- function(model, family, target_nc, theta) {
   }, numeric(1))
 }
 
+# Levels x p: the information of each level's rows about its effects (observed, at effects 0),
+# from differences of the non-centred target's gradient: with b_j = A z_j (A A' = Sigma) and
+# U = -loglik + |z|^2 / 2, dU/dz_j = z_j - A' G_j (G_j = d loglik / d b_j), so moving every
+# level's b_j by h along column c gives -dG_jc / h. For a distributional parameter, whose
+# rows' Fisher information R does not write per family.
+level_information <- function(term, target_nc, theta0, idx, Sigma) {
+  p <- term$p
+  J <- length(term$levels)
+  A <- t(chol(Sigma))
+  Ainv <- solve(A)
+  grad_at <- function(th) matrix(target_nc$value_grad(th)$gradient[idx], ncol = p, byrow = TRUE)
+  g0 <- grad_at(theta0)
+  vapply(seq_len(p), function(c) {
+    h <- 1e-4 * sqrt(Sigma[c, c])
+    dz <- forwardsolve(A, replace(numeric(p), c, h))
+    dG <- (matrix(dz, J, p, byrow = TRUE) - (grad_at(replace(theta0, idx, rep(dz, J))) - g0)) %*% Ainv
+    pmax(-dG[, c] / h, 0)
+  }, numeric(J))
+}
+
 # The Fisher information about the linear predictor of each row at reported values `rep`
 # (the family's, times the row's weight).
 row_information <- function(model, family, rep) {
-  aux <- lapply(aux_draws(model, matrix(rep, 1L, dimnames = list(NULL, names(rep)))), as.vector)
-  p <- list(eta = glmer_eta(model, rep), aux = aux, family = family, trials = model$trials)
+  m <- matrix(rep, 1L, dimnames = list(NULL, names(rep)))
+  lp <- glmer_linpreds(list(model = model), m, NULL, list(terms = seq_along(model$glmer$terms)))
+  eta <- drop(model$x %*% rep[model$coef_names]) + (model$offset %||% 0) + drop(lp$eta)
+  aux <- lapply(with_dpar_draws(aux_draws(model, m), model, m, NULL, lp), as.vector)
+  p <- list(eta = eta, aux = aux, family = family, trials = model$trials)
   family$entry$eta_information(p) * (model$prior_weights %||% 1)
-}
-
-# The linear predictor of the fitted rows at reported values `rep`.
-glmer_eta <- function(model, rep) {
-  eta <- drop(model$x %*% rep[model$coef_names]) + (model$offset %||% 0)
-  for (term in model$glmer$terms) {
-    b <- matrix(rep[term_user_names(term)[seq_len(length(term$levels) * term$p)]], nrow = term$p)
-    Z <- term$Z %||% matrix(1, length(term$group), 1L)
-    eta <- eta + rowSums(Z * t(b)[term$group + 1L, , drop = FALSE])
-  }
-  eta
 }
 
 # A term's covariance matrix from reported values.
@@ -99,7 +113,7 @@ centred_start <- function(start, target_nc, target, model, spec) {
   map_point <- function(theta) {
     rep <- as.numeric(target_nc$to_user(matrix(theta, 1L)))
     for (t in which(centred)) {
-      b <- blocks[blocks$name == paste0("b:", model$glmer$terms[[t]]$label), ]
+      b <- blocks[blocks$name == paste0("b:", term_key(model$glmer$terms[[t]])), ]
       idx <- b$offset + seq_len(b$size)
       theta[idx] <- rep[idx] / spec$y_scale
     }
@@ -128,7 +142,7 @@ centring_map <- function(mode, target_nc, model, spec, blocks) {
   for (t in which(model$glmer$centred)) {
     term <- model$glmer$terms[[t]]
     A <- t(chol(term_sigma(term, rep) / spec$y_scale^2))
-    b <- blocks[blocks$name == paste0("b:", term$label), ]
+    b <- blocks[blocks$name == paste0("b:", term_key(term)), ]
     first <- b$offset + seq(0L, by = term$p, length.out = length(term$levels))  # each level's block
     keep[b$offset + seq_len(b$size)] <- FALSE
     ij[[length(ij) + 1L]] <- do.call(rbind, lapply(seq_len(term$p), function(i) {

@@ -111,7 +111,10 @@
 #' @param subset,weights,offset,na.action,contrasts As in [stats::glm()].
 #' @param prior_covariance For formulas with group-level terms: the prior of each term's
 #'   covariance matrix, [decov()] (default, as rstanarm) or [lkj()]; see
-#'   [covariance_priors].
+#'   [covariance_priors]. With distributional formulas ([bf()]) decov() is not relative to
+#'   sigma (which then varies; its scale is in units of sd(y), as lkj()'s autoscaled one),
+#'   and the terms of a parameter's formula take the prior as given (their link scale has
+#'   no units).
 #' @param prior_PD Draw from the prior alone, leaving out the likelihood (rstanarm's
 #'   `prior_PD`): for prior predictive checks with [posterior_predict()] and to see what the
 #'   priors imply. The data still set the design and the autoscaled priors.
@@ -124,6 +127,7 @@
 #'   2007): centred when the median over levels of the information ratio kappa_j = I_j
 #'   tau^2 is above 1 (checked on a grid of models:
 #'   inst/bench/parameterization_grid.R), I_j being the Fisher information of level j's rows about its effect
+#'   (for a distributional formula's term, the observed information, from the gradient)
 #'   and tau^2 a moment estimate of the term's variance (DerSimonian and Laird 1986); under
 #'   `prior_PD = TRUE` non-centred. `"marginal"`, `"centered"` or `"noncentered"` ask for one
 #'   of these. The choice is in `fit$model$glmer$marginal`, `fit$model$glmer$centred` (the
@@ -226,6 +230,7 @@ build_glm_model <- function(mf_call, env, formula, data, family, contrasts, para
   whole <- formula
   formula <- uncensored_formula(formula, censoring)
   bars <- glmer_bars(formula)
+  dbars <- dpar_bars(dpars)
   smooths <- formula_smooths(formula)
   specs <- if (!is.null(smooths)) smooth_specs(smooths, environment(formula) %||% env)
   frame_formula <- if (is.null(bars)) formula else glmer_frame_formula(formula)
@@ -239,12 +244,12 @@ build_glm_model <- function(mf_call, env, formula, data, family, contrasts, para
   model <- glm_model(mf, family, contrasts, fixed = fixed, response_levels = declared_levels(formula, data, env))
   if (!is.null(dpars)) model$dpars <- dpar_models(dpars, mf, family, contrasts, model$weights, environment(formula) %||% env)
   if (!is.null(smooths)) model <- add_smooths(model, specs, mf)
-  if (!is.null(bars)) model$glmer <- glmer_model(bars, mf, parameterization)
+  if (!is.null(bars) || length(dbars)) model$glmer <- glmer_model(bars, mf, parameterization, dbars, family)
   model$formula <- whole  # the whole formula, group-level terms and cens() included (formula(), update())
   model$dpar_formulas <- dpars
   model$censoring <- censoring
   model$label <- sprintf("%s(%s) %s, %s, %d observations%s", family$family, family$link,
-                         if (is.null(bars)) "GLM" else "multilevel GLM",
+                         if (is.null(model$glmer)) "GLM" else "multilevel GLM",
                          paste(c(deparse1(whole), vapply(dpars, deparse1, "")), collapse = ", "), model$nobs,
                          censoring_label(model$cens))
   model
@@ -263,12 +268,7 @@ declared_levels <- function(formula, data, env) {
 fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, progress, call) {
   priors <- glm_priors(model, family, prior_args$prior, prior_args$prior_intercept, prior_args$prior_aux,
                        prior_args$prior_smooth)
-  if (!is.null(model$dpars)) {
-    y_sd <- weighted_sd(core_response(model), model$weights)
-    priors$prior_dpar <- lapply(model$dpars, dpar_adjusted_priors, prior_args$prior_dpar, family, y_sd)
-    priors$prior_aux[names(model$dpars)] <- NULL  # modelled: their formulas' priors instead
-    if (has_dpar_smooths(model)) priors$prior_smooth_dpar <- smooth_prior(prior_args$prior_dpar$sds, 1)
-  }
+  priors <- with_dpar_priors(priors, model, family, prior_args)
   spec <- glm_spec(model, family, priors)
   target <- glm_target(spec, model)
   check_prior_pd(model, priors)

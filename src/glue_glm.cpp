@@ -127,6 +127,7 @@ struct GlmModel {
       d.Z = optional(Z);
       d.centred = Rcpp::as<bool>(g["centred"]);
       d.marginal = g.containsElementNamed("marginal") && Rcpp::as<bool>(g["marginal"]);
+      if (g.containsElementNamed("dpar")) d.dpar = Rcpp::as<int>(g["dpar"]);
       d.prior = cov_prior(g["prior"]);
       try {
         potential.add_group_term(d);

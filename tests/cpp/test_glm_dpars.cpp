@@ -151,6 +151,71 @@ TEST_CASE("dpars: a gaussian location-scale likelihood written out; with a group
   }
 }
 
+TEST_CASE("dpars: group-level terms of a distributional predictor", "[glm][dpars]") {
+  const DparProblem prob(7);
+  // A gaussian with sigma's formula holding (1 + z | g), centred or not, beside the mean's
+  // (1 | g): the gradient, and U written out at effects given by hand.
+  const std::vector<double>& y = prob.y_pos;
+  vhmc::GlmData d(prob.X.data(), prob.n, 1, y.data());
+  vhmc::GlmData zd(prob.Z.data() + prob.n, prob.n, 1, y.data());
+  std::vector<double> Zg(prob.n, 1.0);  // the term's columns: 1 and z
+  Zg.insert(Zg.end(), prob.Z.begin() + prob.n, prob.Z.end());
+  for (const bool centred : {false, true}) {
+    for (const char* fam : {"gaussian_identity", "Gamma_log", "student_identity"}) {
+      GlmPotential pot = dpar_potential(vhmc::family_named(fam), d, dpar_spec({&zd}, {0}));
+      pot.add_group_term(vt::group_term("(1 | g)", 5, 1, prob.n, prob.g.data(), nullptr, vhmc::CovPriorKind::Lkj, 1.0,
+                                        1.0, 1.0, 1.0, 3.0, false));
+      vhmc::GroupTermData t = vt::group_term("sigma: 1 + z | g", 5, 2, prob.n, prob.g.data(), Zg.data(),
+                                             vhmc::CovPriorKind::Decov, 1.0, 1.0, 1.0, 1.0, 1.0, false);
+      t.dpar = 0;
+      t.centred = centred;
+      pot.add_group_term(t);
+      REQUIRE(pot.layout().find("b:sigma: 1 + z | g") != nullptr);
+      vhmc::Rng rng(9, 1);
+      const Vec theta = dpar_theta(pot, rng);
+      vt::check_gradient(pot, theta, std::string(fam) + (centred ? " centred" : " non-centred"), 1e-12);
+    }
+  }
+  // The likelihood's part: moving sigma's term's effect of level 0 by delta changes only
+  // that level's rows' log sigma (centred: the effects are the b themselves).
+  GlmPotential pot = dpar_potential(vhmc::family_named("gaussian_identity"), d, dpar_spec({&zd}, {0}));
+  vhmc::GroupTermData t = vt::group_term("sigma: 1 | g", 5, 1, prob.n, prob.g.data(), nullptr,
+                                         vhmc::CovPriorKind::Lkj, 1.0, 1.0, 1.0, 1.0, 3.0, false);
+  t.dpar = 0;
+  t.centred = true;
+  pot.add_group_term(t);
+  vhmc::Rng rng(2, 2);
+  Vec theta = dpar_theta(pot, rng);
+  const Eigen::Index b0 = pot.layout().find("b:sigma: 1 | g")->offset;
+  auto loglik0 = [&](const Vec& th) {  // level 0's rows' gaussian log density
+    double ll = 0.0;
+    for (int i = 0; i < prob.n; ++i) {
+      if (prob.g[i] != 0) continue;
+      const double mu = th[0] + th[1] * prob.X[i];
+      const double ls = th[2] + th[3] * prob.Z[prob.n + i] + th[b0];
+      ll += -0.5 * std::pow((y[i] - mu) * std::exp(-ls), 2.0) - ls;
+    }
+    return ll;
+  };
+  Vec moved = theta;
+  moved[b0] += 0.3;
+  // U's change = -(loglik change) + the effects' prior change (centred: N(0, tau^2) at b0).
+  const double tau = std::exp(theta[pot.group_terms()[0].sd_offset()]);
+  const double dprior = 0.5 * (std::pow(moved[b0], 2) - std::pow(theta[b0], 2)) / (tau * tau);
+  CHECK(pot.U(moved) - pot.U(theta) == Approx(loglik0(theta) - loglik0(moved) + dprior).epsilon(1e-10));
+  // The reported effects stay on the link scale whatever the response's scale.
+  d.y_scale = 2.0;
+  GlmPotential ps = dpar_potential(vhmc::family_named("gaussian_identity"), d, dpar_spec({&zd}, {0}));
+  ps.add_group_term(t);
+  Vec rep;
+  vhmc::to_reported(ps, theta, rep);
+  CHECK(rep[b0] == Approx(theta[b0]));
+  // A term of a parameter without a formula is refused.
+  GlmPotential pn = dpar_potential(vhmc::family_named("student_identity"), d, dpar_spec({&zd}, {0}));
+  t.dpar = 1;
+  CHECK_THROWS_AS(pn.add_group_term(t), std::invalid_argument);
+}
+
 TEST_CASE("dpars: the reported map and its inverse; refusals", "[glm][dpars]") {
   const DparProblem prob(5);
   vhmc::GlmData d(prob.X.data(), prob.n, 1, prob.y_pos.data());

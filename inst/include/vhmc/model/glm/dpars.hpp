@@ -6,7 +6,9 @@
 // intercept at its predictors' means and slopes times their scales) over its own columns;
 // the others stay one value each. The row pass calls the family's per-row terms with each
 // row's aux values (row(), curvature(), censored()), and the gradient in t_ik goes to the
-// parameter's block as the linear predictor's does (scatter()).
+// parameter's block as the linear predictor's does (scatter()). A group-level term of a
+// parameter's formula adds its part to that parameter's column of T (add_term()) and takes
+// its column of D as the linear predictor's terms take r.
 #include <array>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "family/base.hpp"
 #include "family/local.hpp"
 #include "glm_data.hpp"
+#include "group_term.hpp"
 
 namespace vhmc {
 
@@ -67,6 +70,18 @@ class DparPredictors {
       b.predictor(theta, col_);
       T_.col(k) = col_;
     }
+  }
+  // T's column k += a group-level term's part (glm/group_term.hpp, after its prepare()).
+  void add_term(int k, const GroupTerm& t) {
+    col_ = T_.col(k);
+    t.add_eta(col_);
+    T_.col(k) = col_;
+  }
+  // Column k of D, contiguous (the r of a group-level term of parameter k); valid until the
+  // next call.
+  const Vec& d_column(int k) {
+    col_ = D_.col(k);
+    return col_;
   }
   const double* t_row(Eigen::Index i) const { return T_.data() + i * T_.cols(); }
   RowMat& D() { return D_; }

@@ -31,6 +31,8 @@ struct GroupTermData {
   const double* Z = nullptr;     // n x p column-major; nullptr: p = 1 and a column of ones
   bool centred = false;
   bool marginal = false;         // effects integrated out (glm/marginal_gaussian.hpp)
+  int dpar = -1;                 // the linear predictor's term (-1), or that of the family's
+                                 // aux parameter dpar (glm/dpars.hpp)
   CovPrior prior;
 };
 
@@ -94,6 +96,8 @@ class GroupTerm {
     }
   }
 
+  // Whether the term belongs to the linear predictor (else to a distributional one).
+  bool of_mean() const { return d_.dpar < 0; }
   // eta_i += Z_i' b_{g_i}; needs prepare().
   void add_eta(Vec& eta) const {
     for (Eigen::Index i = 0; i < d_.n; ++i) {

@@ -30,7 +30,8 @@ inline double GlmPotential::gaussian_precision(const Vec& theta) const {
 
 inline void GlmPotential::linear_predictor(const Vec& theta) {
   design_.predictor(theta, eta_);
-  for (const GroupTerm& t : terms_) t.add_eta(eta_);
+  for (const GroupTerm& t : terms_)
+    if (t.of_mean()) t.add_eta(eta_);
   if (data_->has_offset()) eta_ += data_->offset;
 }
 
@@ -70,7 +71,7 @@ inline double GlmPotential::eval_paths(const Vec& theta, Vec* g) {
 // The group-level terms' priors (and their share of the gradient from r_).
 inline double GlmPotential::terms_finish(const Vec& theta, Vec* g) {
   double u = 0.0;
-  for (GroupTerm& t : terms_) u += t.finish(theta, &r_, g);
+  for (GroupTerm& t : terms_) u += t.finish(theta, t.of_mean() || !g ? &r_ : &dp_->d_column(t.data().dpar), g);
   return u;
 }
 
@@ -99,6 +100,8 @@ template <class F>
 inline double GlmPotential::eval_dpars(const Vec& theta, Vec* g) {
   linear_predictor(theta);
   dp_->predict(theta);
+  for (const GroupTerm& t : terms_)
+    if (!t.of_mean()) dp_->add_term(t.data().dpar, t);
   const double u = -dpar_pass<F>(g != nullptr);
   if (!g) return u + priors_.eval(theta, nullptr) + (terms_.empty() ? 0.0 : terms_finish(theta, nullptr));
   design_.scatter(r_, *g);
@@ -184,6 +187,7 @@ inline double GlmPotential::censored_pass(const Vec& theta, bool grad) {
 inline double GlmPotential::eval_prior(const Vec& theta, Vec* g) {
   if (g) g->setZero();
   r_.setZero();
+  if (dp_) dp_->D().setZero();
   return priors_.eval(theta, g) + terms_finish(theta, g);
 }
 

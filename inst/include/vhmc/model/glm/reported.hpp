@@ -104,7 +104,9 @@ inline void blocks_to_reported(const GlmPotential& pot, const Vec& theta, Vec& o
   if (d.y_scale != 1.0) scale_to_response(pot, d.y_scale, out);
   if (pot.has_intercept()) out[0] = out[0] + d.y_center;
   dpars_reported(pot, out, true);
-  for (const GroupTerm& t : pot.group_terms()) group_term_to_reported(t, theta, d.y_scale, out);
+  // A distributional parameter's terms are on its link scale, which the response's units
+  // only shift (log sigma) or leave alone.
+  for (const GroupTerm& t : pot.group_terms()) group_term_to_reported(t, theta, t.of_mean() ? d.y_scale : 1.0, out);
 }
 
 inline void to_reported(const GlmPotential& pot, const Vec& theta, Vec& out) {
