@@ -127,44 +127,46 @@ glmer_target <- function(spec, model, priors, centred, marginal = FALSE, seed = 
   target
 }
 
-# vhmc_glm()'s path for a formula with group-level terms, after the model is built: priors,
-# the start on the non-centred (or marginal) potential, each term's parameterisation, the
-# chains.
-fit_glmer_model <- function(model, family, prior_args, sampler, args, seed, init, progress, call) {
+# What a model with group-level terms refuses before anything is built: samplers without
+# what it offers, initial values other than random ones; a warning for a term that is its
+# residual.
+check_glmer_fit <- function(model, family, sampler, init) {
   check_target(sampler, glmer_capabilities())
   check_singleton_terms(model, family)
   if (!is.null(init) && !identical(init, "random")) {
     stop_arg("init", "must be NULL or \"random\" for a model with group-level terms",
              "Leave `init` out: the chains start from the mode of the non-centred parameterisation.")
   }
-  priors <- glm_priors(model, family, prior_args$prior, prior_args$prior_intercept, prior_args$prior_aux,
-                       prior_args$prior_smooth)
-  priors <- with_dpar_priors(priors, model, family, prior_args)
+  invisible()
+}
+
+# The covariance prior as given and as used (in the core's units).
+covariance_priors <- function(model, family, prior) {
   scale_y <- if (standardised(family)) weighted_sd(core_response(model), model$weights) else 1
-  priors$prior_covariance <- list(
-    specified = prior_args$prior_covariance,
-    adjusted = resolve_covariance_prior(prior_args$prior_covariance, family, scale_y, is.null(model$dpars)))
-  spec <- glm_spec(model, family, priors)
-  nt <- length(model$glmer$terms)
-  marginal <- glmer_marginal(model, family, isTRUE(spec$prior_only))
-  cells <- glmer_cells(model, family, isTRUE(spec$prior_only))
-  spec$cells <- cells$use
-  target_nc <- glmer_target(spec, model, priors, rep(FALSE, nt))
-  check_prior_pd(model, priors)
-  check_identified(model, family, priors, spec, target_nc, separation = FALSE)
-  seed <- resolve_seed(seed)
-  model$priors <- priors
-  model$glmer$marginal <- marginal
-  model$glmer$cells <- cells$count
-  model$glmer$likelihood <- if (marginal) "marginal" else if (cells$use) "cells" else "rows"
-  target <- if (marginal) glmer_marginal_target(spec, model, priors, sampler, init, seed, args, progress) else
+  list(specified = prior, adjusted = resolve_covariance_prior(prior, family, scale_y, is.null(model$dpars)))
+}
+
+# The group-level part with how its likelihood is computed: effects integrated out
+# (`marginal`), the gaussian likelihood from the cells (`cells`, their count) or the rows
+# (`likelihood`: "marginal", "cells" or "rows").
+glmer_likelihood <- function(model, family, prior_only) {
+  g <- model$glmer
+  g$marginal <- glmer_marginal(model, family, prior_only)
+  cells <- glmer_cells(model, family, prior_only)
+  g$cells <- cells$count
+  g$likelihood <- if (g$marginal) "marginal" else if (cells$use) "cells" else "rows"
+  g
+}
+
+# The start of a model with group-level terms, from the non-centred target `target_nc`: the
+# marginal or sampled target, each term's parameterisation (in the model), the inits.
+glmer_start <- function(target_nc, spec, model, family, priors, sampler, init, seed, args, progress) {
+  target <- if (model$glmer$marginal) glmer_marginal_target(spec, model, priors, sampler, init, seed, args, progress) else
     glmer_sampled_target(spec, model, family, priors, target_nc, sampler, init, seed, args, progress)
   model$glmer$centred <- as.vector(target$centred)
   model$glmer$information_ratio <- attr(target$centred, "information_ratio")
   if (!is.null(model$smooths)) model$smooths$centred <- target$smooth_centred
-  fit <- fit_chains(target, sampler, args, seed, target$inits, init, progress, call, model)
-  class(fit) <- c("vhmc_glmer", "vhmc_glm", class(fit))
-  fit
+  list(target = target, inits = target$inits, model = model)
 }
 
 # The target with the effects sampled: the start at the non-centred mode, each term centred or

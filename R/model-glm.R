@@ -214,8 +214,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
                                  names(mf_call), 0L))]
   model <- build_glm_model(mf_call, parent.frame(), formula, data, family, contrasts, parameterization, parts$dpars)
   model$prior_PD <- check_flag(prior_PD, "prior_PD")
-  fit <- if (is.null(model$glmer)) fit_glm_model else fit_glmer_model
-  fit(model, family, list(prior = prior, prior_intercept = prior_intercept,
+  fit_glm_model(model, family, list(prior = prior, prior_intercept = prior_intercept,
                           prior_aux = prior_aux, prior_covariance = prior_covariance, prior_smooth = prior_smooth,
                           prior_dpar = check_prior_dpar(prior_dpar)),
       sampler, args, seed, init, progress, call)
@@ -262,26 +261,50 @@ declared_levels <- function(formula, data, env) {
   if (is.factor(y)) levels(y)
 }
 
-# A GLM model (from glm_model(), or an ARDL's lagged design) with its priors autoscaled and
-# checked, its potential built once, its initial values resolved; then the chains. The fit
-# has class "vhmc_glm" before any other.
+# A GLM model (from glm_model(), with group-level terms or not, or an ARDL's lagged design)
+# with its priors autoscaled and checked, its potential built once, the chains' start; then
+# the chains. The one fit path of every GLM: a model with group-level terms differs in its
+# checks, its priors and its start (R/glmer-model.R). The fit has class "vhmc_glm" before
+# any other ("vhmc_glmer" before that with group-level terms).
 fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, progress, call) {
+  multilevel <- !is.null(model$glmer)
+  if (multilevel) check_glmer_fit(model, family, sampler, init)
+  priors <- model_priors(model, family, prior_args)
+  spec <- glm_spec(model, family, priors)
+  if (multilevel) {
+    model$glmer <- glmer_likelihood(model, family, isTRUE(spec$prior_only))
+    spec$cells <- model$glmer$likelihood == "cells"
+  }
+  target <- if (multilevel) glmer_target(spec, model, priors, rep(FALSE, length(model$glmer$terms))) else glm_target(spec, model)
+  check_prior_pd(model, priors)
+  check_identified(model, family, priors, spec, target, separation = !multilevel && !isTRUE(model$prior_PD))
+  seed <- resolve_seed(seed)
+  model$priors <- priors
+  start <- if (multilevel) glmer_start(target, spec, model, family, priors, sampler, init, seed, args, progress) else
+    glm_start(target, spec, model, sampler, init, seed, args, progress)
+  fit <- fit_chains(start$target, sampler, args, seed, start$inits, init, progress, call, start$model)
+  class(fit) <- c(if (multilevel) "vhmc_glmer", "vhmc_glm", class(fit))
+  fit
+}
+
+# The priors of every part of the model: the GLM's, the distributional formulas' and the
+# group-level terms' covariance.
+model_priors <- function(model, family, prior_args) {
   priors <- glm_priors(model, family, prior_args$prior, prior_args$prior_intercept, prior_args$prior_aux,
                        prior_args$prior_smooth)
   priors <- with_dpar_priors(priors, model, family, prior_args)
-  spec <- glm_spec(model, family, priors)
-  target <- glm_target(spec, model)
-  check_prior_pd(model, priors)
-  check_identified(model, family, priors, spec, target, separation = !isTRUE(model$prior_PD))
-  seed <- resolve_seed(seed)
-  model$priors <- priors
+  if (!is.null(model$glmer)) priors$prior_covariance <- covariance_priors(model, family, prior_args$prior_covariance)
+  priors
+}
+
+# The start of a model without group-level terms: its initial values, and the target in the
+# coordinates it samples (a horseshoe's or smooths' non-centred ones where they mix better).
+glm_start <- function(target, spec, model, sampler, init, seed, args, progress) {
   inits <- glm_inits(init, target, spec, args$chains, seed)
-  if (is_horseshoe(priors[["prior"]]$adjusted)) target <- horseshoe_target(target, sampler, inits, init, seed, progress)
+  if (is_horseshoe(model$priors[["prior"]]$adjusted)) target <- horseshoe_target(target, sampler, inits, init, seed, progress)
   if (has_penalised(model) || has_dpar_smooths(model)) {
     target <- smooth_target(target, spec, model, sampler, inits, init, seed, progress)
     if (has_penalised(model)) model$smooths$centred <- target$smooth_centred
   }
-  fit <- fit_chains(target, sampler, args, seed, inits, init, progress, call, model)
-  class(fit) <- c("vhmc_glm", class(fit))
-  fit
+  list(target = target, inits = inits, model = model)
 }

@@ -22,6 +22,12 @@
 #   cens_lognormal  y | cens(censored) ~ x1 + x2 + x3, lognormal, 2,000 simulated survival
 #                   times, about a third right-censored at exponential times; b normal(0, 2.5),
 #                   Intercept student_t(3, 1, 2.5), sigma student_t(3, 0, 2.5)
+#   clinic_sigma    bf(y ~ treat + (1 | clinic), sigma ~ treat + (1 | clinic)), gaussian, 2,000
+#                   simulated patients in 40 clinics whose mean and residual sd vary (the
+#                   heterogeneous variances of brms.mmrm users); b normal(0, 2.5), Intercept
+#                   student_t(3, 10, 2.5), sigma's Intercept student_t(3, 0, 2.5) and b
+#                   normal(0, 2.5), every sd student_t(3, 0, 2.5) (vhmc: lkj(scale = 2.5, df = 3,
+#                   autoscale = FALSE), whose sds are half Student-t)
 #
 #   Rscript inst/bench/distributional_vs_brms.R    (run it alone on the machine: check top)
 #
@@ -48,6 +54,15 @@ simulate_cens_lognormal <- function(n = 2000, seed = 1) {
   t <- rlnorm(n, 1 + X %*% c(0.5, -0.3, 0.2), 0.8)
   cpt <- rexp(n, 1 / 6)
   data.frame(X, y = pmin(t, cpt), censored = ifelse(t <= cpt, "none", "right"))
+}
+
+simulate_clinics <- function(J = 40, m = 50, seed = 1) {
+  set.seed(seed)
+  d <- data.frame(clinic = factor(sprintf("c%02d", rep(seq_len(J), each = m))), treat = rbinom(J * m, 1, 0.5))
+  u <- rnorm(J, 0, 0.5)[d$clinic]
+  v <- rnorm(J, 0, 0.3)[d$clinic]
+  d$y <- 10 + 1.5 * d$treat + u + exp(0.2 + 0.4 * d$treat + v) * rnorm(J * m)
+  d
 }
 
 # Each model: formula, data, family, and the priors in both packages' terms.
@@ -96,6 +111,20 @@ models <- list(
          brms_priors = c(brms::set_prior("normal(0, 2.5)", class = "b"),
                          brms::set_prior("student_t(3, 1, 2.5)", class = "Intercept"),
                          brms::set_prior("student_t(3, 0, 2.5)", class = "sigma")))
+  },
+  clinic_sigma = function() {
+    list(formula = bf(y ~ treat + (1 | clinic), sigma ~ treat + (1 | clinic)),
+         brms_formula = brms::bf(y ~ treat + (1 | clinic), sigma ~ treat + (1 | clinic)),
+         data = simulate_clinics(), vhmc_family = gaussian(), brms_family = gaussian(),
+         vhmc_priors = list(prior = normal(0, 2.5), prior_intercept = student_t(3, 10, 2.5),
+                            prior_dpar = list(intercept = student_t(3, 0, 2.5), coef = normal(0, 2.5)),
+                            prior_covariance = lkj(scale = 2.5, df = 3, autoscale = FALSE)),
+         brms_priors = c(brms::set_prior("normal(0, 2.5)", class = "b"),
+                         brms::set_prior("student_t(3, 10, 2.5)", class = "Intercept"),
+                         brms::set_prior("student_t(3, 0, 2.5)", class = "sd"),
+                         brms::set_prior("student_t(3, 0, 2.5)", class = "Intercept", dpar = "sigma"),
+                         brms::set_prior("normal(0, 2.5)", class = "b", dpar = "sigma"),
+                         brms::set_prior("student_t(3, 0, 2.5)", class = "sd", dpar = "sigma")))
   })
 chosen <- Sys.getenv("VHMC_BENCH_MODELS", "")
 if (nzchar(chosen)) models <- models[strsplit(chosen, ",")[[1]]]
@@ -116,6 +145,9 @@ run_brms <- function(m) {
 # sds_sx_1, s_sx_1[k] (the penalised coefficients, the same basis), sigma.
 vhmc_names <- function(variables) {
   v <- sub("^b_sigma_Intercept$", "sigma_(Intercept)", variables)
+  v <- sub("^b_sigma_([a-z]+)$", "sigma_\\1", v)
+  v <- sub("^r_([a-z]+)__sigma\\[(.+),Intercept\\]$", "b[sigma_(Intercept) \\1:\\2]", v)
+  v <- sub("^r_([a-z]+)\\[(.+),Intercept\\]$", "b[(Intercept) \\1:\\2]", v)
   v <- sub("^bs_sigma_s([a-z]+)_([0-9]+)$", "sigma_s(\\1).fx\\2", v)
   v <- sub("^sds_sigma_s([a-z]+)_1$", "sds[sigma_s(\\1)]", v)
   v <- sub("^s_sigma_s([a-z]+)_1\\[([0-9]+)\\]$", "sigma_s(\\1).\\2", v)

@@ -27,7 +27,8 @@ sbc_model_table <- function() list(
   smooth_logistic = function() sbc_smooth_model(stats::binomial(), n = 150),
   censored_gamma = function() sbc_censored_model("Gamma", n = 60),
   censored_lognormal = function() sbc_censored_model("lognormal", n = 60),
-  location_scale = function() sbc_dpar_model(n = 60)
+  location_scale = function() sbc_dpar_model(n = 60),
+  location_scale_group = function() sbc_dpar_group_model()
 )
 
 # One fit with its warnings and messages caught (counted, the first warning kept).
@@ -73,7 +74,8 @@ sbc_replication <- function(model_name, model, sampler_name, sampler, rep, L, se
     if (!is.null(res$error)) break
     q <- model$quantities(res$fit)
     ess <- suppressWarnings(apply(q, 2L, posterior::ess_bulk)) # capped above N log10(N)
-    if (min(ess) >= L || attempt == max_doublings) break
+    # A chain that never moved has no ESS (NA): it counts as too few draws.
+    if (isTRUE(min(ess) >= L) || attempt == max_doublings) break
     iter <- 2 * iter
   }
   ok <- is.null(res$error)

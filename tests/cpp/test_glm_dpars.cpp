@@ -153,29 +153,38 @@ TEST_CASE("dpars: a gaussian location-scale likelihood written out; with a group
 
 TEST_CASE("dpars: group-level terms of a distributional predictor", "[glm][dpars]") {
   const DparProblem prob(7);
-  // A gaussian with sigma's formula holding (1 + z | g), centred or not, beside the mean's
-  // (1 | g): the gradient, and U written out at effects given by hand.
+  // Every family with aux parameters, its last one's formula holding (1 + z | g), centred or
+  // not, beside the mean's (1 | g): the gradient; then U written out at effects given by hand.
+  std::vector<double> Zg(prob.n, 1.0);  // the term's columns: 1 and z
+  Zg.insert(Zg.end(), prob.Z.begin() + prob.n, prob.Z.end());
+  int cases = 0;
+  for (int i = 0; i < vhmc::kFamilyCount; ++i) {
+    const GlmFamily f{i};
+    if (aux_of(f) == 0 || has_thresholds(f)) continue;
+    const std::vector<double>& yf = prob.response(family_of(f));
+    const vhmc::GlmData df(prob.X.data(), prob.n, 1, yf.data());
+    const vhmc::GlmData zf(prob.Z.data() + prob.n, prob.n, 1, yf.data());
+    const int last = aux_of(f) - 1;
+    for (const bool centred : {false, true}) {
+      GlmPotential pot = dpar_potential(f, df, dpar_spec({&zf}, {last}));
+      pot.add_group_term(vt::group_term("(1 | g)", 5, 1, prob.n, prob.g.data(), nullptr, vhmc::CovPriorKind::Lkj, 1.0,
+                                        1.0, 1.0, 1.0, 3.0, false));
+      vhmc::GroupTermData t = vt::group_term("dpar: 1 + z | g", 5, 2, prob.n, prob.g.data(), Zg.data(),
+                                             vhmc::CovPriorKind::Decov, 1.0, 1.0, 1.0, 1.0, 1.0, false);
+      t.dpar = last;
+      t.centred = centred;
+      pot.add_group_term(t);
+      REQUIRE(pot.layout().find("b:dpar: 1 + z | g") != nullptr);
+      vhmc::Rng rng(9, 1);
+      const Vec theta = dpar_theta(pot, rng);
+      vt::check_gradient(pot, theta, family_of(f) + (centred ? " centred" : " non-centred"), 1e-12);
+      ++cases;
+    }
+  }
+  CHECK(cases >= 20);
   const std::vector<double>& y = prob.y_pos;
   vhmc::GlmData d(prob.X.data(), prob.n, 1, y.data());
   vhmc::GlmData zd(prob.Z.data() + prob.n, prob.n, 1, y.data());
-  std::vector<double> Zg(prob.n, 1.0);  // the term's columns: 1 and z
-  Zg.insert(Zg.end(), prob.Z.begin() + prob.n, prob.Z.end());
-  for (const bool centred : {false, true}) {
-    for (const char* fam : {"gaussian_identity", "Gamma_log", "student_identity"}) {
-      GlmPotential pot = dpar_potential(vhmc::family_named(fam), d, dpar_spec({&zd}, {0}));
-      pot.add_group_term(vt::group_term("(1 | g)", 5, 1, prob.n, prob.g.data(), nullptr, vhmc::CovPriorKind::Lkj, 1.0,
-                                        1.0, 1.0, 1.0, 3.0, false));
-      vhmc::GroupTermData t = vt::group_term("sigma: 1 + z | g", 5, 2, prob.n, prob.g.data(), Zg.data(),
-                                             vhmc::CovPriorKind::Decov, 1.0, 1.0, 1.0, 1.0, 1.0, false);
-      t.dpar = 0;
-      t.centred = centred;
-      pot.add_group_term(t);
-      REQUIRE(pot.layout().find("b:sigma: 1 + z | g") != nullptr);
-      vhmc::Rng rng(9, 1);
-      const Vec theta = dpar_theta(pot, rng);
-      vt::check_gradient(pot, theta, std::string(fam) + (centred ? " centred" : " non-centred"), 1e-12);
-    }
-  }
   // The likelihood's part: moving sigma's term's effect of level 0 by delta changes only
   // that level's rows' log sigma (centred: the effects are the b themselves).
   GlmPotential pot = dpar_potential(vhmc::family_named("gaussian_identity"), d, dpar_spec({&zd}, {0}));

@@ -115,3 +115,11 @@ test_that("nuts() is calibrated on a gaussian location-scale model (SBC, 200 rep
   # distributional row pass.
   expect_uniform_ranks(e, sbc_nuts_ranks(e, e$sbc_model_table()$location_scale(), N = 200L, L = 19L, iter = 1000), 19L)
 })
+
+test_that("nuts() is calibrated on a location-scale model with group-level terms in both formulas (SBC, 200 replications)", {
+  skip_on_cran()
+  e <- sbc_env()
+  # bf(y ~ x + (1 | g), sigma ~ x + (1 | g)): the sigma formula's term enters each row's
+  # sigma through the core's distributional row pass, its variance sampled with it.
+  expect_uniform_ranks(e, sbc_nuts_ranks(e, e$sbc_model_table()$location_scale_group(), N = 200L, L = 19L, iter = 1000), 19L)
+})
