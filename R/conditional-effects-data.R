@@ -20,7 +20,8 @@ ce_variables <- function(x, re_terms) {
   if (attr(fixed, "response") > 0L) exprs <- exprs[-attr(fixed, "response")]
   smooth_vars <- lapply(model$smooths$terms, function(s) smooth_variables(s$smooth))
   exprs <- c(exprs, lapply(setdiff(model_smooth_variables(model), vapply(exprs, deparse1, "")), str2lang))
-  bars <- glmer_bars(model$formula)
+  exprs <- c(exprs, lapply(setdiff(dpar_variables(model), vapply(exprs, deparse1, "")), as.name))
+  bars <- c(glmer_bars(model$formula), unlist(dpar_bars(model$dpar_formulas), recursive = FALSE, use.names = FALSE))
   labels <- vapply(model$glmer$terms[re_terms], `[[`, "", "label")
   included <- bars[match(labels, vapply(bars, deparse1, ""))]
   known <- ce_data_vars(x, unique(c(all.vars(as.call(c(as.name("list"), exprs, bars))), free_variables(x$call$offset))))
@@ -35,12 +36,17 @@ ce_variables <- function(x, re_terms) {
        groups = groups, all_groups = intersect(unlist(lapply(bars, function(b) all.vars(b[[3L]]))), known))
 }
 
+# The variables of the distributional formulas (held at their reference values).
+dpar_variables <- function(model) {
+  unique(unlist(lapply(model$dpar_formulas, function(f) all.vars(reformulas::nobars(f)[[3L]]))))
+}
+
 # The names among `candidates` that are variables of the data, not constants a formula
 # also reads (the knots of ns(x, knots = k), the `mtcars` of offset = log(mtcars$hp)): the
 # columns of `data`, and vectors of the formula's environment with one value per row of
 # `data` (more than one value without `data`), which model.frame() reads as variables too.
 ce_data_vars <- function(x, candidates) {
-  env <- environment(formula(x))
+  env <- fit_environment(x)
   data <- if (!is.null(x$call$data)) tryCatch(eval(x$call$data, env), error = function(e) NULL)
   in_data <- if (is.environment(data)) vapply(candidates, exists, NA, envir = data) else candidates %in% names(data)
   rows <- if (is.data.frame(data)) nrow(data) else NA
@@ -62,7 +68,7 @@ ce_fitted_data <- function(x, exprs, bars, vars) {
   model <- x$model
   rhs <- c(exprs, lapply(unique(c(unlist(lapply(bars, all.vars)), vars)), as.name))
   frame_formula <- stats::as.formula(call("~", model$terms[[2L]], Reduce(function(a, b) call("+", a, b), rhs, 1)),
-                                     env = environment(formula(x)))
+                                     env = fit_environment(x))
   mf_call <- fit_call[c(1L, match(c("data", "subset", "weights", "na.action", "offset"), names(fit_call), 0L))]
   mf_call$formula <- frame_formula
   fix <- paste("conditional_effects() reads the fitted data again from the fit's call, in the environment",

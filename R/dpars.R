@@ -134,7 +134,7 @@ dpar_models <- function(dpars, mf, family, contrasts, weights, env) {
                "Distributional formulas keep their intercept (the parameter's value at the predictors' means).")
     }
     d <- list(name = nm, aux = match(nm, family$aux$name) - 1L, terms = tt, intercept = FALSE, weights = weights,
-              x = stats::model.matrix(tt, mf, contrasts)[, -1L, drop = FALSE], xlevels = stats::.getXlevels(tt, mf))
+              x = stats::model.matrix(tt, mf, own_contrasts(contrasts, tt))[, -1L, drop = FALSE], xlevels = stats::.getXlevels(tt, mf))
     if (!is.null(calls)) d <- add_smooths(d, smooth_specs(calls, env), mf)
     cols <- design_columns(d$x, weights)
     d[c("coef_names", "center", "scale", "weights")] <- list(c("(Intercept)", colnames(d$x)),
@@ -214,13 +214,20 @@ dpars_for_core <- function(model, family, priors, y_scale) {
   })
 }
 
+# The contrasts of the variables in `terms` (model.matrix() warns of the others).
+own_contrasts <- function(contrasts, terms) {
+  if (is.null(contrasts)) return(NULL)
+  contrasts[intersect(names(contrasts), all.vars(terms))]
+}
+
 # The parameters' design matrices for the fitted data or new data.
 dpar_designs <- function(model, newdata = NULL) {
   if (is.null(model$dpars)) return(NULL)
   lapply(model$dpars, function(d) {
     if (is.null(newdata)) return(d$x)
     mf <- newdata_frame(stats::delete.response(d$terms), newdata, d$xlevels)
-    with_smooth_columns(stats::model.matrix(d$terms, mf, contrasts.arg = model$contrasts)[, -1L, drop = FALSE], d, newdata)
+    with_smooth_columns(stats::model.matrix(d$terms, mf, contrasts.arg = own_contrasts(model$contrasts, d$terms))[, -1L, drop = FALSE],
+                        d, newdata)
   })
 }
 
@@ -250,7 +257,7 @@ dpar_internal_names <- function(nm, d, centred = NULL) {
   n_random <- d$smooths$n_random %||% 0L
   k <- length(nm) - 1L - n_random
   pen <- utils::tail(nm, n_random)
-  c(paste(nm[1L], "[centred]"), paste(nm[1L + seq_len(k)], "[x sd]"),
+  c(paste(nm[1L], "[centred]"), if (k) paste(nm[1L + seq_len(k)], "[x sd]"),
     ifelse(rep_len(centred %||% FALSE, n_random), paste(pen, "[x sd]"), sprintf("z[%s]", pen)))
 }
 

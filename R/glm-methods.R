@@ -488,6 +488,13 @@ pearson_variance <- function(object, mu, aux) {
 #' @export
 nobs.vhmc_glm <- function(object, ...) object$model$nobs
 
+# Where the fit's formula was made (a bf()'s: its mean formula's), where kfold() and
+# conditional_effects() find the data again.
+fit_environment <- function(x) {
+  f <- formula(x)
+  environment(if (inherits(f, "vhmc_bf")) f$formula else f)
+}
+
 #' @rdname coef.vhmc_glm
 #' @param x A fit from [vhmc_glm()].
 #' @export

@@ -218,7 +218,7 @@ glmer_capabilities <- function() {
 # their priors (lme4 refuses such a model; rstanarm fits it silently).
 check_singleton_terms <- function(model, family) {
   if (!"sigma" %in% family$aux_names) return(invisible())
-  for (term in model$glmer$terms) {
+  for (term in Filter(function(t) is.null(t$dpar), model$glmer$terms)) {
     if (term$p == 1L && is.null(term$Z) && !anyDuplicated(term$group)) {
       warning(sprintf(paste("`formula`'s term (%s) has one observation in each of its %d levels, so its",
                             "standard deviation and sigma are not separately identified: only their priors",

@@ -110,7 +110,7 @@ fitted_rows <- function(x) {
   call <- x$call
   fix <- "kfold() refits the model on the fitted rows of `data`: refit with data = a data frame, and keep it unchanged."
   if (is.null(call$data)) stop_arg("x", "was fitted without `data`", fix)
-  env <- environment(formula(x))
+  env <- fit_environment(x)
   all_data <- tryCatch(as.data.frame(eval(call$data, env)), error = function(e) {
     stop_arg("x", sprintf("was fitted with data = %s, which cannot be found now (%s)", deparse1(call$data), conditionMessage(e)), fix)
   })
@@ -220,7 +220,7 @@ log_mean_exp <- function(ll) {
 call_globals <- function(x) {
   f <- function() NULL
   body(f) <- x$call
-  environment(f) <- environment(formula(x))
+  environment(f) <- fit_environment(x)
   user_globals(list(f))
 }
 

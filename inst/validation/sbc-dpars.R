@@ -32,8 +32,11 @@ sbc_dpar_model <- function(n) {
 # of m rows each. Priors as sbc_dpar_model()'s, and each term's standard deviation half
 # Student-t(3, 0, 0.5) (lkj() without autoscaling, so independent of the data).
 sbc_dpar_group_model <- function(J = 8, m = 12) {
-  pars <- c("(Intercept)", "x", "sigma_(Intercept)", "sigma_x", "Sigma[g:(Intercept),(Intercept)]",
-            "Sigma[g:sigma_(Intercept),sigma_(Intercept)]", "b[(Intercept) g:1]", "b[sigma_(Intercept) g:1]")
+  # The draws' names, and the ranks' (the results files hold no commas: each term's
+  # variance by its one column).
+  draws <- c("(Intercept)", "x", "sigma_(Intercept)", "sigma_x", "Sigma[g:(Intercept),(Intercept)]",
+             "Sigma[g:sigma_(Intercept),sigma_(Intercept)]", "b[(Intercept) g:1]", "b[sigma_(Intercept) g:1]")
+  pars <- sub(",.*]", "]", draws)
   simulate <- function() {
     n <- J * m
     x <- stats::rnorm(n)
@@ -58,7 +61,9 @@ sbc_dpar_group_model <- function(J = 8, m = 12) {
   }
   quantities <- function(fit) {
     d <- posterior::as_draws_df(fit)
-    vapply(pars, function(p) as.numeric(d[[p]]), numeric(nrow(d)))
+    q <- vapply(draws, function(p) as.numeric(d[[p]]), numeric(nrow(d)))
+    colnames(q) <- pars
+    q
   }
   list(simulate = simulate, fit = fit, quantities = quantities, exact_samplers = c("nuts", "hmc", "rwm"))
 }

@@ -148,6 +148,17 @@ test_that("a term of sigma's formula enters sigma: log_lik(), posterior_epred(),
   s0 <- posterior_epred(fit, newdata = nd, dpar = "sigma", re.form = NA)
   expect_equal(s0[, 2], exp(m[, "sigma_(Intercept)"] + m[, "sigma_z"] * 0.5), tolerance = 1e-10)
   expect_equal(dim(posterior_predict(fit, newdata = nd, allow_new_levels = TRUE, seed = 1)), c(1000L, 2L))
+  # conditional_effects() holds sigma's predictor at its mean; a factor of the mean alone
+  # gives no contrasts warning in sigma's design.
+  d$f <- factor(rep(c("a", "b", "c"), length.out = n))
+  fit_f <- suppressWarnings(vhmc_glm(bf(y ~ x + f, sigma ~ z + (1 | g)), data = d, seed = 1, chains = 1, iter = 400))
+  expect_named(conditional_effects(fit_f), c("x", "f"))
+  expect_no_warning(posterior_epred(fit_f, newdata = data.frame(x = 0, f = "b", z = 0.5, g = "1"), dpar = "sigma"))
+  # A formula of group-level terms alone (its intercept kept), and of the intercept alone.
+  f1 <- suppressWarnings(vhmc_glm(bf(y ~ x, sigma ~ (1 | g)), data = d, seed = 1, chains = 1, iter = 400))
+  expect_true(all(c("sigma_(Intercept)", "b[sigma_(Intercept) g:1]") %in% colnames(as.matrix(f1))))
+  f0 <- suppressWarnings(vhmc_glm(bf(y ~ x, sigma ~ 1), data = d, seed = 1, chains = 1, iter = 400))
+  expect_true("sigma_(Intercept)" %in% colnames(as.matrix(f0)))
 })
 
 test_that("distributional formulas refuse what is not available, naming the fix", {
