@@ -69,7 +69,9 @@
 #' [prior_summary()] prints what was used.
 #'
 #' @param formula A model formula, as for [stats::glm()]; group-level terms, smooths and
-#'   censoring as described below.
+#'   censoring as described below. Or a [bf()] of the mean's formula and formulas of the
+#'   family's auxiliary parameters (`bf(y ~ x + (1 | g), sigma ~ z + (1 | g))`), each with
+#'   fixed effects, smooths and group-level terms.
 #' @param data A data frame (or list or environment) with the variables in `formula`; if
 #'   missing, they are taken from the formula's environment.
 #' @param family A family object, a family function or its name: R's `gaussian()`,
