@@ -69,6 +69,7 @@ split_bf <- function(formula) {
 # error naming it.
 check_dpars <- function(dpars, family, formula) {
   aux <- family$aux
+  for (f in dpars) check_brms_syntax(f)
   bad <- setdiff(names(dpars), aux$name[!aux$sized_by_data])
   if (length(bad)) {
     have <- aux$name[!aux$sized_by_data]

@@ -37,7 +37,7 @@ check_brms_syntax <- function(formula) {
   id <- find_bar_id(rhs)
   if (!is.null(id)) {
     stop_arg("formula", sprintf("has (%s), brms's syntax for terms whose effects correlate across formulas", id),
-             "vhmc has one formula: write the term without the ID, e.g. (1 | g).")
+             "vhmc's group-level effects do not correlate across formulas: write the term without the ID, e.g. (1 | g), in each formula that has it.")
   }
   invisible()
 }

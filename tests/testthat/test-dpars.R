@@ -169,6 +169,8 @@ test_that("distributional formulas refuse what is not available, naming the fix"
   expect_error(vhmc_glm(bf(y ~ x + (1 | g), sigma ~ z), data = d, parameterization = "marginal"),
                "distributional formulas have no closed form")
   expect_error(vhmc_glm(bf(y ~ x, sigma ~ 0 + z), data = d), "removes the intercept")
+  expect_error(vhmc_glm(bf(y ~ x + (1 | g), sigma ~ (1 | p | g)), data = d), "do not correlate across formulas")
+  expect_error(vhmc_glm(bf(y ~ x, sigma ~ mo(z)), data = d), "brms's syntax for a monotonic effect")
   expect_error(bf(y ~ x, sigma ~ z, sigma ~ x), "two formulas")
   expect_error(bf(y ~ x, ~ z), "formulas of auxiliary parameters")
   expect_error(vhmc_glm(bf(y ~ x, sigma ~ z), data = d, prior_dpar = normal(0, 1)), "`prior_dpar` must be a list")
