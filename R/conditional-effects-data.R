@@ -13,7 +13,8 @@
 # descriptor of every variable (ce_describe()), effects = brms's default effects: the
 # variables of each fixed term with at most two, needed = the variables a prediction reads,
 # groups = the grouping variables among them, all_groups = those of every group-level term).
-ce_variables <- function(x, re_terms) {
+# With `dpar`, the default effects are those of that parameter's formula.
+ce_variables <- function(x, re_terms, dpar = NULL) {
   model <- x$model
   fixed <- model$terms
   exprs <- as.list(attr(fixed, "variables"))[-1L]
@@ -25,8 +26,10 @@ ce_variables <- function(x, re_terms) {
   labels <- vapply(model$glmer$terms[re_terms], `[[`, "", "label")
   included <- bars[match(labels, vapply(bars, deparse1, ""))]
   known <- ce_data_vars(x, unique(c(all.vars(as.call(c(as.name("list"), exprs, bars))), free_variables(x$call$offset))))
-  combos <- c(lapply(attr(fixed, "term.labels"), function(l) intersect(all.vars(str2lang(l)), known)),
-              lapply(smooth_vars, intersect, known))
+  own <- model$dpars[[dpar %||% ""]]  # the shown parameter's formula, if it has one
+  labels <- attr(if (is.null(own)) fixed else own$terms, "term.labels")
+  if (!is.null(own)) smooth_vars <- lapply(own$smooths$terms, function(s) smooth_variables(s$smooth))
+  combos <- c(lapply(labels, function(l) intersect(all.vars(str2lang(l)), known)), lapply(smooth_vars, intersect, known))
   groups <- intersect(unlist(lapply(included, function(b) all.vars(b[[3L]]))), known)
   needed <- intersect(unique(c(all.vars(as.call(c(as.name("list"), exprs))), free_variables(x$call$offset),
                                unlist(lapply(included, all.vars)))), known)

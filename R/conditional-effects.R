@@ -60,6 +60,9 @@
 #'   the median absolute deviation ([stats::mad()]); `FALSE`: mean and standard deviation.
 #' @param categorical For ordinal models with `method = "posterior_epred"`: one curve per
 #'   category of its probability (interactions are then dropped, as in brms).
+#' @param dpar For distributional models ([bf()]): an auxiliary parameter (`"sigma"`,
+#'   `"zi"`, ...) to show instead of the response, as brms's `dpar`; the default effects are
+#'   then the variables of its formula, and there are no observations to plot as points.
 #' @param ... Passed on to the prediction method, e.g. `allow_new_levels`, `seed`, `trials`.
 #' @return An object of class `vhmc_conditional_effects`: a list with one data frame per
 #'   effect, named as the effect (`"wt"`, `"wt:am"`). Each has the effect variable(s), the
@@ -94,7 +97,8 @@ conditional_effects <- function(x, ...) UseMethod("conditional_effects")
 #' @exportS3Method brms::conditional_effects vhmc_fit
 conditional_effects.vhmc_fit <- function(x, effects = NULL, conditions = NULL, re_formula = NA, prob = 0.95,
                                          method = c("posterior_epred", "posterior_predict", "posterior_linpred"),
-                                         resolution = 100, ndraws = NULL, robust = TRUE, categorical = FALSE, ...) {
+                                         resolution = 100, ndraws = NULL, robust = TRUE, categorical = FALSE,
+                                         dpar = NULL, ...) {
   check_ce_fit(x)
   settings <- list(method = match_choice(method, "method", c("posterior_epred", "posterior_predict", "posterior_linpred")),
                    prob = check_number(prob, "prob", 0, 1, open = c(TRUE, TRUE)),
@@ -102,20 +106,36 @@ conditional_effects.vhmc_fit <- function(x, effects = NULL, conditions = NULL, r
                    robust = check_flag(robust, "robust"), categorical = check_flag(categorical, "categorical"))
   if (!is.null(ndraws)) ndraws <- check_count(ndraws, "ndraws")
   dots <- ce_dots(list(...))
+  settings$dpar <- check_ce_dpar(x, dpar, settings)
+  if (!is.null(dpar)) dots$dpar <- dpar
   check_ce_categorical(x, settings)
   re <- ce_re_formula(x, re_formula)
-  vars <- ce_variables(x, re$terms)
+  vars <- ce_variables(x, re$terms, settings$dpar)
   effects <- ce_effects(effects, vars, settings$categorical)
   conditions <- ce_conditions(conditions, vars, isTRUE(dots$allow_new_levels))
   fun <- switch(settings$method, posterior_epred = posterior_epred, posterior_predict = posterior_predict,
                 posterior_linpred = posterior_linpred)
   predict <- function(newdata) do.call(fun, c(list(x, newdata = newdata, ndraws = ndraws), re$args, dots))
   warn_ce_ordinal(x, settings)
-  response <- deparse1(x$model$terms[[2L]])
+  response <- settings$dpar %||% deparse1(x$model$terms[[2L]])
   out <- lapply(effects, ce_effect, x = x, vars = vars, conditions = conditions, predict = predict,
                 settings = settings, response = response)
   names(out) <- vapply(effects, paste, "", collapse = ":")
   structure(out, class = "vhmc_conditional_effects", response = response)
+}
+
+# `dpar`: NULL, or an auxiliary parameter of the family, shown by posterior_epred().
+check_ce_dpar <- function(x, dpar, settings) {
+  if (is.null(dpar)) return(NULL)
+  ok <- x$model$family$aux$name[!x$model$family$aux$sized_by_data]
+  if (!is.character(dpar) || length(dpar) != 1L || !dpar %in% ok) {
+    stop_arg("dpar", sprintf("must name an auxiliary parameter of the %s family, not %s", x$model$family$family, describe(dpar)),
+             if (length(ok)) sprintf("Its parameters: %s.", paste(ok, collapse = ", ")) else "This family has none.")
+  }
+  if (settings$method != "posterior_epred" || settings$categorical) {
+    stop_arg("dpar", "shows a parameter's draws, which only method = \"posterior_epred\" without categorical gives")
+  }
+  dpar
 }
 
 check_ce_fit <- function(x) {
@@ -295,7 +315,7 @@ ce_effect <- function(effect, x, vars, conditions, predict, settings, response) 
   out <- cbind(ce_effect_columns(out, shown, vars), ce_summary(draws, settings$prob, settings$robust))
   rownames(out) <- NULL
   structure(out, effects = shown, response = response, categorical = settings$categorical,
-            points = if (!settings$categorical) ce_points(effect, vars, newdata, x$model$y))
+            points = if (!settings$categorical && is.null(settings$dpar)) ce_points(effect, vars, newdata, x$model$y))
 }
 
 # The grid of an effect's values (the first effect varying slowest, as brms orders it),

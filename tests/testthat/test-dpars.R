@@ -153,6 +153,17 @@ test_that("a term of sigma's formula enters sigma: log_lik(), posterior_epred(),
   d$f <- factor(rep(c("a", "b", "c"), length.out = n))
   fit_f <- suppressWarnings(vhmc_glm(bf(y ~ x + f, sigma ~ z + (1 | g)), data = d, seed = 1, chains = 1, iter = 400))
   expect_named(conditional_effects(fit_f), c("x", "f"))
+  # dpar = "sigma": the effects of sigma's formula, sigma's draws (group terms left out by
+  # re_formula = NA), no observations as points.
+  ce <- conditional_effects(fit, dpar = "sigma", resolution = 5)
+  expect_named(ce, "z")
+  expect_equal(attr(ce, "response"), "sigma")
+  zs <- ce$z$effect1__
+  expect_equal(ce$z$estimate__, vapply(zs, function(v) stats::median(exp(m[, "sigma_(Intercept)"] + m[, "sigma_z"] * v)), 1),
+               tolerance = 1e-10)
+  expect_null(attr(ce$z, "points"))
+  expect_error(conditional_effects(fit, dpar = "sigma", method = "posterior_predict"), "`dpar` shows a parameter's draws")
+  expect_error(conditional_effects(fit, dpar = "nu"), "`dpar` must name an auxiliary parameter of the gaussian family")
   expect_no_warning(posterior_epred(fit_f, newdata = data.frame(x = 0, f = "b", z = 0.5, g = "1"), dpar = "sigma"))
   # A formula of group-level terms alone (its intercept kept), and of the intercept alone.
   f1 <- suppressWarnings(vhmc_glm(bf(y ~ x, sigma ~ (1 | g)), data = d, seed = 1, chains = 1, iter = 400))
