@@ -19,17 +19,13 @@ ce_variables <- function(x, re_terms, dpar = NULL) {
   fixed <- model$terms
   exprs <- as.list(attr(fixed, "variables"))[-1L]
   if (attr(fixed, "response") > 0L) exprs <- exprs[-attr(fixed, "response")]
-  smooth_vars <- lapply(model$smooths$terms, function(s) smooth_variables(s$smooth))
   exprs <- c(exprs, lapply(setdiff(model_smooth_variables(model), vapply(exprs, deparse1, "")), str2lang))
   exprs <- c(exprs, lapply(setdiff(dpar_variables(model), vapply(exprs, deparse1, "")), as.name))
   bars <- c(glmer_bars(model$formula), unlist(dpar_bars(model$dpar_formulas), recursive = FALSE, use.names = FALSE))
   labels <- vapply(model$glmer$terms[re_terms], `[[`, "", "label")
   included <- bars[match(labels, vapply(bars, deparse1, ""))]
   known <- ce_data_vars(x, unique(c(all.vars(as.call(c(as.name("list"), exprs, bars))), free_variables(x$call$offset))))
-  own <- model$dpars[[dpar %||% ""]]  # the shown parameter's formula, if it has one
-  labels <- attr(if (is.null(own)) fixed else own$terms, "term.labels")
-  if (!is.null(own)) smooth_vars <- lapply(own$smooths$terms, function(s) smooth_variables(s$smooth))
-  combos <- c(lapply(labels, function(l) intersect(all.vars(str2lang(l)), known)), lapply(smooth_vars, intersect, known))
+  combos <- ce_combos(model, dpar, known)
   groups <- intersect(unlist(lapply(included, function(b) all.vars(b[[3L]]))), known)
   needed <- intersect(unique(c(all.vars(as.call(c(as.name("list"), exprs))), free_variables(x$call$offset),
                                unlist(lapply(included, all.vars)))), known)
@@ -37,6 +33,16 @@ ce_variables <- function(x, re_terms, dpar = NULL) {
   vars <- lapply(stats::setNames(needed, needed), ce_describe, data = data, model = model, groups = groups)
   list(data = data, vars = vars, effects = unique(combos[lengths(combos) %in% 1:2]), needed = needed,
        groups = groups, all_groups = intersect(unlist(lapply(bars, function(b) all.vars(b[[3L]]))), known))
+}
+
+# The variables of each default effect: of each term of every formula (each can move the
+# expected response, as brms's), or of the shown parameter's formula when it has one.
+ce_combos <- function(model, dpar, known) {
+  forms <- if (is.null(dpar)) c(list(model), model$dpars) else if (!is.null(model$dpars[[dpar]])) model$dpars[dpar] else list(model)
+  labels <- unlist(lapply(forms, function(f) attr(f$terms, "term.labels")))
+  smooths <- unlist(lapply(forms, function(f) f$smooths$terms), recursive = FALSE)
+  c(lapply(labels, function(l) intersect(all.vars(str2lang(l)), known)),
+    lapply(smooths, function(s) intersect(smooth_variables(s$smooth), known)))
 }
 
 # The variables of the distributional formulas (held at their reference values).

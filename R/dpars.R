@@ -215,10 +215,11 @@ dpars_for_core <- function(model, family, priors, y_scale) {
   })
 }
 
-# The contrasts of the variables in `terms` (model.matrix() warns of the others).
+# The contrasts of the variables of `terms`, by their names in the frame (`factor(cyl)`);
+# model.matrix() warns of the others.
 own_contrasts <- function(contrasts, terms) {
   if (is.null(contrasts)) return(NULL)
-  contrasts[intersect(names(contrasts), all.vars(terms))]
+  contrasts[intersect(names(contrasts), vapply(as.list(attr(terms, "variables"))[-1L], deparse1, ""))]
 }
 
 # The parameters' design matrices for the fitted data or new data.

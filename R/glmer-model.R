@@ -91,8 +91,7 @@ glmer_cells_pay <- function(n, cells, P, k) {
 # The core's list of terms, each centred or not (`centred`, one flag per term).
 glmer_spec_groups <- function(model, priors, y_scale, centred, marginal = FALSE) {
   prior <- covariance_prior_for_core(priors$prior_covariance$adjusted, y_scale)
-  # A parameter's link scale is free of the response's units: its terms' prior as specified.
-  dprior <- covariance_prior_for_core(resolve_covariance_prior(priors$prior_covariance$specified, NULL, 1, FALSE), 1)
+  dprior <- if (!is.null(priors$prior_covariance_dpar)) covariance_prior_for_core(priors$prior_covariance_dpar$adjusted, 1)
   lapply(seq_along(model$glmer$terms), function(t) {
     term <- model$glmer$terms[[t]]
     list(name = term_key(term), levels = length(term$levels), p = term$p, group = term$group, Z = term$Z,

@@ -75,12 +75,12 @@ level_information <- function(term, target_nc, theta0, idx, Sigma) {
   Ainv <- solve(A)
   grad_at <- function(th) matrix(target_nc$value_grad(th)$gradient[idx], ncol = p, byrow = TRUE)
   g0 <- grad_at(theta0)
-  vapply(seq_len(p), function(c) {
+  matrix(vapply(seq_len(p), function(c) {
     h <- 1e-4 * sqrt(Sigma[c, c])
     dz <- forwardsolve(A, replace(numeric(p), c, h))
     dG <- (matrix(dz, J, p, byrow = TRUE) - (grad_at(replace(theta0, idx, rep(dz, J))) - g0)) %*% Ainv
     pmax(-dG[, c] / h, 0)
-  }, numeric(J))
+  }, numeric(J)), J, p)
 }
 
 # The Fisher information about the linear predictor of each row at reported values `rep`
@@ -103,6 +103,10 @@ term_sigma <- function(term, rep) {
   S + t(S) - diag(diag(S), term$p)
 }
 
+# The unit of a term's effects in the sampler's coordinates: the standardised response's for
+# the mean's terms, none for a distributional parameter's (its link scale).
+term_unit <- function(term, spec) if (is.null(term$dpar)) spec$y_scale else 1
+
 # The non-centred start mapped to the sampling coordinates: each centred term's effects b =
 # D L z at each chain's own point, and the inverse metric carried through that linear map
 # at the anchor (b_j = A z_j, A = D L = chol(Sigma)).
@@ -115,7 +119,7 @@ centred_start <- function(start, target_nc, target, model, spec) {
     for (t in which(centred)) {
       b <- blocks[blocks$name == paste0("b:", term_key(model$glmer$terms[[t]])), ]
       idx <- b$offset + seq_len(b$size)
-      theta[idx] <- rep[idx] / spec$y_scale
+      theta[idx] <- rep[idx] / term_unit(model$glmer$terms[[t]], spec)
     }
     theta
   }
@@ -141,7 +145,7 @@ centring_map <- function(mode, target_nc, model, spec, blocks) {
   ij <- list()
   for (t in which(model$glmer$centred)) {
     term <- model$glmer$terms[[t]]
-    A <- t(chol(term_sigma(term, rep) / spec$y_scale^2))
+    A <- t(chol(term_sigma(term, rep) / term_unit(term, spec)^2))
     b <- blocks[blocks$name == paste0("b:", term_key(term)), ]
     first <- b$offset + seq(0L, by = term$p, length.out = length(term$levels))  # each level's block
     keep[b$offset + seq_len(b$size)] <- FALSE

@@ -77,9 +77,10 @@ term_internal_names <- function(term) {
   head <- if (term$centred) "b" else "z"
   eff <- if (!isTRUE(term$marginal)) sprintf("%s[%s %s:%s]", head, rep(term$cnms, length(term$levels)), term$group_name,
                  rep(term$levels, each = term$p))
-  sd <- if (term$prior$kind == "lkj") sprintf("log(sd[%s:%s])", term$group_name, term$cnms) else
-    c(sprintf("log(s[%s])", term$group_name), sprintf("simplex[%s:%s]", term$group_name, term$cnms[-1L]))
-  cor <- if (term$p > 1L) sprintf("cpc[%s:%d]", term$group_name, seq_len(term$p * (term$p - 1L) / 2L))
+  g <- if (is.null(term$dpar)) term$group_name else paste0(term$dpar, "_", term$group_name)  # unique per term
+  sd <- if (term$prior$kind == "lkj") sprintf("log(sd[%s:%s])", g, term$cnms) else
+    c(sprintf("log(s[%s])", g), sprintf("simplex[%s:%s]", g, term$cnms[-1L]))
+  cor <- if (term$p > 1L) sprintf("cpc[%s:%d]", g, seq_len(term$p * (term$p - 1L) / 2L))
   c(eff, sd, cor)
 }
 

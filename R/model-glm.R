@@ -295,7 +295,13 @@ model_priors <- function(model, family, prior_args) {
   priors <- glm_priors(model, family, prior_args$prior, prior_args$prior_intercept, prior_args$prior_aux,
                        prior_args$prior_smooth)
   priors <- with_dpar_priors(priors, model, family, prior_args)
-  if (!is.null(model$glmer)) priors$prior_covariance <- covariance_priors(model, family, prior_args$prior_covariance)
+  if (is.null(model$glmer)) return(priors)
+  priors$prior_covariance <- covariance_priors(model, family, prior_args$prior_covariance)
+  if (any(vapply(model$glmer$terms, function(t) !is.null(t$dpar), NA))) {
+    # A parameter's link scale has no units: its terms' prior as given.
+    p <- prior_args$prior_covariance
+    priors$prior_covariance_dpar <- list(specified = p, adjusted = resolve_covariance_prior(p, NULL, 1, FALSE))
+  }
   priors
 }
 

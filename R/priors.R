@@ -320,13 +320,16 @@ print_dpar_priors <- function(p, slopes) {
 }
 
 prior_labels <- function(model) {
+  n_mean <- sum(vapply(model$glmer$terms, function(t) is.null(t$dpar), NA))
   n_coef <- length(model$coef_names) - model$intercept - (model$smooths$n_random %||% 0L)
   n_cut <- model$n_cutpoints %||% 0L
   c(prior_intercept = if (n_cut > 0L) sprintf("Cutpoints (%d, at the predictor means)", n_cut) else
       "Intercept (at the predictor means)",
     prior = paste0("Coefficients (", n_coef, ")"),
-    prior_covariance = sprintf("Covariance of the group-level terms (%d %s)", length(model$glmer$terms),
-                               if (length(model$glmer$terms) == 1L) "term" else "terms"),
+    prior_covariance = sprintf("Covariance of the group-level terms (%d %s)", n_mean,
+                               if (n_mean == 1L) "term" else "terms"),
+    prior_covariance_dpar = sprintf("Covariance of the distributional formulas' group-level terms (%d, link scale)",
+                                    length(model$glmer$terms) - n_mean),
     prior_smooth = sprintf("Standard deviations of the smooths' penalised coefficients (%d)", length(model$smooths$sizes)),
     prior_smooth_dpar = "Standard deviations of the distributional formulas' smooths (prior_dpar$sds)")
 }

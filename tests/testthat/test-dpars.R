@@ -148,11 +148,16 @@ test_that("a term of sigma's formula enters sigma: log_lik(), posterior_epred(),
   s0 <- posterior_epred(fit, newdata = nd, dpar = "sigma", re.form = NA)
   expect_equal(s0[, 2], exp(m[, "sigma_(Intercept)"] + m[, "sigma_z"] * 0.5), tolerance = 1e-10)
   expect_equal(dim(posterior_predict(fit, newdata = nd, allow_new_levels = TRUE, seed = 1)), c(1000L, 2L))
-  # conditional_effects() holds sigma's predictor at its mean; a factor of the mean alone
-  # gives no contrasts warning in sigma's design.
+  # conditional_effects() shows every formula's variables (as brms), the others at their
+  # reference values; a factor of the mean alone gives no contrasts warning in sigma's design.
   d$f <- factor(rep(c("a", "b", "c"), length.out = n))
   fit_f <- suppressWarnings(vhmc_glm(bf(y ~ x + f, sigma ~ z + (1 | g)), data = d, seed = 1, chains = 1, iter = 400))
-  expect_named(conditional_effects(fit_f), c("x", "f"))
+  expect_named(conditional_effects(fit_f), c("x", "f", "z"))
+  # A term of sigma has its own covariance prior (as given: the link scale has no units),
+  # and its own internal names.
+  expect_match(capture.output(print(prior_summary(fit_f))), "distributional formulas' group-level terms \\(1, link scale\\)",
+               all = FALSE)
+  expect_false(anyDuplicated(names(fit_f$adaptation[[1]]$inv_metric)) > 0)
   # dpar = "sigma": the effects of sigma's formula, sigma's draws (group terms left out by
   # re_formula = NA), no observations as points.
   ce <- conditional_effects(fit, dpar = "sigma", resolution = 5)
@@ -182,6 +187,10 @@ test_that("distributional formulas refuse what is not available, naming the fix"
   expect_error(vhmc_glm(bf(y ~ x, sigma ~ 0 + z), data = d), "removes the intercept")
   expect_error(vhmc_glm(bf(y ~ x + (1 | g), sigma ~ (1 | p | g)), data = d), "do not correlate across formulas")
   expect_error(vhmc_glm(bf(y ~ x, sigma ~ mo(z)), data = d), "brms's syntax for a monotonic effect")
+  # The user's contrasts reach a parameter's formula by the frame's name of the variable.
+  fc <- suppressWarnings(vhmc_glm(bf(mpg ~ factor(cyl), sigma ~ factor(cyl)), data = mtcars, chains = 1, iter = 200,
+                                  seed = 1, contrasts = list("factor(cyl)" = "contr.sum")))
+  expect_true(all(c("factor(cyl)1", "sigma_factor(cyl)1") %in% colnames(as.matrix(fc))))
   expect_error(bf(y ~ x, sigma ~ z, sigma ~ x), "two formulas")
   expect_error(bf(y ~ x, ~ z), "formulas of auxiliary parameters")
   expect_error(vhmc_glm(bf(y ~ x, sigma ~ z), data = d, prior_dpar = normal(0, 1)), "`prior_dpar` must be a list")
