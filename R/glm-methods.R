@@ -466,7 +466,9 @@ residuals.vhmc_glm <- function(object, type = c("response", "pearson", "deviance
   mu <- colMeans(posterior_epred(object))
   y <- model$y
   w <- model$weights %||% rep(1, length(y))
-  aux <- lapply(glm_draws(object)$aux, stats::median)
+  # Posterior medians of the aux parameters; a modelled one's per observation.
+  aux <- lapply(predictive_parts(object, what = "residuals")$aux,
+                function(a) if (is.matrix(a)) apply(a, 2L, stats::median) else stats::median(a))
   r <- switch(type,
     response = y - mu,
     pearson = (y - mu) * sqrt(w) / sqrt(pearson_variance(object, mu, aux)),

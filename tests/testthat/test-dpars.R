@@ -177,6 +177,18 @@ test_that("a term of sigma's formula enters sigma: log_lik(), posterior_epred(),
   expect_true("sigma_(Intercept)" %in% colnames(as.matrix(f0)))
 })
 
+test_that("Pearson residuals use each observation's modelled parameter", {
+  set.seed(6)
+  n <- 200
+  d <- data.frame(x = stats::rnorm(n), z = stats::rnorm(n))
+  d$y <- stats::rnbinom(n, mu = exp(1 + 0.3 * d$x), size = exp(1 + 0.8 * d$z))
+  fit <- suppressWarnings(vhmc_glm(bf(y ~ x, reciprocal_dispersion ~ z), data = d, family = neg_binomial_2(),
+                                   seed = 1, chains = 1, iter = 400))
+  mu <- colMeans(posterior_epred(fit))
+  phi <- apply(posterior_epred(fit, dpar = "reciprocal_dispersion"), 2L, stats::median)
+  expect_equal(unname(residuals(fit, type = "pearson")), (d$y - mu) / sqrt(mu + mu^2 / phi), tolerance = 1e-10)
+})
+
 test_that("distributional formulas refuse what is not available, naming the fix", {
   d <- location_scale_data(50)
   d$g <- factor(rep(1:5, 10))
