@@ -127,11 +127,7 @@ conditional_effects.vhmc_fit <- function(x, effects = NULL, conditions = NULL, r
 # `dpar`: NULL, or an auxiliary parameter of the family, shown by posterior_epred().
 check_ce_dpar <- function(x, dpar, settings) {
   if (is.null(dpar)) return(NULL)
-  ok <- x$model$family$aux$name[!x$model$family$aux$sized_by_data]
-  if (!is.character(dpar) || length(dpar) != 1L || !dpar %in% ok) {
-    stop_arg("dpar", sprintf("must name an auxiliary parameter of the %s family, not %s", x$model$family$family, describe(dpar)),
-             if (length(ok)) sprintf("Its parameters: %s.", paste(ok, collapse = ", ")) else "This family has none.")
-  }
+  check_dpar_name(dpar, x$model$family)
   if (settings$method != "posterior_epred" || settings$categorical) {
     stop_arg("dpar", "shows a parameter's draws, which only method = \"posterior_epred\" without categorical gives")
   }

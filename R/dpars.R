@@ -90,7 +90,7 @@ dpar_bars <- function(dpars) Filter(Negate(is.null), lapply(dpars, glmer_bars))
 dpar_group_terms <- function(dbars, mf, family) {
   unlist(lapply(names(dbars), function(nm) {
     lapply(glmer_terms(dbars[[nm]], mf), function(t) {
-      c(t[setdiff(names(t), "cnms")], list(cnms = paste0(nm, "_", t$cnms), dpar = nm, aux = match(nm, family$aux$name) - 1L))
+      c(t[setdiff(names(t), "cnms")], list(cnms = dpar_prefixed(nm, t$cnms), dpar = nm, aux = match(nm, family$aux$name) - 1L))
     })
   }), recursive = FALSE)
 }
@@ -151,7 +151,10 @@ has_dpar_smooths <- function(model) any(vapply(model$dpars, has_penalised, logic
 dpar_sd_names <- function(d) sub("^sds\\[", paste0("sds[", d$name, "_"), d$smooths$sd_names)
 
 # The reported names of a parameter's coefficients: sigma_(Intercept), sigma_z.
-dpar_coef_names <- function(d) paste0(d$name, "_", d$coef_names)
+dpar_coef_names <- function(d) dpar_prefixed(d$name, d$coef_names)
+
+# A name of parameter `dpar`'s formula, as brms writes it: sigma_(Intercept), sigma_g.
+dpar_prefixed <- function(dpar, x) paste0(dpar, "_", x)
 
 # The default priors of every modelled parameter, on its link scale: the intercept (at the
 # predictors' means) student_t(3, 0, 2.5), autoscaled so that for a parameter in the

@@ -82,7 +82,7 @@ update.vhmc_fit <- function(object, formula., ..., evaluate = TRUE) {
   }
   fun <- utils::tail(as.character(fit_call[[1L]]), 1L)
   if (fun %in% c("vhmc_glm", "vhmc_ardl", "vhmc_sample")) run[[1L]] <- get(fun, envir = asNamespace("vhmc"))
-  fit <- eval(run, if (formula_fit) environment(split_bf(formula(object))$formula) else caller)
+  fit <- eval(run, if (formula_fit) fit_environment(object) else caller)
   fit$call <- record
   fit
 }

@@ -115,14 +115,19 @@ posterior_epred.vhmc_fit <- function(object, newdata = NULL, ndraws = NULL, re.f
   mu
 }
 
-# The draws (S x N) of auxiliary parameter `dpar` per observation.
-dpar_epred <- function(parts, dpar) {
-  aux <- parts$family$aux
-  ok <- aux$name[!aux$sized_by_data]
+# `dpar` names one of the family's auxiliary parameters (not its cutpoints).
+check_dpar_name <- function(dpar, family) {
+  ok <- family$aux$name[!family$aux$sized_by_data]
   if (!is.character(dpar) || length(dpar) != 1L || !dpar %in% ok) {
-    stop_arg("dpar", sprintf("must name an auxiliary parameter of the %s family, not %s", parts$family$family, describe(dpar)),
+    stop_arg("dpar", sprintf("must name an auxiliary parameter of the %s family, not %s", family$family, describe(dpar)),
              if (length(ok)) sprintf("Use one of %s.", paste0("\"", ok, "\"", collapse = ", ")) else "This family has none.")
   }
+  invisible()
+}
+
+# The draws (S x N) of auxiliary parameter `dpar` per observation.
+dpar_epred <- function(parts, dpar) {
+  check_dpar_name(dpar, parts$family)
   v <- parts$aux[[dpar]]
   if (is.matrix(v)) return(unname(v))
   matrix(v, length(v), ncol(parts$eta))

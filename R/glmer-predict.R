@@ -68,7 +68,7 @@ term_rows <- function(object, t, newdata) {
                                        xlev = object$model$glmer$xlevels),
                     error = function(e) stop_arg("newdata", sprintf("does not fit the term (%s): %s", term$label, conditionMessage(e))))
   new_term <- glmer_terms(list(bar), frame)[[1L]]
-  if (!is.null(term$dpar)) new_term$cnms <- paste0(term$dpar, "_", new_term$cnms)
+  if (!is.null(term$dpar)) new_term$cnms <- dpar_prefixed(term$dpar, new_term$cnms)
   if (!identical(new_term$cnms, term$cnms)) {
     stop_arg("newdata", sprintf("gives the term (%s) the columns %s, not the fit's %s", term$label,
                                 paste(new_term$cnms, collapse = ", "), paste(term$cnms, collapse = ", ")))

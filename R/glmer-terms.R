@@ -77,7 +77,7 @@ term_internal_names <- function(term) {
   head <- if (term$centred) "b" else "z"
   eff <- if (!isTRUE(term$marginal)) sprintf("%s[%s %s:%s]", head, rep(term$cnms, length(term$levels)), term$group_name,
                  rep(term$levels, each = term$p))
-  g <- if (is.null(term$dpar)) term$group_name else paste0(term$dpar, "_", term$group_name)  # unique per term
+  g <- if (is.null(term$dpar)) term$group_name else dpar_prefixed(term$dpar, term$group_name)  # unique per term
   sd <- if (term$prior$kind == "lkj") sprintf("log(sd[%s:%s])", g, term$cnms) else
     c(sprintf("log(s[%s])", g), sprintf("simplex[%s:%s]", g, term$cnms[-1L]))
   cor <- if (term$p > 1L) sprintf("cpc[%s:%d]", g, seq_len(term$p * (term$p - 1L) / 2L))

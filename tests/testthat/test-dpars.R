@@ -142,9 +142,13 @@ test_that("a term of sigma's formula enters sigma: log_lik(), posterior_epred(),
   s_new <- posterior_epred(fit, newdata = nd, dpar = "sigma", allow_new_levels = TRUE, seed = 2)
   expect_equal(s_new[, 1], exp(m[, "sigma_(Intercept)"] + m[, "sigma_z"] * 0.5 + m[, sprintf("b[sigma_(Intercept) g:%s]", k)]),
                tolerance = 1e-10)
-  # A new level's effect: N(0, Sigma) per draw, so log sigma's spread grows by Sigma.
-  extra <- stats::var(log(s_new[, 2])) - stats::var(m[, "sigma_(Intercept)"] + m[, "sigma_z"] * 0.5)
-  expect_equal(extra, mean(m[, "Sigma[g:sigma_(Intercept),sigma_(Intercept)]"]), tolerance = 0.25)
+  # A new level's effect is an independent N(0, Sigma_s) draw for each posterior draw s, so
+  # z_s = effect_s / sqrt(Sigma_s) are iid standard normal: their mean and mean square are
+  # within 4 Monte Carlo standard errors (1 / sqrt(S), sqrt(2 / S)) of 0 and 1.
+  z <- (log(s_new[, 2]) - m[, "sigma_(Intercept)"] - m[, "sigma_z"] * 0.5) /
+    sqrt(m[, "Sigma[g:sigma_(Intercept),sigma_(Intercept)]"])
+  expect_lt(abs(mean(z)), 4 / sqrt(length(z)))
+  expect_lt(abs(mean(z^2) - 1), 4 * sqrt(2 / length(z)))
   s0 <- posterior_epred(fit, newdata = nd, dpar = "sigma", re.form = NA)
   expect_equal(s0[, 2], exp(m[, "sigma_(Intercept)"] + m[, "sigma_z"] * 0.5), tolerance = 1e-10)
   expect_equal(dim(posterior_predict(fit, newdata = nd, allow_new_levels = TRUE, seed = 1)), c(1000L, 2L))

@@ -94,11 +94,12 @@ inline void GlmPotential::add_group_term(const GroupTermData& d) {
   if (d.marginal && (!gauss_ || aux_ < 0 || sampled))
     throw std::invalid_argument("only the gaussian family's group-level terms can be integrated out, all of them");
   if (!d.marginal && has_marginal_term()) throw std::invalid_argument("marginal group-level terms exclude sampled ones");
-  // The family's first aux parameter is the scale the covariance is relative to (rstanarm's
-  // decov for the gaussian family; R decides which families).
   if (d.dpar >= 0 && (!dp_ || d.dpar >= dp_->n_aux() || !dp_->design_of(d.dpar) || d.marginal))
     throw std::invalid_argument("a group-level term of an aux parameter needs its formula, and its effects sampled");
-  const bool rel = d.prior.relative_to_sigma && aux_ >= 0 && d.dpar < 0;
+  // The family's first aux parameter is the scale the covariance is relative to (rstanarm's
+  // decov for the gaussian family; R decides which families). With distributional
+  // predictors there is no single one (aux_ < 0).
+  const bool rel = d.prior.relative_to_sigma && aux_ >= 0;
   terms_.emplace_back(d, layout_, rel ? aux_ : -1);
   if (d.n != data_->n()) throw std::invalid_argument("a group-level term needs one level per row");
   if (gauss_) gauss_->drop_cells();
