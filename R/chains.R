@@ -55,7 +55,15 @@ run_chains_here <- function(chain_fun, ids) {
 # Forked workers. A worker that dies (killed, quit(), a segfault in user code) delivers no
 # result: mclapply gives NULL and a generic warning, replaced here by an error naming the
 # chain.
+# A full garbage collection first: a worker shares this session's memory until it writes to
+# a page, and a full collection in a worker writes the mark of every live object, so every
+# page of the heap is copied, in each worker. Collecting here resets R's count of minor
+# collections, and the workers' own allocations then stay within minor collections. Measured
+# on brms's inhaler model with brms loaded (3 million live cells): 4 chains on 2 cores took
+# 4.0-4.4 s without it, 2.2-2.7 s with it (system time 1.3 s -> 0.5 s); the collection itself
+# took 0.28 s there, 0.03 s in a session with only vhmc.
 run_chains_forked <- function(chain_fun, ids, workers) {
+  gc(verbose = FALSE, full = TRUE)
   res <- suppressWarnings(parallel::mclapply(ids, chain_fun, mc.cores = workers,
                                              mc.preschedule = FALSE, mc.set.seed = FALSE))
   failed <- vapply(res, inherits, logical(1), what = "try-error")

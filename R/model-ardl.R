@@ -149,6 +149,7 @@ vhmc_ardl <- function(formula, data, p = 1, q = 1, time = NULL, noise_precision 
   check_sampler_arg(sampler)
   args <- check_run_args(chains, iter, warmup, thin, cores)
   progress <- check_flag(progress, "progress")
+  jit_off_until_return()
   meta <- ardl_build(formula, if (missing(data)) NULL else data, p, q, time)
   meta$noise_precision <- if (fixed) noise_precision
   meta$prior_precision <- if (fixed) prior_precision

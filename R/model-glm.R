@@ -205,6 +205,7 @@ vhmc_glm <- function(formula, data, family = gaussian(),
   if (!missing(data) && !is.data.frame(data) && !is.list(data) && !is.environment(data)) {
     stop_arg("data", sprintf("must be a data frame, not %s", describe(data)))
   }
+  jit_off_until_return()
   family <- resolve_family(family)
   if (missing(prior_intercept)) prior_intercept <- family$entry$prior_intercept %||% prior_intercept
   check_sampler_arg(sampler)

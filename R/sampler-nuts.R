@@ -11,7 +11,9 @@
 #' density in a recent window of the chain, \eqn{\sigma_i^2 = \sqrt{var(\theta_i) /
 #' var(g_i)}}{sigma_i^2 = sqrt(var(theta_i) / var(g_i))} for the diagonal, which is exact for
 #' any Gaussian with independent coordinates after a few draws; it is re-estimated during
-#' warmup (after every iteration for `"diag"`, every 10 for `"low_rank"` and `"dense"`)
+#' warmup (after every iteration for `"diag"`, every 10 for `"dense"` and for `"low_rank"`
+#' up to 100 parameters, then every \eqn{d^2/1000}{d^2/1000} iterations, since its
+#' eigendecompositions grow as \eqn{d^3}{d^3})
 #' rather than only at the end of Stan's doubling windows. Windows switch every 10 draws at
 #' first, then grow from 50 by a factor 1.5, so the metric always rests on the most recent
 #' one to two windows; the last 15% of warmup tunes only the step size.

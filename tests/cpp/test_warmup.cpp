@@ -308,3 +308,35 @@ TEST_CASE("Fisher warmup with a user step size adapts only the metric", "[warmup
   CHECK((out.step_size.array() == 0.2).all());
   CHECK(std::get<long>(out.report.at("metric_updates")) > 10);
 }
+
+TEST_CASE("Low-rank estimates between switches: every 10 iterations up to d = 100, then (d/100)^2",
+          "[warmup]") {
+  CHECK(vhmc::low_rank_update_every(2) == 10);
+  CHECK(vhmc::low_rank_update_every(100) == 10);
+  CHECK(vhmc::low_rank_update_every(200) == 40);
+  CHECK(vhmc::low_rank_update_every(294) == 86);
+  CHECK(vhmc::low_rank_update_every(100000) == 1000000);
+  CHECK(vhmc::BufferFisher<LowRankMetric>(294, 10).update_every() == 86);
+  CHECK(vhmc::BufferFisher<DenseMetric>(294, 10).update_every() == 10);
+}
+
+TEST_CASE("Fisher warmup with a low-rank metric at d = 200: fewer estimates, the pair still found",
+          "[warmup]") {
+  const int d = 200;
+  const Mat S = test_covariance(d, 1.0, 0.995);
+  CorrelatedGaussian pot(S);
+  const ChainConfig cfg = vt::chain_config(500, 1000, 341);
+  const ChainOutput out = vt::run_nuts(pot, LowRankMetric(Vec::Ones(d)), vt::uniform_init(d, 341), cfg, {},
+                                       vt::fisher_warmup());
+  REQUIRE(out.error.empty());
+  // 500 warmup iterations with an estimate every 40 and at each window switch, not every 10.
+  const long updates = std::get<long>(out.report.at("metric_updates"));
+  INFO("metric updates " << updates);
+  CHECK(updates < 30);
+  CHECK(std::get<long>(out.adaptation.at("metric_rank")) >= 1);
+  for (int i : {0, 1, 100, 199}) {
+    const Vec x = out.draws.col(i);
+    CHECK(std::fabs(vt::mean(x)) < 4.0 * vt::mcse_mean(x));
+    CHECK(std::fabs(vt::var(x) - S(i, i)) < 4.0 * vt::mcse_var(x));
+  }
+}

@@ -87,7 +87,7 @@ class FisherAdaptation : public WarmupAdaptation {
     const bool switched = plan_.switch_at(t, est_.background());
     if (switched) est_.switch_window();
     const long need = cfg_.initial_metric ? cfg_.min_pairs_given : 3;
-    const bool due = switched || (t + 1) % Estimator::update_every == 0;
+    const bool due = switched || (t + 1) % est_.update_every() == 0;
     if (moved && due && est_.foreground() >= need) update_metric(rng);
     if (switched) check_convergence(t);
   }
