@@ -85,10 +85,12 @@ collect_chains <- function(results, target, start) {
   arr <- array(NA_real_, dim = c(n_iter, n_chain, d))
   for (c in seq_len(n_chain)) arr[, c, ] <- results[[c]]$draws
   # to_user may report more values than the sampler has coordinates (effects integrated out
-  # and drawn afterwards, R/glmer-model.R).
+  # and drawn afterwards, R/glmer-model.R). dim<- reshapes in place: with tens of megabytes
+  # of draws every copy is an allocation that can set off a full garbage collection.
   if (!is.null(target$to_user)) {
-    arr <- array(target$to_user(matrix(arr, nrow = n_iter * n_chain, ncol = d)),
-                 dim = c(n_iter, n_chain, length(target$par_names)))
+    dim(arr) <- c(n_iter * n_chain, d)
+    arr <- target$to_user(arr)
+    dim(arr) <- c(n_iter, n_chain, length(target$par_names))
   }
   dimnames(arr) <- list(iteration = seq_len(n_iter), chain = seq_len(n_chain), variable = target$par_names)
   list(draws = posterior::as_draws_array(arr),
