@@ -6,7 +6,6 @@
 // first have further closed-form tests in test_glm.cpp.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <set>
@@ -310,37 +309,5 @@ TEST_CASE("Newton finds the mode of every family from a point inside its domain"
     INFO(family_code_of(f) << ": " << m.message);
     CHECK(m.converged);
     CHECK(m.gradient.cwiseAbs().maxCoeff() < 1e-4);
-  }
-}
-
-TEST_CASE("cumulative logit: an interior row's terms from the cutpoint gaps equal the general ones",
-          "[glm][family]") {
-  // The general formula (every other link): log P = log F(u) + log(1 - F(l) / F(u)), the
-  // derivatives through F/P (glm/family/cumulative.hpp).
-  using C = vhmc::family::Cumulative<vhmc::family::LogitLink>;
-  const double t[3] = {-1.2, std::log(0.7), std::log(1e-6)};  // cutpoints -1.2, -0.5, -0.5 + 1e-6
-  const C::Aux a = C::aux(t, 3);
-  for (int k : {2, 3}) {
-    for (double eta : {-30.0, -2.0, 0.3, 4.0, 25.0}) {
-      vhmc::family::ProbTerms pu, pl;
-      vhmc::family::LogitLink::prob(a.c[k - 1] - eta, pu);
-      vhmc::family::LogitLink::prob(a.c[k - 2] - eta, pl);
-      const double v = pu.lp + std::log(-std::expm1(pl.lp - pu.lp));
-      const double au = std::exp(pu.lp - v), al = std::exp(pl.lp - v);
-      const double gu = pu.dlp * au, gl = -pl.dlp * al;
-      const double huu = (pu.d2lp + pu.dlp * pu.dlp) * au - gu * gu;
-      const double hll = -(pl.d2lp + pl.dlp * pl.dlp) * al - gl * gl;
-      const vhmc::family::OrdinalRow o = C::row_terms(k, eta, a);
-      INFO("k " << k << ", eta " << eta);
-      // Across the gap of 1e-6 the general formula's lp(l) - lp(u) carries an error of about
-      // 1e-16 |lp| / 1e-6 (up to 4e-9 relative); the gap form takes the gap from s exactly.
-      const double tol = k == 3 ? 1e-8 : 1e-12;
-      CHECK(o.v == Approx(v).epsilon(tol));
-      CHECK(o.gu == Approx(gu).epsilon(std::max(tol, 1e-10)).margin(1e-12));
-      CHECK(o.gl == Approx(gl).epsilon(std::max(tol, 1e-10)).margin(1e-12));
-      CHECK(o.huu == Approx(huu).epsilon(1e-6).margin(1e-9));
-      CHECK(o.hll == Approx(hll).epsilon(1e-6).margin(1e-9));
-      CHECK(o.hul == Approx(-gu * gl).epsilon(1e-6).margin(1e-9));
-    }
   }
 }

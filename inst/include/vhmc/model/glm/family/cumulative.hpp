@@ -7,9 +7,6 @@
 // log F is (glm/family/links.hpp). With P's derivatives g_u = f(u)/P, g_l = -f(l)/P and
 // f/P = (f/F)(F/P), f'/P = (f'/F)(F/P): d/deta = -(g_u + g_l), d/dc_k = g_u, d/dc_{k-1} = g_l;
 // the gradient in t follows from the ordered transform (glm/aux_transforms.hpp).
-#include <cmath>
-#include <type_traits>
-
 #include "../aux_transforms.hpp"
 #include "base.hpp"
 #include "links.hpp"
@@ -35,14 +32,10 @@ struct Cumulative {
   static constexpr double kMaxCurvature = 0.0;
   struct Aux {
     Vec c, s;  // cutpoints and the ordered transform's Jacobian factors
-    // Logit only, per gap g_m = c_m - c_{m-1} = s_m (m >= 1): log(1 - e^-g), rho = 1/expm1(g)
-    // and kappa = rho (1 + rho) = -d rho / dg (see logit_interior()).
-    Vec log_gap, rho, kappa;
   };
   static Aux aux(const double* t, Eigen::Index n) {
     Aux a;
     ordered::values(t, n, a.c, a.s);
-    if constexpr (std::is_same<L, LogitLink>::value) logit_gaps(a);
     return a;
   }
 
@@ -66,10 +59,6 @@ struct Cumulative {
       o.hll = pl.d2lq;
       return o;
     }
-    if constexpr (std::is_same<L, LogitLink>::value) {
-      logit_interior(pu, pl, a, o);
-      return o;
-    }
     o.v = pu.lp + std::log(-std::expm1(pl.lp - pu.lp));
     const double au = std::exp(pu.lp - o.v), al = std::exp(pl.lp - o.v);  // F/P at u and l
     o.gu = pu.dlp * au;
@@ -78,31 +67,6 @@ struct Cumulative {
     o.hll = -(pl.d2lp + pl.dlp * pl.dlp) * al - o.gl * o.gl;
     o.hul = -o.gu * o.gl;
     return o;
-  }
-
-  // Logit: F(u) - F(l) = F(u) (1 - F(l)) (1 - e^-(u - l)), so log P = log F(u) + log(1 - F(l))
-  // + log(1 - e^-g) with g = u - l = c_k - c_{k-1}: the last term and its derivatives in u and
-  // l (rho, -rho; -kappa, -kappa, kappa) depend on the cutpoints alone and are made once per
-  // evaluation (aux()), which leaves an interior row 4 calls of exp/log1p instead of 8.
-  static void logit_gaps(Aux& a) {
-    const Eigen::Index n = a.s.size();
-    a.log_gap.setZero(n);
-    a.rho.setZero(n);
-    a.kappa.setZero(n);
-    for (Eigen::Index m = 1; m < n; ++m) {
-      a.log_gap[m] = std::log(-std::expm1(-a.s[m]));
-      a.rho[m] = 1.0 / std::expm1(a.s[m]);
-      a.kappa[m] = a.rho[m] * (1.0 + a.rho[m]);
-    }
-  }
-  static void logit_interior(const ProbTerms& pu, const ProbTerms& pl, const Aux& a, OrdinalRow& o) {
-    const Eigen::Index m = o.k - 1;  // u = c[m], l = c[m - 1]
-    o.v = pu.lp + pl.lq + a.log_gap[m];
-    o.gu = pu.dlp + a.rho[m];
-    o.gl = pl.dlq - a.rho[m];
-    o.huu = pu.d2lp - a.kappa[m];
-    o.hll = pl.d2lq - a.kappa[m];
-    o.hul = a.kappa[m];
   }
 
   static double pass(const RowVec& y, const Vec& eta, const RowVec& w, const Aux& a, Vec* r, double* dt, Vec&) {
