@@ -36,8 +36,9 @@ elapsed_seconds <- function(expr) {
 # installed without byte code (ByteCompile: false keeps the installed size under R CMD
 # check's 5 MB), and the JIT then compiles the closures, loops and methods that each fit
 # makes afresh, on every call: about 2 s of a multilevel fit (brms's inhaler model, 4 chains
-# on 2 cores: 5.5 s per call with the JIT, 3.5 s byte-compiled). A GLM fit runs no R code of
-# the user's, so its front ends turn the JIT off (R targets keep it: users' functions gain).
+# on 2 cores, a second call in a session: 5.5 s with the JIT, 3.7-4.6 s without, 3.2-3.8 s
+# byte-compiled). A GLM fit runs no R code of the user's, so its front ends turn the JIT off
+# (R targets keep it: users' functions gain).
 jit_off_until_return <- function(envir = parent.frame()) {
   old <- compiler::enableJIT(0L)
   do.call(on.exit, list(bquote(compiler::enableJIT(.(old))), add = TRUE), envir = envir)

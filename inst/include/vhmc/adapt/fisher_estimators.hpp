@@ -88,7 +88,8 @@ template <class M>
 class BufferFisher : public WindowedPairs<DrawGradBuffer> {
  public:
   static constexpr bool adapts = true;
-  BufferFisher(int d, int max_rank) : WindowedPairs(d), every_(low_rank_update_every(d)) {
+  BufferFisher(int d, int max_rank)
+      : WindowedPairs(d), every_(std::is_same<M, DenseMetric>::value ? 10 : low_rank_update_every(d)) {
     if (std::is_same<M, DenseMetric>::value) {
       cfg_.cutoff = 1.0;
       cfg_.max_rank = d;
@@ -107,7 +108,7 @@ class BufferFisher : public WindowedPairs<DrawGradBuffer> {
     if (!whitened_) return est_.add(theta, grad_u);
     est_.add(L_.triangularView<Eigen::Lower>().solve(theta), L_.transpose() * grad_u);
   }
-  int update_every() const { return std::is_same<M, DenseMetric>::value ? 10 : every_; }
+  int update_every() const { return every_; }
   void update(M& m) const {
     if constexpr (std::is_same<M, DenseMetric>::value) {
       if (whitened_) {
@@ -126,7 +127,7 @@ class BufferFisher : public WindowedPairs<DrawGradBuffer> {
   }
 
  private:
-  int every_;
+  int every_;  // iterations between estimates within a window
   LowRankConfig cfg_;
   Mat L_;
   bool whitened_ = false;
