@@ -33,6 +33,10 @@ vhmc_run_glm <- function(model, spec, init, config, extras, run) {
     .Call(`_vhmc_vhmc_run_glm`, model, spec, init, config, extras, run)
 }
 
+vhmc_run_glm_threads <- function(model, spec, inits, config, extras, runs, workers) {
+    .Call(`_vhmc_vhmc_run_glm_threads`, model, spec, inits, config, extras, runs, workers)
+}
+
 vhmc_glm_potential <- function(model, theta) {
     .Call(`_vhmc_vhmc_glm_potential`, model, theta)
 }

@@ -1,6 +1,6 @@
-# Running chains: sequentially, forked (parallel::mclapply), on a PSOCK cluster, or through
-# the user's future plan. Every chain carries its own seed stream id, so where it runs never
-# changes its draws.
+# Running chains: sequentially, on threads of this process (a target in C++ alone), forked
+# (parallel::mclapply), on a PSOCK cluster, or through the user's future plan. Every chain
+# carries its own seed stream id, so where it runs never changes its draws.
 
 #' @importFrom parallel mclapply makePSOCKcluster stopCluster parLapply clusterEvalQ
 NULL
@@ -14,8 +14,10 @@ future_plan_active <- function() {
 }
 
 # globals: NULL, or a function returning the user's objects and packages that chain_fun
-# needs in another process (R/globals.R), computed only when a chain runs in one.
-run_chains <- function(chain_fun, chains, cores, globals = NULL) {
+# needs in another process (R/globals.R), computed only when a chain runs in one. threads:
+# NULL, or function(ids, workers) running the chains on threads of this process, taken
+# unless options(vhmc.backend) asks for processes ("fork" or "psock").
+run_chains <- function(chain_fun, chains, cores, globals = NULL, threads = NULL) {
   ids <- seq_len(chains)
   chain_fun <- chain_catching_interrupt(chain_fun)
   remote <- function() if (is.null(globals)) chain_fun else with_user_globals(globals(), chain_fun)
@@ -26,8 +28,10 @@ run_chains <- function(chain_fun, chains, cores, globals = NULL) {
   workers <- min(cores, chains)
   if (workers <= 1L) return(run_chains_here(chain_fun, ids))
   # options(vhmc.backend = "psock") forces a socket cluster where forking is available
-  # (useful in GUIs that do not tolerate forks, and to test that path).
+  # (useful in GUIs that do not tolerate forks, and to test that path); "fork" forks where
+  # threads would do.
   backend <- getOption("vhmc.backend", "auto")
+  if (!is.null(threads) && identical(backend, "auto")) return(threads(ids, workers))
   if (.Platform$OS.type == "unix" && !identical(backend, "psock")) {
     return(run_chains_forked(chain_fun, ids, workers))
   }

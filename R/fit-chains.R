@@ -7,6 +7,9 @@
 #   par_names, internal_names  names of the reported parameters and of the sampler's
 #                              coordinates (the adapted metric is on the latter)
 #   run(config, extras, init, run)   one chain in the core; returns its result list
+#   run_threads(config, extras, inits, runs, workers)   optional, for a potential in C++ alone:
+#                              the chains (their extras, inits and runs as lists) on `workers`
+#                              threads of this process; returns their result lists
 #   value_grad(theta)          list(value = U, gradient = grad U) at internal theta
 #   potential_values(rows)     U at each row of a matrix of internal draws
 #   mode(init)                 Newton mode with the analytic Hessian, or NULL
@@ -37,22 +40,8 @@ fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, 
   start$info$metric <- config$metric
   prep <- catch_interrupt(prepare_fit(sampler, target, start$inits, user_init))
   chain_max_runs(args, start$info, args$chains)  # an error now if the start spent the budget
-  refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
-  refresh_seconds <- progress_seconds()
-  # One chain; or, for a population sampler, every chain's state in one run of the core
-  # (`population`: the initial values one after the other).
-  chain_fun <- function(chain, population = FALSE) {
-    run <- list(iter = args$iter, warmup = args$warmup, thin = args$thin, seed = seed, chain = chain,
-                refresh = refresh, refresh_seconds = refresh_seconds, warmup_auto = args$warmup_auto,
-                max_runs = chain_max_runs(args, start$info, if (population) args$chains else 1L),
-                runs_per_gradient = args$runs_per_gradient)
-    extras <- prep$extras
-    if (!population) extras$inv_metric <- start$inv_metric[[chain]]
-    extras$laplace <- extras$laplace %||% start$laplace[[chain]]
-    init <- if (population) unlist(prep$inits$internal, use.names = FALSE) else prep$inits$internal[[chain]]
-    target$run(config, extras, init, run)
-  }
-  results <- catch_interrupt(run_sampler_chains(sampler, chain_fun, args, target))
+  runners <- chain_runners(target, config, args, seed, start, prep, progress)
+  results <- catch_interrupt(run_sampler_chains(sampler, runners$one, args, target, runners$threads))
   stop_on_chain_failure(results)
   cut <- cut_to_budget(results, args)
   results <- cut$results
@@ -74,6 +63,35 @@ fit_chains <- function(target, sampler, args, seed, inits, user_init, progress, 
   check_fit(fit)
   check_report(sampler, fit)
   fit
+}
+
+# How the chains run: `one(chain)`, one chain (or, for a population sampler, every chain's
+# state in one run of the core: `population`, the initial values one after the other); and
+# for a target whose chains need no R (its run_threads()), `threads(ids, workers)`, the
+# chains on threads of this process (R/chains.R), NULL otherwise.
+chain_runners <- function(target, config, args, seed, start, prep, progress) {
+  refresh <- if (progress) max(1L, args$iter %/% 10L) else 0L
+  refresh_seconds <- progress_seconds()
+  inputs <- function(chain, population = FALSE) {
+    run <- list(iter = args$iter, warmup = args$warmup, thin = args$thin, seed = seed, chain = chain,
+                refresh = refresh, refresh_seconds = refresh_seconds, warmup_auto = args$warmup_auto,
+                max_runs = chain_max_runs(args, start$info, if (population) args$chains else 1L),
+                runs_per_gradient = args$runs_per_gradient)
+    extras <- prep$extras
+    if (!population) extras$inv_metric <- start$inv_metric[[chain]]
+    extras$laplace <- extras$laplace %||% start$laplace[[chain]]
+    init <- if (population) unlist(prep$inits$internal, use.names = FALSE) else prep$inits$internal[[chain]]
+    list(extras = extras, init = init, run = run)
+  }
+  one <- function(chain, population = FALSE) {
+    i <- inputs(chain, population)
+    target$run(config, i$extras, i$init, i$run)
+  }
+  threads <- if (!is.null(target$run_threads)) function(ids, workers) {
+    i <- lapply(ids, inputs)
+    target$run_threads(config, lapply(i, `[[`, "extras"), lapply(i, `[[`, "init"), lapply(i, `[[`, "run"), workers)
+  }
+  list(one = one, threads = threads)
 }
 
 # Chain results (lists from the core) -> the pieces of a vhmc_fit. The draws are mapped to

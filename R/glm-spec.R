@@ -136,6 +136,9 @@ glm_target <- function(spec, model) {
   list(
     par_names = nm, internal_names = internal_names(layout, model, spec), layout = layout,
     run = function(config, extras, init, run) vhmc_run_glm(ptr, spec, init, config, extras, run),
+    run_threads = function(config, extras, inits, runs, workers) {
+      vhmc_run_glm_threads(ptr, spec, inits, config, extras, runs, workers)
+    },
     value_grad = function(theta) {
       r <- vhmc_glm_potential(ptr, matrix(theta, 1L))
       list(value = r$value[1L], gradient = r$gradient[1L, ])

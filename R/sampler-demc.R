@@ -100,7 +100,7 @@ prepare_fit.vhmc_demc <- function(sampler, target, inits, user_init) {
 
 # The whole population is one run of the core, whose state is every chain's one after the
 # other; its result is split into one result per chain.
-run_sampler_chains.vhmc_demc <- function(sampler, chain_fun, args, target) {
+run_sampler_chains.vhmc_demc <- function(sampler, chain_fun, args, target, threads = NULL) {
   pop <- run_chains(function(chain) chain_fun(1L, population = TRUE), 1L, 1L, target$globals)
   split_population(pop[[1]], args$chains)
 }

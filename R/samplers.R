@@ -102,9 +102,9 @@ prepare_fit.vhmc_sampler <- function(sampler, target, inits, user_init) {
 
 # The chains' results: each chain run on its own, wherever chains run (R/chains.R); a
 # population sampler (demc()) runs all chains in one run of the core and splits its result.
-run_sampler_chains <- function(sampler, chain_fun, args, target) UseMethod("run_sampler_chains")
-run_sampler_chains.vhmc_sampler <- function(sampler, chain_fun, args, target) {
-  run_chains(chain_fun, args$chains, args$cores, target$globals)
+run_sampler_chains <- function(sampler, chain_fun, args, target, threads = NULL) UseMethod("run_sampler_chains")
+run_sampler_chains.vhmc_sampler <- function(sampler, chain_fun, args, target, threads = NULL) {
+  run_chains(chain_fun, args$chains, args$cores, target$globals, threads)
 }
 
 add_report <- function(sampler, fit, results, target) UseMethod("add_report")

@@ -113,6 +113,23 @@ BEGIN_RCPP
     return rcpp_result_gen;
 END_RCPP
 }
+// vhmc_run_glm_threads
+Rcpp::List vhmc_run_glm_threads(SEXP model, Rcpp::List spec, Rcpp::List inits, Rcpp::List config, Rcpp::List extras, Rcpp::List runs, int workers);
+RcppExport SEXP _vhmc_vhmc_run_glm_threads(SEXP modelSEXP, SEXP specSEXP, SEXP initsSEXP, SEXP configSEXP, SEXP extrasSEXP, SEXP runsSEXP, SEXP workersSEXP) {
+BEGIN_RCPP
+    Rcpp::RObject rcpp_result_gen;
+    Rcpp::RNGScope rcpp_rngScope_gen;
+    Rcpp::traits::input_parameter< SEXP >::type model(modelSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type spec(specSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type inits(initsSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type config(configSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type extras(extrasSEXP);
+    Rcpp::traits::input_parameter< Rcpp::List >::type runs(runsSEXP);
+    Rcpp::traits::input_parameter< int >::type workers(workersSEXP);
+    rcpp_result_gen = Rcpp::wrap(vhmc_run_glm_threads(model, spec, inits, config, extras, runs, workers));
+    return rcpp_result_gen;
+END_RCPP
+}
 // vhmc_glm_potential
 Rcpp::List vhmc_glm_potential(SEXP model, Rcpp::NumericMatrix theta);
 RcppExport SEXP _vhmc_vhmc_glm_potential(SEXP modelSEXP, SEXP thetaSEXP) {
@@ -311,6 +328,7 @@ static const R_CallMethodDef CallEntries[] = {
     {"_vhmc_vhmc_run_gaussian", (DL_FUNC) &_vhmc_vhmc_run_gaussian, 6},
     {"_vhmc_vhmc_glm_model", (DL_FUNC) &_vhmc_vhmc_glm_model, 1},
     {"_vhmc_vhmc_run_glm", (DL_FUNC) &_vhmc_vhmc_run_glm, 6},
+    {"_vhmc_vhmc_run_glm_threads", (DL_FUNC) &_vhmc_vhmc_run_glm_threads, 7},
     {"_vhmc_vhmc_glm_potential", (DL_FUNC) &_vhmc_vhmc_glm_potential, 2},
     {"_vhmc_vhmc_glm_mode", (DL_FUNC) &_vhmc_vhmc_glm_mode, 2},
     {"_vhmc_vhmc_family_table", (DL_FUNC) &_vhmc_vhmc_family_table, 0},

@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "glue_registry.h"
+#include "glue_threads.h"
 
 namespace {
 
@@ -191,6 +191,21 @@ Rcpp::List vhmc_run_glm(SEXP model, Rcpp::List spec, Rcpp::NumericVector init, R
   std::unique_ptr<GlmModel> local;
   GlmModel& m = model_of(model, spec, local);
   return vhmc_glue::run_registered(m.potential, config, extras, Rcpp::as<vhmc::Vec>(init), run);
+}
+
+// The chains of a GLM on `workers` threads of this process (glue_threads.h): the first uses
+// the fit's potential, the others one each built from the spec.
+// [[Rcpp::export]]
+Rcpp::List vhmc_run_glm_threads(SEXP model, Rcpp::List spec, Rcpp::List inits, Rcpp::List config,
+                                Rcpp::List extras, Rcpp::List runs, int workers) {
+  std::unique_ptr<GlmModel> local;
+  std::vector<std::unique_ptr<GlmModel>> more;
+  std::vector<vhmc::GlmPotential*> potentials{&model_of(model, spec, local).potential};
+  for (int w = 1; w < workers; ++w) {
+    more.push_back(std::make_unique<GlmModel>(spec));
+    potentials.push_back(&more.back()->potential);
+  }
+  return vhmc_glue::run_registered_threads(potentials, config, extras, inits, runs);
 }
 
 // U and grad U at each row of `theta` (internal parameterisation), for checks at the initial

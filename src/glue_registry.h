@@ -13,9 +13,14 @@
 
 namespace vhmc_glue {
 
+// A sampler's chain with its config read: all it needs besides the potential and the chain's
+// own inputs. Reading the config (R's API) happens on R's thread, in the Preparer; the chain
+// itself touches no R object, so it may run on another thread (glue_threads.h).
 template <class P>
-using Runner = vhmc::ChainOutput (*)(P&, const Rcpp::List&, const Rcpp::List&, const vhmc::Vec&,
-                                     const vhmc::ChainConfig&, vhmc::Callbacks&);
+using ChainRunner = std::function<vhmc::ChainOutput(P&, const vhmc::FitExtras&, const vhmc::ChainConfig&,
+                                                    const vhmc::Vec&, vhmc::Callbacks&)>;
+template <class P>
+using Preparer = ChainRunner<P> (*)(const Rcpp::List&);
 
 // Whether sampler S runs on potential P: a population sampler (S::kPopulation) only on a
 // potential that hosts one (P::kHostsPopulation, targets written in R), whose chains R runs
@@ -32,19 +37,19 @@ constexpr bool runs_on() {
 }
 
 template <class P, class S>
-vhmc::ChainOutput run_sampler(P& potential, const Rcpp::List& config, const Rcpp::List& extras,
-                              const vhmc::Vec& init, const vhmc::ChainConfig& cfg, vhmc::Callbacks& cb) {
+ChainRunner<P> prepare_sampler(const Rcpp::List& config) {
   if constexpr (runs_on<S, P>()) {
     typename S::Config c;
     fill_config(config, c);
-    return S::run(potential, c, fit_extras(extras), cfg, init, cb);
+    return [c](P& potential, const vhmc::FitExtras& x, const vhmc::ChainConfig& cfg, const vhmc::Vec& init,
+               vhmc::Callbacks& cb) { return S::run(potential, c, x, cfg, init, cb); };
   } else {
     Rcpp::stop("internal: this sampler does not run on this target");
   }
 }
 
 template <class P>
-Runner<P> lookup(const std::string& cls, std::initializer_list<std::pair<const char*, Runner<P>>> table) {
+Preparer<P> lookup(const std::string& cls, std::initializer_list<std::pair<const char*, Preparer<P>>> table) {
   for (const auto& entry : table)
     if (cls == entry.first) return entry.second;
   Rcpp::stop("internal: no sampler is registered for class '" + cls + "'");
@@ -81,9 +86,9 @@ void with_registered(const std::string& cls, F&& f) {
 
 template <class P>
 struct AllSamplers {
-  static Runner<P> find(const std::string& cls) {
-    Runner<P> r = nullptr;
-    with_registered(cls, [&](auto tag) { r = &run_sampler<P, typename decltype(tag)::type>; });
+  static Preparer<P> find(const std::string& cls) {
+    Preparer<P> r = nullptr;
+    with_registered(cls, [&](auto tag) { r = &prepare_sampler<P, typename decltype(tag)::type>; });
     return r;
   }
 };
@@ -100,8 +105,8 @@ inline Rcpp::List sampler_defaults(const std::string& cls) {
 // for a potential adds its code to the shared library.
 template <class P>
 struct NutsOnly {
-  static Runner<P> find(const std::string& cls) {
-    return lookup<P>(cls, {{"vhmc_nuts", &run_sampler<P, vhmc::NutsSampler>}});
+  static Preparer<P> find(const std::string& cls) {
+    return lookup<P>(cls, {{"vhmc_nuts", &prepare_sampler<P, vhmc::NutsSampler>}});
   }
 };
 
@@ -115,9 +120,8 @@ Rcpp::List run_registered(P& potential, const Rcpp::List& config, const Rcpp::Li
   const vhmc::ChainConfig cfg = chain_config(run);
   vhmc::Callbacks cb = r_callbacks();
   if (phase_end) cb.phase_end = std::move(phase_end);
-  const vhmc::ChainOutput out =
-      Samplers<P>::find(Rcpp::as<std::string>(cls[0]))(potential, config, extras, init, cfg, cb);
-  return output_to_r(out);
+  const ChainRunner<P> chain = Samplers<P>::find(Rcpp::as<std::string>(cls[0]))(config);
+  return output_to_r(chain(potential, fit_extras(extras), cfg, init, cb));
 }
 
 }  // namespace vhmc_glue

@@ -185,3 +185,27 @@ test_that("Ctrl-C is a vhmc_interrupted error on every path, without stray outpu
   expect_error(run_chains_forked(sigint, 1:2, 2),
                "chain 2 failed in its worker process: .*fatal error in wrapper code")
 })
+
+test_that("a GLM's chains on threads give the draws of every other backend, with progress and Ctrl-C", {
+  skip_on_cran()
+  set.seed(3)
+  d <- data.frame(x = rnorm(300), g = factor(sample(12, 300, TRUE)))
+  d$y <- rpois(300, exp(0.2 + 0.4 * d$x + rnorm(12, 0, 0.5)[d$g]))
+  run <- function(cores, backend = "auto", chains = 3, progress = FALSE) {
+    withr::with_options(list(vhmc.backend = backend), suppressWarnings(
+      vhmc_glm(y ~ x + (1 | g), data = d, family = poisson(), chains = chains, cores = cores, iter = 400,
+               seed = 5, progress = progress)))
+  }
+  ref <- as.array(run(cores = 1))
+  # three chains on two threads: a thread's potential serves two chains, as in one process
+  expect_identical(as.array(run(cores = 2)), ref)
+  if (.Platform$OS.type == "unix") expect_identical(as.array(run(cores = 2, backend = "fork")), ref)
+  out <- capture.output(fit <- run(cores = 2, chains = 2, progress = TRUE))
+  expect_true(all(c("Chain 1: iteration 400 / 400 [100%] (sampling)", "Chain 2: iteration 400 / 400 [100%] (sampling)") %in% out))
+  skip_on_os("windows")
+  # Ctrl-C reaches R's thread, whose poll stops every chain (a signal during the R code
+  # before the chains is R's own interrupt: the same error)
+  system(sprintf("(sleep 0.5; kill -INT %d) >/dev/null 2>&1 &", Sys.getpid()))
+  expect_error(vhmc_glm(y ~ x + (1 | g), data = d, family = poisson(), chains = 2, cores = 2, iter = 5e5,
+                        seed = 5, progress = FALSE), class = "vhmc_interrupted")
+})

@@ -1,0 +1,130 @@
+// Chains on threads of R's process, for potentials written in C++ alone (a GLM): no fork, so
+// no copy of the session's memory and no full garbage collection before it, no result
+// serialised back, and a session with other packages loaded pays nothing for them. Each
+// worker thread has a potential of its own (its buffers are written in every evaluation) and
+// takes the next chain when it is free; a chain's draws depend on its seed and id alone
+// (driver/chain_streams.hpp), so they are those of the same chain run anywhere else.
+// R's thread keeps every R call: it reads the configs before the threads start, prints their
+// progress lines, polls for Ctrl-C (a flag the chains read: driver/run_chain.hpp polls it)
+// and turns the outputs into R lists after they end.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#ifndef _WIN32
+#include <pthread.h>
+#endif
+
+#include "glue_registry.h"
+
+namespace vhmc_glue {
+
+// The chains' side of the host: progress lines queued for R's thread, Ctrl-C as a flag.
+class ThreadHost {
+ public:
+  vhmc::Callbacks callbacks() {
+    vhmc::Callbacks cb;
+    cb.log = [this](const std::string& s) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_ += s;
+    };
+    cb.interrupted = [this] { return stop_.load(std::memory_order_relaxed); };
+    return cb;
+  }
+  void chain_done() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++done_;
+    wake_.notify_one();
+  }
+  // On R's thread until `n` chains are done: prints queued lines and polls for Ctrl-C every
+  // 20 ms (the chains see it at their next poll).
+  void serve(int n) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (done_ < n) {
+      wake_.wait_for(lock, std::chrono::milliseconds(20));
+      std::string lines;
+      lines.swap(pending_);
+      lock.unlock();
+      if (!lines.empty()) Rcpp::Rcout << lines;
+      if (!stop_.load() && user_interrupted()) stop_.store(true);
+      lock.lock();
+    }
+    if (!pending_.empty()) Rcpp::Rcout << pending_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::string pending_;
+  int done_ = 0;
+  std::atomic<bool> stop_{false};
+};
+
+// Signals meant for R (Ctrl-C, the profiler's clock, a child's exit) go to R's thread: a
+// worker thread blocks them.
+inline void leave_signals_to_r() {
+#ifndef _WIN32
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGINT, SIGPROF, SIGCHLD, SIGALRM, SIGPIPE, SIGUSR1, SIGUSR2}) sigaddset(&set, s);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+#endif
+}
+
+// The chains of `runs` (each a run list as R's fit_chains() makes it, with its extras and
+// initial values) on one thread per potential; returns each chain's output list, in order.
+template <class P, template <class> class Samplers = AllSamplers>
+Rcpp::List run_registered_threads(const std::vector<P*>& potentials, const Rcpp::List& config,
+                                  const Rcpp::List& extras, const Rcpp::List& inits, const Rcpp::List& runs) {
+  const Rcpp::CharacterVector cls = config.attr("class");
+  const ChainRunner<P> chain = Samplers<P>::find(Rcpp::as<std::string>(cls[0]))(config);
+  const int n = static_cast<int>(runs.size());
+  std::vector<vhmc::ChainConfig> cfg;
+  std::vector<vhmc::FitExtras> x;
+  std::vector<vhmc::Vec> init;
+  for (int i = 0; i < n; ++i) {
+    cfg.push_back(chain_config(runs[i]));
+    x.push_back(fit_extras(extras[i]));
+    init.push_back(Rcpp::as<vhmc::Vec>(inits[i]));
+  }
+  std::vector<vhmc::ChainOutput> out(n);
+  ThreadHost host;
+  std::atomic<int> next{0};
+  auto work = [&](P* potential) {
+    leave_signals_to_r();
+    vhmc::Callbacks cb = host.callbacks();
+    for (int i; (i = next.fetch_add(1)) < n; host.chain_done()) {
+      try {
+        out[i] = chain(*potential, x[i], cfg[i], init[i], cb);
+      } catch (const std::exception& e) {  // run_chain() catches a chain's errors; this is a last net
+        out[i].error = e.what();
+      } catch (...) {
+        out[i].error = "an unknown C++ exception";
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (P* p : potentials) {
+    try {
+      threads.emplace_back(work, p);
+    } catch (const std::system_error&) {  // the system gives no more threads: those started take every chain
+      break;
+    }
+  }
+  if (threads.empty()) Rcpp::stop("the system could not start a thread for the chains; run with cores = 1");
+  host.serve(n);
+  for (auto& t : threads) t.join();
+  Rcpp::List res(n);
+  for (int i = 0; i < n; ++i) res[i] = output_to_r(out[i]);
+  return res;
+}
+
+}  // namespace vhmc_glue
