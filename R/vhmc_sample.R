@@ -56,8 +56,11 @@
 #' @param thin Keep every `thin`-th post-warmup iteration.
 #' @param seed A whole number. The same seed gives the same draws whatever `cores` or
 #'   future plan. `NULL` draws a seed from R's random number generator.
-#' @param cores Number of chains run in parallel (forked processes on Unix, a PSOCK cluster
-#'   elsewhere). When a `future` plan other than sequential is set, chains go through
+#' @param cores Number of chains run in parallel. The chains of [vhmc_glm()] and
+#'   [vhmc_ardl()] (a log density in compiled code) run on threads of this R session; those of
+#'   a log density written in R in forked processes on Unix, a PSOCK cluster elsewhere
+#'   (`options(vhmc.backend = "psock")` asks for the cluster, `"fork"` for forks where threads
+#'   would do). When a `future` plan other than sequential is set, chains go through
 #'   `future.apply` instead and `cores` is ignored. On a PSOCK cluster or a future plan the
 #'   functions run in other R sessions: the objects they use from the global environment
 #'   (found as `future` finds globals) are copied there for the run, and the packages whose
