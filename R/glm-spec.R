@@ -72,8 +72,9 @@ slope_names <- function(model, k) model$coef_names[seq_len(k) + model$intercept]
 
 # Names of the sampler's own coordinates (used for the adapted metric).
 internal_names <- function(layout, model, spec) {
-  b <- fixed_blocks(layout)
+  b <- layout$blocks
   unlist(lapply(seq_len(nrow(b)), function(i) {
+    if (is_group_block(b$name[i])) return(group_internal_names(b[i, ], model$glmer$terms))
     nm <- user_names(list(blocks = b[i, , drop = FALSE]), model)
     if (b$name[i] == "intercept" && !is.null(spec$center)) nm <- paste(nm, "[centred]")
     if (b$name[i] == "coef" && b$label[i] == "noncentred") nm <- sprintf("z[%s]", nm)  # a horseshoe's
@@ -133,7 +134,8 @@ glm_target <- function(spec, model) {
   nm <- user_names(layout, model)
   to_user <- function(rows) vhmc_glm_reported(ptr, rows, TRUE)
   null <- null_point(model, model$family, spec, layout$dim)
-  list(
+  caps <- glm_capabilities(layout)
+  c(list(
     par_names = nm, internal_names = internal_names(layout, model, spec), layout = layout,
     run = function(config, extras, init, run) vhmc_run_glm(ptr, spec, init, config, extras, run),
     run_threads = function(config, extras, inits, runs, workers) {
@@ -144,19 +146,36 @@ glm_target <- function(spec, model) {
       list(value = r$value[1L], gradient = r$gradient[1L, ])
     },
     potential_values = function(rows) vhmc_glm_potential(ptr, rows)$value,
-    mode = function(init) vhmc_glm_mode(ptr, null_start(ptr, init, null)),
+    mode = if (caps$has_mode) function(init) vhmc_glm_mode(ptr, null_start(ptr, init, null)),
     user_values = function(theta) stats::setNames(as.numeric(to_user(matrix(theta, nrow = 1L))), nm),
     to_user = to_user, to_internal = function(rows) vhmc_glm_reported(ptr, rows, FALSE),
-    minibatch = row_minibatches(spec), n_obs = nrow(spec$X), ptr = ptr, metric_tensor = layout$has_fisher,
-    description = if (!row_minibatches(spec)) "a model with censored rows or distributional formulas (whose minibatch gradients the core has not)",
-    samplers = if (!row_minibatches(spec)) "nuts(), hmc(), rwm(), surrogate_hmc() or variational_hmc()",
-    family = model$family, null = null
-  )
+    n_obs = nrow(spec$X), ptr = ptr, family = model$family, null = null
+  ), caps)
 }
 
-# Whether the core has minibatch gradients of the spec's likelihood: not with censored rows
-# or distributional formulas (glm/potential_methods.hpp refuses them).
-row_minibatches <- function(spec) is.null(spec$cens) && is.null(spec$dpars)
+# What the core's potential offers the samplers (its layout says, and by which kind of block
+# it lacks a capability: glm/potential_methods.hpp), with the words of a refusal
+# (check_target(), R/samplers.R): what the model is, why it has no mode, which samplers it
+# takes.
+glm_capabilities <- function(layout) {
+  caps <- list(has_mode = !nzchar(layout$no_mode), minibatch = !nzchar(layout$no_minibatch),
+               metric_tensor = layout$has_fisher)
+  by <- if (nzchar(layout$no_mode)) layout$no_mode else layout$no_minibatch
+  if (!nzchar(by)) return(caps)
+  words <- lacking_capability_words[[by]]
+  c(caps, list(description = words[["model"]], samplers = usable_samplers(caps),
+               no_mode = if (!caps$has_mode) paste("its density grows without bound as", words[["shrinks"]])))
+}
+
+# By the kind of block that takes a capability away: the model it makes, and what shrinks
+# without bound where it has no mode.
+lacking_capability_words <- list(
+  group = c(model = "a model with group-level terms", shrinks = "a standard deviation shrinks with its effects"),
+  horseshoe = c(model = "a model with a horseshoe prior", shrinks = "the global scale shrinks with the coefficients"),
+  smooth = c(model = "a model with smooth terms", shrinks = "a smooth's standard deviation shrinks with its coefficients"),
+  censored = c(model = "a model with censored rows (whose minibatch gradients the core has not)"),
+  dpars = c(model = "a model with distributional formulas (whose minibatch gradients the core has not)")
+)
 
 # Per-chain initial values on both scales. Random inits are redrawn (up to 100 times) until
 # the potential is finite there; user inits must give a finite potential.
@@ -211,6 +230,26 @@ random_inside <- function(d, finite_at, null) {
 
 # The blocks of the GLM's own parameters, a horseshoe's included (the group-level terms' come
 # after them and are named from their terms, R/glmer-terms.R).
+# The group-level terms' blocks: "b:KEY" (effects), "sd:KEY" (scales) and "cor:KEY"
+# (correlations), KEY the term's (term_key()).
+is_group_block <- function(name) grepl("^(b|sd|cor):", name)
+
+# Names of the sampler's coordinates in a group-level block, by its kind and the core's label
+# (effects "centred" or not; scales "lkj" (log sd each) or decov's log s and simplex;
+# correlations its canonical partial ones), labelled with the term's coefficients and levels.
+group_internal_names <- function(block, terms) {
+  term <- terms[[match(sub("^[^:]*:", "", block$name), vapply(terms, term_key, ""))]]
+  g <- if (is.null(term$dpar)) term$group_name else dpar_prefixed(term$dpar, term$group_name)  # unique per term
+  nm <- switch(sub(":.*$", "", block$name),
+    b = sprintf("%s[%s %s:%s]", if (block$label == "centred") "b" else "z", rep(term$cnms, length(term$levels)),
+                term$group_name, rep(term$levels, each = term$p)),
+    sd = if (block$label == "lkj") sprintf("log(sd[%s:%s])", g, term$cnms) else
+      c(sprintf("log(s[%s])", g), sprintf("simplex[%s:%s]", g, term$cnms[-1L])),
+    cor = sprintf("cpc[%s:%d]", g, seq_len(block$size)))
+  if (length(nm) != block$size) stop("internal: the names of block ", block$name, " do not match its size")
+  nm
+}
+
 fixed_blocks <- function(layout) {
   b <- layout$blocks
   b[b$name %in% c("intercept", "coef", "smooth") | startsWith(b$name, "aux:") | startsWith(b$name, "hs:") |

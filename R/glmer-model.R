@@ -105,12 +105,7 @@ glmer_spec_groups <- function(model, priors, y_scale, centred, marginal = FALSE)
 glmer_target <- function(spec, model, priors, centred, marginal = FALSE, seed = NULL) {
   spec$groups <- glmer_spec_groups(model, priors, spec$y_scale, centred, marginal)
   target <- glm_target(spec, model)
-  terms <- lapply(seq_along(model$glmer$terms), function(t) {
-    utils::modifyList(model$glmer$terms[[t]], list(centred = centred[t], marginal = marginal,
-                                                   prior = priors$prior_covariance$adjusted))
-  })
-  target$par_names <- c(target$par_names, unlist(lapply(terms, term_user_names)))
-  target$internal_names <- c(target$internal_names, unlist(lapply(terms, term_internal_names)))
+  target$par_names <- c(target$par_names, unlist(lapply(model$glmer$terms, term_user_names)))
   if (marginal) {
     ptr <- target$ptr
     target$to_user <- function(rows) vhmc_glm_reported_marginal(ptr, rows, seed)
@@ -120,17 +115,13 @@ glmer_target <- function(spec, model, priors, centred, marginal = FALSE, seed = 
     to <- target$to_user_mean %||% target$to_user
     stats::setNames(as.numeric(to(matrix(theta, nrow = 1L))), target$par_names)
   }
-  target$mode <- NULL  # no joint mode (R/start-noncentred.R)
-  target[names(glmer_capabilities())] <- glmer_capabilities()
   target$spec <- spec
   target
 }
 
-# What a model with group-level terms refuses before anything is built: samplers without
-# what it offers, initial values other than random ones; a warning for a term that is its
-# residual.
-check_glmer_fit <- function(model, family, sampler, init) {
-  check_target(sampler, glmer_capabilities())
+# What a model with group-level terms refuses before anything is built: initial values other
+# than random ones; a warning for a term that is its residual.
+check_glmer_fit <- function(model, family, init) {
   check_singleton_terms(model, family)
   if (!is.null(init) && !identical(init, "random")) {
     stop_arg("init", "must be NULL or \"random\" for a model with group-level terms",
@@ -202,14 +193,6 @@ glmer_marginal_target <- function(spec, model, priors, sampler, init, seed, args
   target$inits <- start$inits
   target$centred <- rep(FALSE, length(model$glmer$terms))
   target
-}
-
-# What a model with group-level terms offers the samplers (R/samplers.R, check_target()),
-# known before anything runs: no minibatch gradients, no Fisher metric, no joint mode.
-glmer_capabilities <- function() {
-  list(minibatch = FALSE, metric_tensor = FALSE, has_mode = FALSE,
-       no_mode = "its density grows without bound as a standard deviation shrinks with its effects",
-       description = "a model with group-level terms", samplers = "nuts() (the default), hmc() or rwm()")
 }
 
 # A term with one row in every level, in a family with a residual scale: its effects and the

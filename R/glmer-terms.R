@@ -72,18 +72,6 @@ term_user_names <- function(term) {
   c(b, sprintf("Sigma[%s:%s,%s]", term$group_name, term$cnms[idx[, 1]], term$cnms[idx[, 2]]))
 }
 
-# Names of the sampler's own coordinates of a term (no effects when they are integrated out).
-term_internal_names <- function(term) {
-  head <- if (term$centred) "b" else "z"
-  eff <- if (!isTRUE(term$marginal)) sprintf("%s[%s %s:%s]", head, rep(term$cnms, length(term$levels)), term$group_name,
-                 rep(term$levels, each = term$p))
-  g <- if (is.null(term$dpar)) term$group_name else dpar_prefixed(term$dpar, term$group_name)  # unique per term
-  sd <- if (term$prior$kind == "lkj") sprintf("log(sd[%s:%s])", g, term$cnms) else
-    c(sprintf("log(s[%s])", g), sprintf("simplex[%s:%s]", g, term$cnms[-1L]))
-  cor <- if (term$p > 1L) sprintf("cpc[%s:%d]", g, seq_len(term$p * (term$p - 1L) / 2L))
-  c(eff, sd, cor)
-}
-
 # The reported names of a fit's group-level effects (character() for a fit without terms).
 group_effect_names <- function(fit) {
   terms <- fit$model$glmer$terms

@@ -271,7 +271,7 @@ declared_levels <- function(formula, data, env) {
 # any other ("vhmc_glmer" before that with group-level terms).
 fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, progress, call) {
   multilevel <- !is.null(model$glmer)
-  if (multilevel) check_glmer_fit(model, family, sampler, init)
+  if (multilevel) check_glmer_fit(model, family, init)
   priors <- model_priors(model, family, prior_args)
   spec <- glm_spec(model, family, priors)
   if (multilevel) {
@@ -279,6 +279,7 @@ fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, 
     spec$cells <- model$glmer$likelihood == "cells"
   }
   target <- if (multilevel) glmer_target(spec, model, priors, rep(FALSE, length(model$glmer$terms))) else glm_target(spec, model)
+  check_target(sampler, target)  # by the capabilities of the core's potential, before the start
   check_prior_pd(model, priors)
   check_identified(model, family, priors, spec, target, separation = !multilevel && !isTRUE(model$prior_PD))
   seed <- resolve_seed(seed)

@@ -150,14 +150,9 @@ horseshoe_for_core <- function(prior) {
 
 # The GLM's target with a horseshoe prior: no Newton mode (the core has no analytic Hessian of
 # the horseshoe, and the posterior of beta has no mode), so the chains start near the mode of
-# the non-centred posterior (R/start-noncentred.R); the capabilities it lacks refuse the
+# the non-centred posterior (R/start-noncentred.R); the capabilities the core says it lacks refuse the
 # samplers that need them (R/samplers.R, check_target()).
 horseshoe_target <- function(target, sampler, inits, init, seed, progress) {
-  noncentred_target(target, horseshoe_capabilities(), sampler, inits, init, seed, progress)
+  noncentred_target(target, sampler, inits, init, seed, progress)
 }
 
-horseshoe_capabilities <- function() {
-  list(minibatch = FALSE, metric_tensor = FALSE, has_mode = FALSE,
-       no_mode = "its density grows without bound as the global scale shrinks with the coefficients",
-       description = "a model with a horseshoe prior", samplers = "nuts() (the default), hmc() or rwm()")
-}

@@ -39,6 +39,16 @@ check_sampler_arg <- function(sampler, hint = or_list(all_samplers)) {
 }
 
 # "a, b or c"
+# What each sampler of the formula interfaces needs of a target, by capability (their
+# check_target() methods refuse by the same ones), and the samplers a target's capabilities
+# allow, for the hint of a refusal.
+sampler_needs <- list("nuts() (the default)" = NULL, "hmc()" = NULL, "rwm()" = NULL, "surrogate_hmc()" = "has_mode",
+                      "variational_hmc()" = "has_mode", "rmhmc()" = "metric_tensor", "sghmc()" = "minibatch",
+                      "sgld()" = "minibatch")
+usable_samplers <- function(caps) {
+  or_list(names(Filter(function(need) all(vapply(need, function(k) isTRUE(caps[[k]]), NA)), sampler_needs)))
+}
+
 or_list <- function(x) if (length(x) < 2L) x else paste(paste(x[-length(x)], collapse = ", "), "or", x[length(x)])
 
 # The sampler's short name ("nuts", "surrogate_hmc"), from its class, for display.

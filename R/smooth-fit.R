@@ -1,5 +1,5 @@
 # What a GLM with smooth terms adds to the fit: the prior of the smooths' standard
-# deviations, and the target's start and capabilities (no joint mode: the density grows
+# deviations, and the target's start (no joint mode, as the core's capabilities say: the density grows
 # without bound as a standard deviation shrinks with its coefficients, as for group-level
 # terms).
 
@@ -21,15 +21,11 @@ smooth_prior <- function(prior_smooth, scale_y) {
 # need a mode, a Fisher metric or minibatches are refused before anything runs. The target
 # carries the choice (`smooth_centred`).
 smooth_target <- function(target, spec, model, sampler, inits, init, seed, progress) {
-  caps <- smooth_capabilities()
-  target_nc <- noncentred_target(target, caps, sampler, inits, init, seed, progress)
-  check_target(sampler, target_nc)
+  target_nc <- noncentred_target(target, sampler, inits, init, seed, progress)
   start <- catch_interrupt(target_nc$start())
   spec <- with_smooth_centring(spec, target_nc, start)
   centred <- unlist(lapply(smooth_sets(target_nc$layout$blocks, spec), `[[`, "centred"))
   target <- if (any(centred)) glm_target(spec, model) else target_nc
-  target$mode <- NULL
-  target[names(caps)] <- caps
   target$start <- function() smooth_centred_start(start, target, spec)
   target$smooth_centred <- spec$smooths$centred
   target
@@ -131,8 +127,3 @@ smooth_centred_start <- function(start, target, spec) {
 # The coordinates (1-based) of the layout's block `name`.
 layout_indices <- function(blocks, name) block_indices(blocks[blocks$name == name, , drop = FALSE])
 
-smooth_capabilities <- function() {
-  list(minibatch = FALSE, metric_tensor = FALSE, has_mode = FALSE,
-       no_mode = "its density grows without bound as a smooth's standard deviation shrinks with its coefficients",
-       description = "a model with smooth terms", samplers = "nuts() (the default), hmc() or rwm()")
-}

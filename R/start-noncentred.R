@@ -113,11 +113,9 @@ mode_start_problem <- function(lb) {
   NULL
 }
 
-# A GLM target whose posterior has no mode (a horseshoe's, smooths'): its capabilities set,
-# the chains started near the mode of the non-centred posterior.
-noncentred_target <- function(target, capabilities, sampler, inits, init, seed, progress) {
-  target$mode <- NULL
-  target[names(capabilities)] <- capabilities
+# A GLM target whose posterior has no mode (a horseshoe's, smooths'; the core's capabilities
+# say so): the chains started near the mode of the non-centred posterior.
+noncentred_target <- function(target, sampler, inits, init, seed, progress) {
   target$start <- function() noncentred_mode_start(sampler, target, inits, init, seed, progress)
   target
 }

@@ -93,7 +93,13 @@ class GlmPotential {
   const SmoothScales* smooths() const { return sm_ ? &*sm_ : nullptr; }
   // Whether the posterior has parameters whose scale is another parameter (group-level
   // terms, a horseshoe, smooths): no joint mode, no analytic Hessian.
-  bool hierarchical() const { return !terms_.empty() || hs_ || sm_ || !dsm_.empty(); }
+  bool hierarchical() const { return *modeless_by() != '\0'; }
+  // What the potential offers samplers, by the kind of block that takes it away ("" when
+  // offered): a joint mode (none where a scale shrinks with what it scales: "group",
+  // "horseshoe", "smooth") and minibatch gradients (none there either, nor with "censored"
+  // rows or "dpars" predictors). R's refusals read them (the layout's capabilities).
+  const char* modeless_by() const;
+  const char* no_minibatch_by() const;
   // Whether some rows are censored.
   bool censored() const { return !cens_rows_.empty(); }
   // The distributional predictors, or null; their smooths' scales.
@@ -173,6 +179,7 @@ class GlmPotential {
   // Paths without the hierarchical parameters of group-level terms or a horseshoe (R refuses
   // the samplers that need them for such models before any chain starts).
   void require_no_hierarchy(const char* what) const;
+  void require_minibatch() const;
   // The horseshoe's blocks after the aux blocks; the coefficients in the sampler's
   // coordinates are z times the horseshoe's scale, over the response's scale times the
   // predictor's; its global scale relative to sigma, the family's first aux parameter.

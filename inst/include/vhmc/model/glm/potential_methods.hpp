@@ -14,6 +14,25 @@ inline void GlmPotential::require_no_hierarchy(const char* what) const {
   if (sm_) throw std::logic_error(std::string(what) + " is not available for models with smooth terms");
 }
 
+inline const char* GlmPotential::modeless_by() const {
+  if (!terms_.empty()) return "group";
+  if (hs_) return "horseshoe";
+  if (sm_ || !dsm_.empty()) return "smooth";
+  return "";
+}
+
+inline const char* GlmPotential::no_minibatch_by() const {
+  if (*modeless_by()) return modeless_by();
+  if (censored()) return "censored";
+  if (dp_) return "dpars";
+  return "";
+}
+
+inline void GlmPotential::require_minibatch() const {
+  require_no_hierarchy("minibatch gradients");
+  if (*no_minibatch_by()) throw std::logic_error("minibatch gradients are not available with censored rows or distributional predictors");
+}
+
 inline bool GlmPotential::valid_categories() const {
   return with_family(family_, [&](auto f) {
     using F = decltype(f);
@@ -175,8 +194,7 @@ inline void GlmPotential::fisher_weights(const Vec& theta, Vec& lam, Vec& dlam) 
 }
 
 inline void GlmPotential::minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g, Vec* noise_var) {
-  require_no_hierarchy("minibatch gradients");
-  if (censored() || dp_) throw std::logic_error("minibatch gradients are not available with censored rows or distributional predictors");
+  require_minibatch();
   if (g.size() != dim()) g.resize(dim());
   batch_.gather(design_, idx, m);
   batch_terms(theta, false);
@@ -190,8 +208,7 @@ inline void GlmPotential::minibatch_grad(const Vec& theta, const int* idx, Eigen
 
 inline void GlmPotential::minibatch_grad_diff(const Vec& theta, const Vec& theta_hat, const int* idx, Eigen::Index m,
                                               Vec& g, Vec* noise_var) {
-  require_no_hierarchy("minibatch gradients");
-  if (censored() || dp_) throw std::logic_error("minibatch gradients are not available with censored rows or distributional predictors");
+  require_minibatch();
   if (g.size() != dim()) g.resize(dim());
   batch_.gather(design_, idx, m);
   prior_hat_.setZero(dim());
