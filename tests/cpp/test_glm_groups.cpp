@@ -149,3 +149,19 @@ TEST_CASE("the reported map gives the effects and Sigma of each term", "[glm][gr
   t.effects_at(theta2, tau2, L, b);
   CHECK(tau2[0] == Approx(3.0 * tau[0]));
 }
+
+TEST_CASE("a group-level term takes the joint mode and minibatch gradients away, and says so", "[glm][groups]") {
+  const GroupProblem prob = group_problem(vt::fam::PoissonLog, 5);
+  const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data());
+  GlmPotential pot(data, vt::fam::PoissonLog, true, Prior::flat(), Prior::flat());
+  CHECK(std::string(pot.modeless_by()).empty());
+  CHECK(std::string(pot.no_minibatch_by()).empty());
+  CHECK_FALSE(pot.hierarchical());
+  pot.add_group_term(term(prob, 1, false, CovPriorKind::Decov, false));
+  CHECK(std::string(pot.modeless_by()) == "group");
+  CHECK(std::string(pot.no_minibatch_by()) == "group");
+  CHECK(pot.hierarchical());
+  Vec g;
+  const std::vector<int> idx{0, 1};
+  CHECK_THROWS_AS(pot.minibatch_grad(Vec::Zero(pot.dim()), idx.data(), 2, g, nullptr), std::logic_error);
+}

@@ -102,3 +102,25 @@ test_that("rmhmc() runs on a fixed-precision ARDL fit, whose Fisher metric the c
   m <- colMeans(as.matrix(fit))
   expect_true(all(abs(m - ex$mu) < 0.2 * ex$sd))
 })
+
+test_that("a GLM's capabilities are its core potential's, and a refusal names what the model lacks (issue 42, item 1)", {
+  set.seed(2)
+  d <- data.frame(x = rnorm(60), z = rnorm(60), g = factor(rep(1:6, 10)))
+  d$y <- exp(1 + 0.5 * d$x + rnorm(60, 0, 0.5))
+  d$c <- ifelse(d$y > 6, "right", "none")
+  refusal <- function(...) {
+    tryCatch(vhmc_glm(..., data = d, chains = 1, iter = 100, seed = 1, progress = FALSE), error = conditionMessage)
+  }
+  # the core's layout says by which kind of block a capability is missing ...
+  expect_match(refusal(log(y) ~ x + (1 | g), sampler = surrogate_hmc()),
+               "a model with group-level terms has no mode: its density grows without bound as a standard deviation shrinks with its effects. Use nuts() (the default), hmc() or rwm().", fixed = TRUE)
+  expect_match(refusal(y ~ x + z, family = lognormal(), prior = hs(), sampler = variational_hmc()),
+               "a model with a horseshoe prior has no mode", fixed = TRUE)
+  expect_match(refusal(y | cens(c) ~ x, family = lognormal(), sampler = sgld()),
+               "which a model with censored rows (whose minibatch gradients the core has not) does not provide. Use nuts() (the default), hmc(), rwm(), surrogate_hmc() or variational_hmc() here.", fixed = TRUE)
+  expect_match(refusal(bf(y ~ x, sigma ~ z), family = lognormal(), sampler = sghmc()),
+               "a model with distributional formulas", fixed = TRUE)
+  # ... and the hint lists the samplers whose needs the capabilities meet
+  expect_identical(vhmc:::usable_samplers(list(has_mode = TRUE, minibatch = FALSE, metric_tensor = TRUE)),
+                   "nuts() (the default), hmc(), rwm(), surrogate_hmc(), variational_hmc() or rmhmc()")
+})
