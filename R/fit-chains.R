@@ -97,6 +97,26 @@ chain_runners <- function(target, config, args, seed, start, prep, progress) {
 # Chain results (lists from the core) -> the pieces of a vhmc_fit. The draws are mapped to
 # the reported scale once, on all chains at a time, and wrapped once.
 collect_chains <- function(results, target, start) {
+  # Chains on threads may have saved their draws, already reported, into one array
+  # (src/glue_glm.cpp): the fit's only copy of them.
+  arr <- attr(results, "reported_draws") %||% reported_draws(results, target)
+  attr(results, "reported_draws") <- NULL
+  dimnames(arr) <- list(iteration = seq_len(dim(arr)[1]), chain = seq_len(dim(arr)[2]), variable = target$par_names)
+  list(draws = as_draws_array_in_place(arr),
+       diagnostics = lapply(results, function(r) as.data.frame(r$diagnostics)),
+       adaptation = lapply(results, chain_adaptation, names = target$internal_names),
+       counts = chain_counts(results, start), timing = chain_timing(results))
+}
+
+# posterior's draws_array of an iterations x chains x variables array with its dimnames set:
+# the object posterior::as_draws_array() returns (tested), without its copy of the draws.
+as_draws_array_in_place <- function(arr) {
+  class(arr) <- c("draws_array", "draws", "array")
+  arr
+}
+
+# The chains' draws as one iterations x chains x variables array on the reported scale.
+reported_draws <- function(results, target) {
   n_chain <- length(results)
   n_iter <- nrow(results[[1]]$draws)
   d <- ncol(results[[1]]$draws)
@@ -110,11 +130,7 @@ collect_chains <- function(results, target, start) {
     arr <- target$to_user(arr)
     dim(arr) <- c(n_iter, n_chain, length(target$par_names))
   }
-  dimnames(arr) <- list(iteration = seq_len(n_iter), chain = seq_len(n_chain), variable = target$par_names)
-  list(draws = posterior::as_draws_array(arr),
-       diagnostics = lapply(results, function(r) as.data.frame(r$diagnostics)),
-       adaptation = lapply(results, chain_adaptation, names = target$internal_names),
-       counts = chain_counts(results, start), timing = chain_timing(results))
+  arr
 }
 
 # The final step size and inverse metric of a chain, named by the sampler's coordinates, and

@@ -48,23 +48,23 @@ BEGIN_RCPP
 END_RCPP
 }
 // vhmc_convergence
-Rcpp::NumericMatrix vhmc_convergence(Rcpp::NumericVector draws);
+Rcpp::NumericMatrix vhmc_convergence(SEXP draws);
 RcppExport SEXP _vhmc_vhmc_convergence(SEXP drawsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type draws(drawsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type draws(drawsSEXP);
     rcpp_result_gen = Rcpp::wrap(vhmc_convergence(draws));
     return rcpp_result_gen;
 END_RCPP
 }
 // vhmc_draws_summary
-Rcpp::NumericMatrix vhmc_draws_summary(Rcpp::NumericVector draws, std::vector<double> probs);
+Rcpp::NumericMatrix vhmc_draws_summary(SEXP draws, std::vector<double> probs);
 RcppExport SEXP _vhmc_vhmc_draws_summary(SEXP drawsSEXP, SEXP probsSEXP) {
 BEGIN_RCPP
     Rcpp::RObject rcpp_result_gen;
     Rcpp::RNGScope rcpp_rngScope_gen;
-    Rcpp::traits::input_parameter< Rcpp::NumericVector >::type draws(drawsSEXP);
+    Rcpp::traits::input_parameter< SEXP >::type draws(drawsSEXP);
     Rcpp::traits::input_parameter< std::vector<double> >::type probs(probsSEXP);
     rcpp_result_gen = Rcpp::wrap(vhmc_draws_summary(draws, probs));
     return rcpp_result_gen;

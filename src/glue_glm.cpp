@@ -194,7 +194,10 @@ Rcpp::List vhmc_run_glm(SEXP model, Rcpp::List spec, Rcpp::NumericVector init, R
 }
 
 // The chains of a GLM on `workers` threads of this process (glue_threads.h): the first uses
-// the fit's potential, the others one each built from the spec.
+// the fit's potential, the others one each built from the spec. Unless its effects are drawn
+// afterwards (a marginal term) or a budget may cut the chains, the draws go straight into
+// one R array of saved iterations x chains x d, mapped there to the reported scale by each
+// chain's thread: attribute "reported_draws" of the result, the only copy of the draws.
 // [[Rcpp::export]]
 Rcpp::List vhmc_run_glm_threads(SEXP model, Rcpp::List spec, Rcpp::List inits, Rcpp::List config,
                                 Rcpp::List extras, Rcpp::List runs, int workers) {
@@ -205,7 +208,22 @@ Rcpp::List vhmc_run_glm_threads(SEXP model, Rcpp::List spec, Rcpp::List inits, R
     more.push_back(std::make_unique<GlmModel>(spec));
     potentials.push_back(&more.back()->potential);
   }
-  return vhmc_glue::run_registered_threads(potentials, config, extras, inits, runs);
+  const vhmc::ChainConfig first = vhmc_glue::chain_config(runs[0]);
+  if (potentials[0]->has_marginal_term() || first.max_runs > 0)
+    return vhmc_glue::run_registered_threads(potentials, config, extras, inits, runs);
+  Rcpp::NumericVector draws(Rcpp::Dimension(vhmc::saved_count(first), runs.size(), potentials[0]->dim()));
+  auto reported = [](const vhmc::GlmPotential& pot, double* x, Eigen::Index rows, Eigen::Index stride) {
+    vhmc::Vec row(pot.dim()), mapped(pot.dim());
+    for (Eigen::Index s = 0; s < rows; ++s) {
+      for (Eigen::Index j = 0; j < row.size(); ++j) row[j] = x[s + j * stride];
+      vhmc::to_reported(pot, row, mapped);
+      for (Eigen::Index j = 0; j < row.size(); ++j) x[s + j * stride] = mapped[j];
+    }
+  };
+  Rcpp::List out = vhmc_glue::run_registered_threads<vhmc::GlmPotential>(potentials, config, extras, inits, runs,
+                                                                        draws.begin(), reported);
+  out.attr("reported_draws") = draws;
+  return out;
 }
 
 // U and grad U at each row of `theta` (internal parameterisation), for checks at the initial

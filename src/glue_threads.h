@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <csignal>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <system_error>
@@ -79,22 +80,42 @@ inline void leave_signals_to_r() {
 #endif
 }
 
-// The chains of `runs` (each a run list as R's fit_chains() makes it, with its extras and
-// initial values) on one thread per potential; returns each chain's output list, in order.
-template <class P, template <class> class Samplers = AllSamplers>
-Rcpp::List run_registered_threads(const std::vector<P*>& potentials, const Rcpp::List& config,
-                                  const Rcpp::List& extras, const Rcpp::List& inits, const Rcpp::List& runs) {
-  const Rcpp::CharacterVector cls = config.attr("class");
-  const ChainRunner<P> chain = Samplers<P>::find(Rcpp::as<std::string>(cls[0]))(config);
-  const int n = static_cast<int>(runs.size());
+// Each chain's inputs, read on R's thread. With `draws` (R's array of saved iterations x
+// chains x d, or null) each chain saves into its slice of it.
+struct ThreadInputs {
   std::vector<vhmc::ChainConfig> cfg;
   std::vector<vhmc::FitExtras> x;
   std::vector<vhmc::Vec> init;
-  for (int i = 0; i < n; ++i) {
-    cfg.push_back(chain_config(runs[i]));
-    x.push_back(fit_extras(extras[i]));
-    init.push_back(Rcpp::as<vhmc::Vec>(inits[i]));
+  ThreadInputs(const Rcpp::List& extras, const Rcpp::List& inits, const Rcpp::List& runs, double* draws) {
+    const R_xlen_t n = runs.size();
+    for (R_xlen_t i = 0; i < n; ++i) {
+      cfg.push_back(chain_config(runs[i]));
+      x.push_back(fit_extras(extras[i]));
+      init.push_back(Rcpp::as<vhmc::Vec>(inits[i]));
+      if (!draws) continue;
+      const Eigen::Index saved = vhmc::saved_count(cfg.back());
+      cfg.back().draws_to = draws + i * saved;
+      cfg.back().draws_stride = saved * n;
+    }
   }
+};
+
+// A chain's saved draws (`rows` of them, coordinate j at stride j), mapped in place on the
+// chain's thread once it has ended.
+template <class P>
+using SliceMap = std::function<void(const P&, double*, Eigen::Index rows, Eigen::Index stride)>;
+
+// The chains of `runs` (each a run list as R's fit_chains() makes it, with its extras and
+// initial values) on one thread per potential; returns each chain's output list, in order.
+// With `draws`, the chains save into it (ThreadInputs) and `finish` maps each chain's slice.
+template <class P, template <class> class Samplers = AllSamplers>
+Rcpp::List run_registered_threads(const std::vector<P*>& potentials, const Rcpp::List& config,
+                                  const Rcpp::List& extras, const Rcpp::List& inits, const Rcpp::List& runs,
+                                  double* draws = nullptr, const SliceMap<P>& finish = nullptr) {
+  const Rcpp::CharacterVector cls = config.attr("class");
+  const ChainRunner<P> chain = Samplers<P>::find(Rcpp::as<std::string>(cls[0]))(config);
+  const int n = static_cast<int>(runs.size());
+  const ThreadInputs in(extras, inits, runs, draws);
   std::vector<vhmc::ChainOutput> out(n);
   ThreadHost host;
   std::atomic<int> next{0};
@@ -103,7 +124,9 @@ Rcpp::List run_registered_threads(const std::vector<P*>& potentials, const Rcpp:
     vhmc::Callbacks cb = host.callbacks();
     for (int i; (i = next.fetch_add(1)) < n; host.chain_done()) {
       try {
-        out[i] = chain(*potential, x[i], cfg[i], init[i], cb);
+        out[i] = chain(*potential, in.x[i], in.cfg[i], in.init[i], cb);
+        if (finish && out[i].draws_to && out[i].error.empty() && !out[i].interrupted)
+          finish(*potential, out[i].draws_to, vhmc::saved_count(in.cfg[i]), out[i].draws_stride);
       } catch (const std::exception& e) {  // run_chain() catches a chain's errors; this is a last net
         out[i].error = e.what();
       } catch (...) {

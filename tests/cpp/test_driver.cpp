@@ -190,6 +190,27 @@ TEST_CASE("run_chain drives the phases in order and saves every thin-th sampling
   CHECK(lines[3] == "Chain 1: iteration 12 / 12 [100%] (sampling)\n");
 }
 
+TEST_CASE("run_chain saves into the host's memory when given it (a chain's slice of R's array)", "[driver]") {
+  ScriptedChain chain;
+  std::vector<std::string> events;
+  chain.events = &events;
+  Recorder s("s", events, chain, "sampling");
+  vhmc::Schedule schedule;
+  schedule.sampling = &s;
+  ChainConfig cfg = config(0, 7, 3);
+  // chain 2 of 2 in an iterations x chains x d array of 3 saved draws: its slice starts 3
+  // doubles in, and coordinate j is 6 doubles on
+  std::vector<double> arr(3 * 2 * 1, -1.0);
+  cfg.draws_to = arr.data() + 3;
+  cfg.draws_stride = 6;
+  vhmc::Callbacks cb;
+  const ChainOutput out = vhmc::run_chain(chain, schedule, cfg, cb);
+  REQUIRE(out.error.empty());
+  CHECK(out.draws.rows() == 0);
+  CHECK(arr == std::vector<double>{-1.0, -1.0, -1.0, 1.0, 4.0, 7.0});
+  CHECK(out.n_leapfrog == (Eigen::VectorXi(3) << 1, 4, 7).finished());
+}
+
 TEST_CASE("run_chain's progress: also whenever refresh_seconds have passed", "[driver]") {
   auto run = [](double seconds) {
     ScriptedChain chain;

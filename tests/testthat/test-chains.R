@@ -200,6 +200,12 @@ test_that("a GLM's chains on threads give the draws of every other backend, with
   # three chains on two threads: a thread's potential serves two chains, as in one process
   expect_identical(as.array(run(cores = 2)), ref)
   if (.Platform$OS.type == "unix") expect_identical(as.array(run(cores = 2, backend = "fork")), ref)
+  # a marginal gaussian term: its effects drawn after the chains, through the chains' own draws
+  marg <- function(cores) {
+    suppressWarnings(vhmc_glm(log(y + 1) ~ x + (1 | g), data = d, chains = 3, cores = cores, iter = 300, seed = 5,
+                              progress = FALSE))
+  }
+  expect_identical(as.array(marg(2)), as.array(marg(1)))
   out <- capture.output(fit <- run(cores = 2, chains = 2, progress = TRUE))
   expect_true(all(c("Chain 1: iteration 400 / 400 [100%] (sampling)", "Chain 2: iteration 400 / 400 [100%] (sampling)") %in% out))
   skip_on_os("windows")
@@ -208,4 +214,10 @@ test_that("a GLM's chains on threads give the draws of every other backend, with
   system(sprintf("(sleep 0.5; kill -INT %d) >/dev/null 2>&1 &", Sys.getpid()))
   expect_error(vhmc_glm(y ~ x + (1 | g), data = d, family = poisson(), chains = 2, cores = 2, iter = 5e5,
                         seed = 5, progress = FALSE), class = "vhmc_interrupted")
+})
+
+test_that("a fit's draws_array is posterior's, made without copying the draws", {
+  arr <- array(rnorm(60), c(5, 3, 4))
+  dimnames(arr) <- list(iteration = seq_len(5), chain = seq_len(3), variable = c("a", "b[1]", "b[2]", "Sigma[g:(Intercept),(Intercept)]"))
+  expect_identical(as_draws_array_in_place(arr), posterior::as_draws_array(arr))
 })

@@ -33,6 +33,11 @@ struct ChainConfig {
   // (a target written in R: its log density and gradient calls).
   double max_runs = 0.0;
   double runs_per_potential = 1.0, runs_per_gradient = 1.0;
+  // Where the saved draws go: ChainOutput::draws (nullptr), or the host's memory, saved draw i's
+  // coordinate j at draws_to[i + j * draws_stride] (a chain's slice of R's iterations x chains
+  // x d array: a fit with a hundred thousand parameters then holds its draws once).
+  double* draws_to = nullptr;
+  Eigen::Index draws_stride = 0;
 };
 
 inline bool budget_spent(const ChainConfig& cfg, const EvalCounts& c) {
@@ -52,6 +57,8 @@ struct ChainOutput {
   bool interrupted = false;
   bool budget_spent = false;  // stopped by the budget of model runs (ChainConfig::max_runs)
   std::string error;
+  double* draws_to = nullptr;  // the host's memory for the draws (ChainConfig::draws_to), if any
+  Eigen::Index draws_stride = 0;
   Report adaptation;  // final step size and inverse metric
   Report report;      // what the sampler's phases measured and chose
 };
@@ -75,19 +82,25 @@ void for_each_statistic(ChainOutput& out, F&& f) {
 inline ChainOutput allocate_output(const ChainConfig& cfg, int d) {
   const int n = saved_count(cfg);
   ChainOutput out;
-  out.draws.resize(n, d);
+  out.draws_to = cfg.draws_to;
+  out.draws_stride = cfg.draws_stride;
+  out.draws.resize(out.draws_to ? 0 : n, d);
   for_each_statistic(out, [n](auto& v) { v.resize(n); });
   return out;
 }
 
 // An interrupted or failed chain keeps only the iterations it saved.
 inline void shrink(ChainOutput& out, int n) {
-  out.draws.conservativeResize(n, Eigen::NoChange);
+  if (!out.draws_to) out.draws.conservativeResize(n, Eigen::NoChange);
   for_each_statistic(out, [n](auto& v) { v.conservativeResize(n); });
 }
 
 inline void save_transition(ChainOutput& out, int row, const Vec& theta, const TransitionInfo& info) {
-  out.draws.row(row) = theta.transpose();
+  if (out.draws_to) {
+    for (Eigen::Index j = 0; j < theta.size(); ++j) out.draws_to[row + j * out.draws_stride] = theta[j];
+  } else {
+    out.draws.row(row) = theta.transpose();
+  }
   out.accept_stat[row] = info.accept_stat;
   out.step_size[row] = info.step_size;
   out.energy[row] = info.energy;
