@@ -100,7 +100,6 @@ collect_chains <- function(results, target, start) {
   # Chains on threads may have saved their draws, already reported, into one array
   # (src/glue_glm.cpp): the fit's only copy of them.
   arr <- attr(results, "reported_draws") %||% reported_draws(results, target)
-  attr(results, "reported_draws") <- NULL
   dimnames(arr) <- list(iteration = seq_len(dim(arr)[1]), chain = seq_len(dim(arr)[2]), variable = target$par_names)
   list(draws = as_draws_array_in_place(arr),
        diagnostics = lapply(results, function(r) as.data.frame(r$diagnostics)),

@@ -311,7 +311,9 @@ model_priors <- function(model, family, prior_args) {
 # coordinates it samples (a horseshoe's or smooths' non-centred ones where they mix better).
 glm_start <- function(target, spec, model, sampler, init, seed, args, progress) {
   inits <- glm_inits(init, target, spec, args$chains, seed)
-  if (is_horseshoe(model$priors[["prior"]]$adjusted)) target <- horseshoe_target(target, sampler, inits, init, seed, progress)
+  # A horseshoe's posterior has no mode (the core's capabilities say so): the chains start near
+  # the mode of the non-centred one.
+  if (is_horseshoe(model$priors[["prior"]]$adjusted)) target <- noncentred_target(target, sampler, inits, init, seed, progress)
   if (has_penalised(model) || has_dpar_smooths(model)) {
     target <- smooth_target(target, spec, model, sampler, inits, init, seed, progress)
     if (has_penalised(model)) model$smooths$centred <- target$smooth_centred

@@ -148,11 +148,3 @@ horseshoe_for_core <- function(prior) {
        slab_scale = prior$slab_scale, relative_to_sigma = isTRUE(prior$relative_to_sigma))
 }
 
-# The GLM's target with a horseshoe prior: no Newton mode (the core has no analytic Hessian of
-# the horseshoe, and the posterior of beta has no mode), so the chains start near the mode of
-# the non-centred posterior (R/start-noncentred.R); the capabilities the core says it lacks refuse the
-# samplers that need them (R/samplers.R, check_target()).
-horseshoe_target <- function(target, sampler, inits, init, seed, progress) {
-  noncentred_target(target, sampler, inits, init, seed, progress)
-}
-

@@ -26,10 +26,14 @@ new_sampler <- function(class, ...) {
 
 is_sampler <- function(x) inherits(x, "vhmc_sampler")
 
-# The sampler constructors of the formula interfaces, for the hints of errors. Targets written
-# in R take all but the minibatch samplers, demc() too, and rmhmc() only with a metric tensor.
-all_samplers <- c("nuts()", "hmc()", "rwm()", "rmhmc()", "surrogate_hmc()", "variational_hmc()",
-                  "sghmc()", "sgld()")
+# The sampler constructors of the formula interfaces, with what each needs of a target by
+# capability (their check_target() methods refuse by the same ones), for the hints of errors.
+# Targets written in R take all but the minibatch samplers, demc() too, and rmhmc() only with
+# a metric tensor.
+sampler_needs <- list("nuts()" = NULL, "hmc()" = NULL, "rwm()" = NULL, "rmhmc()" = "metric_tensor",
+                      "surrogate_hmc()" = "has_mode", "variational_hmc()" = "has_mode", "sghmc()" = "minibatch",
+                      "sgld()" = "minibatch")
+all_samplers <- names(sampler_needs)
 r_target_samplers <- "nuts(), hmc(), rwm(), demc(), surrogate_hmc(), variational_hmc(), or rmhmc() with a `metric_tensor`"
 
 check_sampler_arg <- function(sampler, hint = or_list(all_samplers)) {
@@ -38,17 +42,13 @@ check_sampler_arg <- function(sampler, hint = or_list(all_samplers)) {
            sprintf("Use %s.", hint))
 }
 
-# "a, b or c"
-# What each sampler of the formula interfaces needs of a target, by capability (their
-# check_target() methods refuse by the same ones), and the samplers a target's capabilities
-# allow, for the hint of a refusal.
-sampler_needs <- list("nuts() (the default)" = NULL, "hmc()" = NULL, "rwm()" = NULL, "surrogate_hmc()" = "has_mode",
-                      "variational_hmc()" = "has_mode", "rmhmc()" = "metric_tensor", "sghmc()" = "minibatch",
-                      "sgld()" = "minibatch")
+# The samplers a target's capabilities allow, for the hint of a refusal.
 usable_samplers <- function(caps) {
-  or_list(names(Filter(function(need) all(vapply(need, function(k) isTRUE(caps[[k]]), NA)), sampler_needs)))
+  ok <- Filter(function(need) all(vapply(need, function(k) isTRUE(caps[[k]]), NA)), sampler_needs)
+  or_list(sub("^nuts\\(\\)$", "nuts() (the default)", names(ok)))
 }
 
+# "a, b or c"
 or_list <- function(x) if (length(x) < 2L) x else paste(paste(x[-length(x)], collapse = ", "), "or", x[length(x)])
 
 # The sampler's short name ("nuts", "surrogate_hmc"), from its class, for display.

@@ -1,7 +1,7 @@
 # What a GLM with smooth terms adds to the fit: the prior of the smooths' standard
-# deviations, and the target's start (no joint mode, as the core's capabilities say: the density grows
-# without bound as a standard deviation shrinks with its coefficients, as for group-level
-# terms).
+# deviations, and the target's start (no joint mode, as the core's capabilities say: the
+# density grows without bound as a standard deviation shrinks with its coefficients, as for
+# group-level terms).
 
 # The prior of the smooths' sds as specified and as used; a proper prior of a positive
 # parameter (a flat one leaves the posterior improper as the sd grows).

@@ -170,6 +170,18 @@ struct GlmModel {
 
 using ModelPtr = Rcpp::XPtr<GlmModel>;
 
+// Rows of draws (`rows` of them, coordinate j at `stride` j) mapped to the reported scale
+// (to) or back (model/glm/reported.hpp), from `in` into `out`: the same memory maps in place.
+void map_rows(const vhmc::GlmPotential& pot, const double* in, double* out, Eigen::Index rows,
+              Eigen::Index stride, bool to) {
+  vhmc::Vec row(pot.dim()), mapped(pot.dim());
+  for (Eigen::Index s = 0; s < rows; ++s) {
+    for (Eigen::Index j = 0; j < row.size(); ++j) row[j] = in[s + j * stride];
+    if (to) vhmc::to_reported(pot, row, mapped); else vhmc::from_reported(pot, row, mapped);
+    for (Eigen::Index j = 0; j < row.size(); ++j) out[s + j * stride] = mapped[j];
+  }
+}
+
 // The model behind an external pointer, or (in a process the pointer did not survive to,
 // where it reads as null) a model rebuilt from the spec into `local`.
 GlmModel& model_of(SEXP ptr, const Rcpp::List& spec, std::unique_ptr<GlmModel>& local) {
@@ -213,12 +225,7 @@ Rcpp::List vhmc_run_glm_threads(SEXP model, Rcpp::List spec, Rcpp::List inits, R
     return vhmc_glue::run_registered_threads(potentials, config, extras, inits, runs);
   Rcpp::NumericVector draws(Rcpp::Dimension(vhmc::saved_count(first), runs.size(), potentials[0]->dim()));
   auto reported = [](const vhmc::GlmPotential& pot, double* x, Eigen::Index rows, Eigen::Index stride) {
-    vhmc::Vec row(pot.dim()), mapped(pot.dim());
-    for (Eigen::Index s = 0; s < rows; ++s) {
-      for (Eigen::Index j = 0; j < row.size(); ++j) row[j] = x[s + j * stride];
-      vhmc::to_reported(pot, row, mapped);
-      for (Eigen::Index j = 0; j < row.size(); ++j) x[s + j * stride] = mapped[j];
-    }
+    map_rows(pot, x, x, rows, stride, true);
   };
   Rcpp::List out = vhmc_glue::run_registered_threads<vhmc::GlmPotential>(potentials, config, extras, inits, runs,
                                                                         draws.begin(), reported);
@@ -340,12 +347,7 @@ Rcpp::NumericMatrix vhmc_glm_reported(SEXP model, Rcpp::NumericMatrix theta, boo
   const int d = pot.dim();
   if (theta.ncol() != d) Rcpp::stop("internal: theta must have one column per parameter");
   Rcpp::NumericMatrix out(theta.nrow(), d);
-  vhmc::Vec row(d), mapped(d);
-  for (int s = 0; s < theta.nrow(); ++s) {
-    for (int j = 0; j < d; ++j) row[j] = theta(s, j);
-    if (to) vhmc::to_reported(pot, row, mapped); else vhmc::from_reported(pot, row, mapped);
-    for (int j = 0; j < d; ++j) out(s, j) = mapped[j];
-  }
+  map_rows(pot, theta.begin(), out.begin(), theta.nrow(), theta.nrow(), to);
   return out;
 }
 

@@ -122,5 +122,5 @@ test_that("a GLM's capabilities are its core potential's, and a refusal names wh
                "a model with distributional formulas", fixed = TRUE)
   # ... and the hint lists the samplers whose needs the capabilities meet
   expect_identical(vhmc:::usable_samplers(list(has_mode = TRUE, minibatch = FALSE, metric_tensor = TRUE)),
-                   "nuts() (the default), hmc(), rwm(), surrogate_hmc(), variational_hmc() or rmhmc()")
+                   "nuts() (the default), hmc(), rwm(), rmhmc(), surrogate_hmc() or variational_hmc()")
 })
