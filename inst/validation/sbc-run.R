@@ -28,7 +28,8 @@ sbc_model_table <- function() list(
   censored_gamma = function() sbc_censored_model("Gamma", n = 60),
   censored_lognormal = function() sbc_censored_model("lognormal", n = 60),
   location_scale = function() sbc_dpar_model(n = 60),
-  location_scale_group = function() sbc_dpar_group_model()
+  location_scale_group = function() sbc_dpar_group_model(),
+  crossed_binomial = function() sbc_crossed_model()
 )
 
 # One fit with its warnings and messages caught (counted, the first warning kept).

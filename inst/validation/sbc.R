@@ -17,7 +17,7 @@
 #     [--models=logistic,gaussian,poisson,hierarchical] (also student, cumulative,
 #     zero_inflated_poisson, beta: the families of sbc-families.R; smooth, smooth_logistic:
 #     sbc-smooth.R; censored_gamma, censored_lognormal: sbc-censored.R; location_scale,
-#     location_scale_group: sbc-dpars.R)
+#     location_scale_group: sbc-dpars.R; crossed_binomial: sbc-multilevel.R)
 #     [--samplers=nuts,hmc,rwm,rmhmc,surrogate_hmc] [--out=vignettes/results/validation]
 # Each option can also be given as an environment variable VHMC_SBC_<NAME> (VHMC_SBC_REPS=20).
 # --samplers=demc runs differential-evolution MCMC on the models written in R (hierarchical),
@@ -28,7 +28,7 @@ script_dir <- function() {
   file <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   if (length(file)) dirname(normalizePath(file[1])) else "inst/validation"
 }
-for (part in c("sbc-stats.R", "sbc-models.R", "sbc-families.R", "sbc-smooth.R", "sbc-censored.R", "sbc-dpars.R",
+for (part in c("sbc-stats.R", "sbc-models.R", "sbc-families.R", "sbc-smooth.R", "sbc-censored.R", "sbc-dpars.R", "sbc-multilevel.R",
                "sbc-target.R", "sbc-run.R", "sbc-summary.R")) {
   source(file.path(script_dir(), part))
 }

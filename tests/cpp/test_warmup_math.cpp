@@ -285,6 +285,65 @@ TEST_CASE("Low-rank estimator: few pairs, rank cap and degenerate windows",
   }
 }
 
+TEST_CASE("Pair buffer: a window above its capacity keeps an evenly thinned subsample",
+          "[warmup-math][lowrank]") {
+  // The capacity binds only where d times the window is large: 100,000 levels store 20
+  // pairs per window, a model of 100 coordinates every pair of any default window.
+  CHECK(vhmc::pair_capacity(100000) == 20);
+  CHECK(vhmc::pair_capacity(100) > 10000);
+  CHECK(vhmc::pair_capacity(10000000) == vhmc::min_pair_capacity);
+  const int d = 3;
+  vhmc::DrawGradBuffer buf(d, 8);
+  vhmc::DrawGradDiag all(d);
+  for (int j = 0; j < 41; ++j) {
+    const Vec x = Vec::Constant(d, j), g = Vec::Constant(d, -j);
+    buf.add(x, g);
+    all.add(x, g);
+    CHECK(buf.stored() <= 8);
+  }
+  CHECK(buf.n() == 41);
+  CHECK(buf.thinned());
+  const Mat z = buf.pairs();  // offered pairs 0, 8, 16, 24, 32, 40 at stride 8
+  REQUIRE(z.cols() == 2 * buf.stored());
+  for (Eigen::Index j = 0; j < buf.stored(); ++j) {
+    CHECK(z(0, j) == 8.0 * j);
+    CHECK(z(0, buf.stored() + j) == -8.0 * j);
+  }
+  CHECK(buf.moments().draw_mean().isApprox(all.draw_mean()));
+  CHECK(buf.moments().n() == 41);
+  buf.reset();
+  CHECK(buf.n() == 0);
+  CHECK_FALSE(buf.thinned());
+}
+
+TEST_CASE("Low-rank estimator: a thinned window takes its diagonal from every pair and "
+          "still recovers a Gaussian exactly",
+          "[warmup-math][lowrank]") {
+  // Centred by the window's means over every pair, the stored gradients are still exactly
+  // S^-1 times the stored draws (the gradient is affine in x), so the span's Fisher mean is S.
+  Rng rng(25);
+  const int d = 8;
+  const Vec d0 = (Vec(d) << 0.1, 0.5, 1, 2, 5, 10, 0.01, 3).finished();
+  const Mat Sigma = spiked_covariance(rng, d0, (Vec(3) << 30.0, 0.05, 4.0).finished());
+  const Gaussian gauss(Vec::LinSpaced(d, -1.0, 1.0), Sigma);
+  vhmc::DrawGradBuffer buf(d, 20);
+  for (int n = 0; n < 100; ++n) {
+    const Vec x = gauss.draw(rng);
+    buf.add(x, gauss.grad(x));
+  }
+  REQUIRE(buf.thinned());
+  REQUIRE(buf.stored() >= d);
+  vhmc::LowRankConfig cfg;
+  cfg.cutoff = 1.0;
+  cfg.max_rank = d;
+  cfg.gamma = 1e-12;
+  const vhmc::LowRankFactors f = vhmc::fisher_low_rank(buf, Vec::Ones(d), cfg);
+  CHECK(f.sigma.cwiseAbs2().isApprox(buf.moments().inv_metric(Vec::Ones(d)), 1e-12));
+  const vhmc::LowRankMetric metric(f);
+  CHECK((metric.inv_metric_dense() - Sigma).norm() <= 1e-8 * Sigma.norm());
+  CHECK((f.location - gauss.mu).norm() <= 1e-8);
+}
+
 // ---------------------------------------------------------------------------------------
 // LowRankMetric against its dense equivalent
 

@@ -1,38 +1,95 @@
 #pragma once
 // The (draw, gradient) pairs of the current adaptation window, kept whole because the
 // low-rank estimator (adapt/fisher_low_rank.hpp) needs their leading directions, not only
-// running moments. Memory is 2 d n doubles for a window of n pairs.
+// running moments. Memory is 2 d m doubles for m stored pairs.
+//
+// At most capacity() pairs are stored. A window that offers more is thinned to every
+// other stored pair, and from then on every second offered pair of the new stride is
+// stored (a deterministic systematic subsample of the window, evenly spread over it). Why:
+// a multilevel model of 100,000 levels has d ~ 1e5, and a window of 500 pairs would hold
+// 800 MB per chain (twice: adapt/switching_estimator.hpp keeps two windows), plus the
+// estimate's d x 2m work matrices; its O(d m^2) cost grew the same way. The capacity,
+// pair_capacity(d), keeps each matrix under pair_budget doubles, so it binds only where d
+// times the window is large (d above 4,000 at the default warmup's windows of up to 512
+// pairs): smaller models store every pair, as before. The estimate's diagonal does not
+// rest on the subsample: the window's running moments over EVERY offered pair (moments())
+// give it when the window was thinned; the stored pairs give the low-rank directions,
+// which need only a few times max_rank pairs.
+#include <algorithm>
 #include <vector>
 
 #include "../base/types.hpp"
+#include "draw_grad_diag.hpp"
 
 namespace vhmc {
 
+constexpr long pair_budget = 1L << 21;  // doubles per stored matrix (16 MiB)
+constexpr long min_pair_capacity = 16;   // stored pairs, whatever d
+
+inline long pair_capacity(int d) {
+  return std::max(min_pair_capacity, pair_budget / std::max(d, 1));
+}
+
 class DrawGradBuffer {
  public:
-  explicit DrawGradBuffer(int d = 0) : d_(d) {}
+  explicit DrawGradBuffer(int d = 0) : DrawGradBuffer(d, pair_capacity(d)) {}
+  DrawGradBuffer(int d, long capacity) : d_(d), capacity_(std::max(capacity, 2L)), moments_(d) {}
+
   void add(const Vec& theta, const Vec& grad_u) {
+    moments_.add(theta, grad_u);
+    if (offered_++ % stride_ != 0) return;
     draws_.push_back(theta);
     grads_.push_back(grad_u);
+    if (static_cast<long>(draws_.size()) > capacity_) thin();
   }
   void reset() {
     draws_.clear();
     grads_.clear();
+    moments_.reset();
+    offered_ = 0;
+    stride_ = 1;
   }
-  long n() const { return static_cast<long>(draws_.size()); }
+  long n() const { return offered_; }  // pairs offered in this window
+  long stored() const { return static_cast<long>(draws_.size()); }
+  bool thinned() const { return stride_ > 1; }
+  long capacity() const { return capacity_; }
   int dim() const { return d_; }
-  // d x n matrices, one column a pair (built on demand: only at a metric update).
-  Mat draws() const { return stack(draws_); }
-  Mat grads() const { return stack(grads_); }
+  // Running moments of every offered pair (the diagonal of a thinned window).
+  const DrawGradDiag& moments() const { return moments_; }
+  // The stored pairs as one d x 2m matrix [draws grads], one column a draw or a gradient
+  // (built on demand: only at a metric update).
+  Mat pairs() const {
+    const Eigen::Index m = static_cast<Eigen::Index>(draws_.size());
+    Mat z(d_, 2 * m);
+    for (Eigen::Index j = 0; j < m; ++j) {
+      z.col(j) = draws_[static_cast<std::size_t>(j)];
+      z.col(m + j) = grads_[static_cast<std::size_t>(j)];
+    }
+    return z;
+  }
 
  private:
-  Mat stack(const std::vector<Vec>& cols) const {
-    Mat m(d_, static_cast<Eigen::Index>(cols.size()));
-    for (std::size_t j = 0; j < cols.size(); ++j) m.col(static_cast<Eigen::Index>(j)) = cols[j];
-    return m;
+  // Keep the stored pairs at even positions (offered indices 0, 2s, 4s, ...); the stride
+  // doubles, so later pairs continue the same systematic subsample.
+  void thin() {
+    std::size_t k = 0;
+    for (std::size_t j = 0; j < draws_.size(); j += 2, ++k) {
+      if (k != j) {
+        draws_[k] = std::move(draws_[j]);
+        grads_[k] = std::move(grads_[j]);
+      }
+    }
+    draws_.resize(k);
+    grads_.resize(k);
+    draws_.shrink_to_fit();
+    grads_.shrink_to_fit();
+    stride_ *= 2;
   }
   int d_;
+  long capacity_;
+  long offered_ = 0, stride_ = 1;
   std::vector<Vec> draws_, grads_;
+  DrawGradDiag moments_;
 };
 
 }  // namespace vhmc

@@ -19,7 +19,8 @@
 //     eigenvalue set to 1: the diagonal is good enough there; nuts-rs uses cutoff = 2); of
 //     the rest at most max_rank are kept, those with the largest |log lambda| (vhmc's cap,
 //     bounding the O(d k) cost of every leapfrog step). U = Q V.
-// Cost O(d n^2 + n^3) per update, no d x d matrix.
+// Cost O(d m^2 + m^3) per update for m stored pairs (at most the buffer's capacity), no
+// d x d matrix.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -89,7 +90,7 @@ inline std::vector<Eigen::Index> select_eigen(const Vec& lam, const LowRankConfi
 
 // The diagonal step: sigma (fallback_w where a coordinate has no finite ratio), and the
 // rescaled centred pairs written back into X and G.
-inline Vec rescale_pairs(Mat& X, Mat& G, const Vec& fallback_w, const DrawGradClamp& c) {
+inline Vec rescale_pairs(Eigen::Ref<Mat> X, Eigen::Ref<Mat> G, const Vec& fallback_w, const DrawGradClamp& c) {
   const double n = static_cast<double>(X.cols());
   Vec sigma(X.rows());
   for (Eigen::Index i = 0; i < X.rows(); ++i) {
@@ -105,6 +106,18 @@ inline Vec rescale_pairs(Mat& X, Mat& G, const Vec& fallback_w, const DrawGradCl
   return sigma;
 }
 
+// The same for a thinned window (adapt/draw_grad_buffer.hpp): the centres and sigma from
+// the running moments of every pair the window was offered, applied to the stored subsample.
+inline Vec rescale_thinned_pairs(Eigen::Ref<Mat> X, Eigen::Ref<Mat> G, const DrawGradDiag& all,
+                                 const Vec& fallback_w, const DrawGradClamp& c) {
+  const Vec sigma = all.inv_metric(fallback_w, c).cwiseSqrt();
+  X.colwise() -= all.draw_mean();
+  G.colwise() -= all.grad_mean();
+  X = sigma.cwiseInverse().asDiagonal() * X;
+  G = sigma.asDiagonal() * G;
+  return sigma;
+}
+
 // The estimate from a window of pairs; fallback_w is the inverse-metric diagonal in use.
 // Fewer than 2 pairs, or a non-finite result, give the diagonal fallback_w with k = 0.
 inline LowRankFactors fisher_low_rank(const DrawGradBuffer& buf, const Vec& fallback_w,
@@ -114,11 +127,15 @@ inline LowRankFactors fisher_low_rank(const DrawGradBuffer& buf, const Vec& fall
   f.U.resize(fallback_w.size(), 0);
   f.lambda.resize(0);
   if (buf.n() < 2) return f;
-  Mat X = buf.draws(), G = buf.grads();
-  const Vec xbar = X.rowwise().mean(), gbar = G.rowwise().mean();
-  const Vec sigma = rescale_pairs(X, G, fallback_w, cfg.clamp);
-  Mat Z(X.rows(), 2 * X.cols());
-  Z << X, G;
+  Mat Z = buf.pairs();  // [X G], rescaled in place: no other d x m copy of the window
+  const Eigen::Index m = buf.stored();
+  auto X = Z.leftCols(m);
+  auto G = Z.rightCols(m);
+  const bool thinned = buf.thinned();
+  const Vec xbar = thinned ? buf.moments().draw_mean() : Vec(X.rowwise().mean());
+  const Vec gbar = thinned ? buf.moments().grad_mean() : Vec(G.rowwise().mean());
+  const Vec sigma = thinned ? rescale_thinned_pairs(X, G, buf.moments(), fallback_w, cfg.clamp)
+                            : rescale_pairs(X, G, fallback_w, cfg.clamp);
   const Mat Q = span_basis(Z);
   if (Q.cols() == 0) {  // every pair equal: nothing to learn beyond the diagonal
     f.sigma = sigma;

@@ -1,0 +1,43 @@
+# The crossed multilevel model of the simulation-based calibration (sbc.R): persons x items
+# binary responses, as lme4's VerbAgg, y ~ type + (1 | person) + (1 | item), with P persons,
+# I items and an item-level factor `type` of K levels (I / K items each). The item effects and
+# the type coefficients form a ridge: a type's coefficient moves with the mean of its items'
+# effects, which only the items' prior separates. Priors, proper and independent of the
+# data: coefficients normal(0, 1), the intercept (at the predictors' means) normal(0, 1), each
+# term's standard deviation half Student-t(3, 0, 1) (lkj() of one term, without autoscaling).
+sbc_crossed_model <- function(P = 30, I = 12, K = 3) {
+  types <- sprintf("t%d", seq_len(K))
+  coefs <- paste0("type", types[-1])
+  draws <- c("(Intercept)", coefs, "Sigma[person:(Intercept),(Intercept)]", "Sigma[item:(Intercept),(Intercept)]",
+             "b[(Intercept) person:1]", "b[(Intercept) item:1]", "b[(Intercept) item:2]")
+  pars <- sub(",.*]", "]", draws)
+  simulate <- function() {
+    person <- factor(rep(seq_len(P), times = I))
+    item <- factor(rep(seq_len(I), each = P))
+    item_type <- factor(types[(seq_len(I) - 1L) %% K + 1L], levels = types)
+    type <- item_type[as.integer(item)]
+    X <- stats::model.matrix(~ type)[, -1, drop = FALSE]
+    a <- stats::rnorm(1)
+    beta <- stats::rnorm(K - 1L)
+    tau <- abs(stats::rt(2, 3))
+    u <- stats::rnorm(P, 0, tau[1])
+    v <- stats::rnorm(I, 0, tau[2])
+    eta <- a + drop(sweep(X, 2, colMeans(X)) %*% beta) + u[as.integer(person)] + v[as.integer(item)]
+    y <- stats::rbinom(P * I, 1, stats::plogis(eta))
+    truth <- c(a - sum(beta * colMeans(X)), beta, tau^2, u[1], v[1:2])
+    list(data = data.frame(y, type, person, item), truth = stats::setNames(truth, pars))
+  }
+  fit <- function(data, sampler, iter, seed) {
+    vhmc::vhmc_glm(y ~ type + (1 | person) + (1 | item), data = data, family = stats::binomial(),
+                   prior = vhmc::normal(0, 1), prior_intercept = vhmc::normal(0, 1),
+                   prior_covariance = vhmc::lkj(scale = 1, df = 3, autoscale = FALSE),
+                   sampler = sampler, chains = 1, iter = iter, seed = seed, cores = 1, progress = FALSE)
+  }
+  quantities <- function(fit) {
+    d <- posterior::as_draws_df(fit)
+    q <- vapply(draws, function(p) as.numeric(d[[p]]), numeric(nrow(d)))
+    colnames(q) <- pars
+    q
+  }
+  list(simulate = simulate, fit = fit, quantities = quantities, exact_samplers = c("nuts", "hmc", "rwm"))
+}
