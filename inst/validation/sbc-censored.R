@@ -35,9 +35,6 @@ sbc_censored_model <- function(family_name, n) {
                    prior_intercept = vhmc::normal(0, 1), prior_aux = prior_aux, sampler = sampler,
                    chains = 1, iter = iter, seed = seed, cores = 1, progress = FALSE)
   }
-  quantities <- function(fit) {
-    d <- posterior::as_draws_df(fit)
-    vapply(pars, function(p) as.numeric(d[[p]]), numeric(nrow(d)))
-  }
+  quantities <- sbc_quantities(pars)
   list(simulate = simulate, fit = fit, quantities = quantities, exact_samplers = c("nuts", "hmc", "rwm"))
 }

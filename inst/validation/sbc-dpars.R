@@ -21,10 +21,7 @@ sbc_dpar_model <- function(n) {
                    prior_dpar = list(intercept = vhmc::normal(0, 1), coef = vhmc::normal(0, 0.5)),
                    sampler = sampler, chains = 1, iter = iter, seed = seed, cores = 1, progress = FALSE)
   }
-  quantities <- function(fit) {
-    d <- posterior::as_draws_df(fit)
-    vapply(pars, function(p) as.numeric(d[[p]]), numeric(nrow(d)))
-  }
+  quantities <- sbc_quantities(pars)
   list(simulate = simulate, fit = fit, quantities = quantities, exact_samplers = c("nuts", "hmc", "rwm"))
 }
 
@@ -59,11 +56,6 @@ sbc_dpar_group_model <- function(J = 8, m = 12) {
                    prior_covariance = vhmc::lkj(scale = 0.5, df = 3, autoscale = FALSE),
                    sampler = sampler, chains = 1, iter = iter, seed = seed, cores = 1, progress = FALSE)
   }
-  quantities <- function(fit) {
-    d <- posterior::as_draws_df(fit)
-    q <- vapply(draws, function(p) as.numeric(d[[p]]), numeric(nrow(d)))
-    colnames(q) <- pars
-    q
-  }
+  quantities <- sbc_quantities(draws, pars)
   list(simulate = simulate, fit = fit, quantities = quantities, exact_samplers = c("nuts", "hmc", "rwm"))
 }

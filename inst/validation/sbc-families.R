@@ -67,10 +67,7 @@ sbc_family_model <- function(name) {
                    prior_aux = spec$prior_aux, sampler = sampler, chains = 1, iter = iter, seed = seed,
                    cores = 1, progress = FALSE)
   }
-  quantities <- function(fit) {
-    d <- posterior::as_draws_df(fit)
-    vapply(pars, function(p) as.numeric(d[[p]]), numeric(nrow(d)))
-  }
+  quantities <- sbc_quantities(pars)
   list(simulate = simulate, fit = fit, quantities = quantities,
        exact_samplers = c("nuts", "hmc", "rwm", "surrogate_hmc"))
 }

@@ -8,6 +8,17 @@
 #               iterations for this model (otherwise the sampler table's).
 # Every prior is proper and independent of the data (autoscale = FALSE), as SBC requires.
 
+# The ranked quantities of a fit: the draws of the variables `draws` (posterior's names),
+# as columns named `pars` (names without commas, for the results files).
+sbc_quantities <- function(draws, pars = draws) {
+  function(fit) {
+    d <- posterior::as_draws_df(fit)
+    q <- vapply(draws, function(p) as.numeric(d[[p]]), numeric(nrow(d)))
+    colnames(q) <- pars
+    q
+  }
+}
+
 # A GLM y ~ x1 + x2 with n rows: x1 standard normal, x2 a 0/1 dummy (so the predictors'
 # means are not 0). Coefficients and the intercept normal(0, 1), sigma exponential(1). The
 # intercept's prior is on the intercept at the predictors' means (vhmc_glm centres the
@@ -37,10 +48,7 @@ sbc_glm_model <- function(family, n) {
     if (fam == "gaussian") args$prior_aux <- vhmc::exponential(1)
     do.call(vhmc::vhmc_glm, args)
   }
-  quantities <- function(fit) {
-    d <- posterior::as_draws_df(fit)
-    vapply(pars, function(p) as.numeric(d[[p]]), numeric(nrow(d)))
-  }
+  quantities <- sbc_quantities(pars)
   list(simulate = simulate, fit = fit, quantities = quantities,
        # rmhmc()'s Fisher metric: binomial(logit) and poisson(log), not a free sigma.
        exact_samplers = c("nuts", "hmc", "rwm", if (fam != "gaussian") "rmhmc", "surrogate_hmc"))

@@ -33,11 +33,6 @@ sbc_crossed_model <- function(P = 30, I = 12, K = 3) {
                    prior_covariance = vhmc::lkj(scale = 1, df = 3, autoscale = FALSE),
                    sampler = sampler, chains = 1, iter = iter, seed = seed, cores = 1, progress = FALSE)
   }
-  quantities <- function(fit) {
-    d <- posterior::as_draws_df(fit)
-    q <- vapply(draws, function(p) as.numeric(d[[p]]), numeric(nrow(d)))
-    colnames(q) <- pars
-    q
-  }
+  quantities <- sbc_quantities(draws, pars)
   list(simulate = simulate, fit = fit, quantities = quantities, exact_samplers = c("nuts", "hmc", "rwm"))
 }
