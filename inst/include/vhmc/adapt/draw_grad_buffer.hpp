@@ -3,9 +3,9 @@
 // low-rank estimator (adapt/fisher_low_rank.hpp) needs their leading directions, not only
 // running moments. Memory is 2 d m doubles for m stored pairs.
 //
-// At most capacity() pairs are stored. A window that offers more is thinned to every
-// other stored pair, and from then on every second offered pair of the new stride is
-// stored (a deterministic systematic subsample of the window, evenly spread over it). Why:
+// At most `capacity` pairs (pair_capacity(d) by default) are stored. A window that offers
+// more is thinned to every other stored pair, and from then on every offered pair at the
+// new stride is stored (a deterministic systematic subsample of the window, evenly spread over it). Why:
 // a multilevel model of 100,000 levels has d ~ 1e5, and a window of 500 pairs would hold
 // 800 MB per chain (twice: adapt/switching_estimator.hpp keeps two windows), plus the
 // estimate's d x 2m work matrices; its O(d m^2) cost grew the same way. The capacity,
@@ -52,7 +52,6 @@ class DrawGradBuffer {
   long n() const { return offered_; }  // pairs offered in this window
   long stored() const { return static_cast<long>(draws_.size()); }
   bool thinned() const { return stride_ > 1; }
-  long capacity() const { return capacity_; }
   int dim() const { return d_; }
   // Running moments of every offered pair (the diagonal of a thinned window).
   const DrawGradDiag& moments() const { return moments_; }
@@ -81,8 +80,6 @@ class DrawGradBuffer {
     }
     draws_.resize(k);
     grads_.resize(k);
-    draws_.shrink_to_fit();
-    grads_.shrink_to_fit();
     stride_ *= 2;
   }
   int d_;
