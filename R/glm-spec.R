@@ -159,7 +159,7 @@ glm_target <- function(spec, model) {
 # takes.
 glm_capabilities <- function(layout) {
   caps <- list(has_mode = !nzchar(layout$no_mode), minibatch = !nzchar(layout$no_minibatch),
-               metric_tensor = layout$has_fisher)
+               minibatch_noise = !nzchar(layout$no_minibatch_noise), metric_tensor = layout$has_fisher)
   by <- if (nzchar(layout$no_mode)) layout$no_mode else layout$no_minibatch
   if (!nzchar(by)) return(caps)
   words <- lacking_capability_words[[by]]
@@ -174,6 +174,7 @@ lacking_capability_words <- list(
   horseshoe = c(model = "a model with a horseshoe prior", shrinks = "the global scale shrinks with the coefficients"),
   smooth = c(model = "a model with smooth terms", shrinks = "a smooth's standard deviation shrinks with its coefficients"),
   censored = c(model = "a model with censored rows (whose minibatch gradients the core has not)"),
+  marginal = c(model = "a model whose group-level effects are integrated out (whose likelihood couples each level's rows)"),
   dpars = c(model = "a model with distributional formulas (whose minibatch gradients the core has not)")
 )
 

@@ -43,7 +43,7 @@ check_parameterization <- function(x) {
 # parameterization = "auto" or "marginal", fitted to the data (not prior_PD), and the
 # per-level statistics (about sum J p (k + P) numbers, P the terms' effects per row) of a
 # reasonable size.
-glmer_marginal <- function(model, family, prior_PD) {
+glmer_marginal <- function(model, family, prior_PD, minibatch = FALSE) {
   g <- model$glmer
   if (g$parameterization %in% c("centered", "noncentered")) return(FALSE)
   P <- sum(vapply(g$terms, `[[`, 1L, "p"))
@@ -54,6 +54,7 @@ glmer_marginal <- function(model, family, prior_PD) {
     if (!is.null(model$dpars)) "distributional formulas have no closed form for it" else
     if (nt > 1L && !g$structure$nested) sprintf("the formula has %d group-level terms whose factors are not nested", nt) else
       if (isTRUE(prior_PD)) "prior_PD = TRUE leaves out the likelihood" else
+        if (minibatch) "the sampler takes minibatches of rows, and the integrated likelihood couples each level's rows" else
         if (size > 5e7) sprintf("its per-level statistics would hold %.3g numbers", size)
   if (is.null(why)) return(TRUE)
   if (g$parameterization == "marginal") {
@@ -139,9 +140,9 @@ covariance_priors <- function(model, family, prior) {
 # The group-level part with how its likelihood is computed: effects integrated out
 # (`marginal`), the gaussian likelihood from the cells (`cells`, their count) or the rows
 # (`likelihood`: "marginal", "cells" or "rows").
-glmer_likelihood <- function(model, family, prior_only) {
+glmer_likelihood <- function(model, family, prior_only, minibatch = FALSE) {
   g <- model$glmer
-  g$marginal <- glmer_marginal(model, family, prior_only)
+  g$marginal <- glmer_marginal(model, family, prior_only, minibatch)
   cells <- glmer_cells(model, family, prior_only)
   g$cells <- cells$count
   g$likelihood <- if (g$marginal) "marginal" else if (cells$use) "cells" else "rows"
@@ -163,7 +164,10 @@ glmer_start <- function(target_nc, spec, model, family, priors, sampler, init, s
 # not as its data say (R/glmer-start.R).
 glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler, init, seed, args, progress) {
   inits_nc <- glm_inits("random", target_nc, spec, args$chains, seed)
-  start <- catch_interrupt(noncentred_mode_start(sampler, target_nc, inits_nc, init, seed, progress))
+  # A minibatch sampler starts at random, but each term's form needs the mode as much as for
+  # the others (and its control variate an anchor: the mode mapped to the sampled form).
+  search <- start_how(sampler, init) == "mode" || (is.null(init) && uses_minibatch(sampler))
+  start <- catch_interrupt(noncentred_mode_start(sampler, target_nc, inits_nc, init, seed, progress, search))
   centred <- choose_parameterization(model, family, target_nc, start, spec)
   model$glmer$centred <- centred
   if (!is.null(spec$smooths) || has_dpar_smooths(model)) spec <- with_smooth_centring(spec, target_nc, start)

@@ -125,6 +125,7 @@ centred_start <- function(start, target_nc, target, model, spec) {
   }
   start$inits$internal <- lapply(start$inits$internal, map_point)
   start$inits$user <- lapply(start$inits$internal, target$user_values)
+  if (!is.null(start$inits$mode_point)) start$inits$mode_point <- map_point(start$inits$mode_point)
   if (!is.null(start$inv_metric)) {
     # The diagonal of M diag(v) M': the start's inverse metric stays a vector (memory linear in
     # the levels); the warmup learns the correlations within a level's effects.

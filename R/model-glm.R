@@ -275,7 +275,7 @@ fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, 
   priors <- model_priors(model, family, prior_args)
   spec <- glm_spec(model, family, priors)
   if (multilevel) {
-    model$glmer <- glmer_likelihood(model, family, isTRUE(spec$prior_only))
+    model$glmer <- glmer_likelihood(model, family, isTRUE(spec$prior_only), uses_minibatch(sampler))
     spec$cells <- model$glmer$likelihood == "cells"
   }
   target <- if (multilevel) glmer_target(spec, model, priors, rep(FALSE, length(model$glmer$terms))) else glm_target(spec, model)

@@ -18,6 +18,8 @@
 #   add_report(s, fit, results, target)  what each chain's sampler reported, into the fit
 #   check_report(s, fit)          warnings about what the report shows
 #   uses_gradient(s)              whether the sampler evaluates gradients (else none is needed)
+#   uses_minibatch(s)             whether it takes minibatches of rows (a model then keeps the
+#                                 likelihood per row: no group effects integrated out)
 #   sampler_label(s), header_lines(s, fit), divergence_fix(s)   for printing and warnings
 
 new_sampler <- function(class, ...) {
@@ -125,6 +127,9 @@ check_report.vhmc_sampler <- function(sampler, fit) invisible()
 
 uses_gradient <- function(sampler) UseMethod("uses_gradient")
 uses_gradient.vhmc_sampler <- function(sampler) TRUE
+
+uses_minibatch <- function(sampler) UseMethod("uses_minibatch")
+uses_minibatch.vhmc_sampler <- function(sampler) FALSE
 
 sampler_label <- function(sampler) UseMethod("sampler_label")
 sampler_label.vhmc_sampler <- function(sampler) metric_label(sampler_name(sampler), sampler)

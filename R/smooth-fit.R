@@ -117,6 +117,7 @@ smooth_centred_start <- function(start, target, spec) {
     factor_at <- function(theta) ifelse(set$centred, exp(theta[set$sd_idx]) * set$unit, 1)
     map_point <- function(theta) replace(theta, set$idx, theta[set$idx] * factor_at(theta))
     start$inits$internal <- lapply(start$inits$internal, map_point)
+    if (!is.null(start$inits$mode_point)) start$inits$mode_point <- map_point(start$inits$mode_point)
     f2 <- factor_at(start$mode_nc)^2
     if (!is.null(start$inv_metric)) start$inv_metric <- lapply(start$inv_metric, function(v) replace(v, set$idx, v[set$idx] * f2))
   }

@@ -14,8 +14,9 @@
 
 # The start at the mode of the non-centred target (or of a multilevel model's marginal one,
 # where the effects are integrated out): as start_chains() gives it, plus `mode_nc`.
-noncentred_mode_start <- function(sampler, target_nc, inits, init, seed, progress) {
-  if (start_how(sampler, init) != "mode") return(start_chains(sampler, target_nc, inits, init, seed, progress))
+noncentred_mode_start <- function(sampler, target_nc, inits, init, seed, progress,
+                                  search = start_how(sampler, init) == "mode") {
+  if (!search) return(start_chains(sampler, target_nc, inits, init, seed, progress))
   d <- length(target_nc$internal_names)
   progress_line(progress, "Mode search (L-BFGS, shared by all chains)")
   seconds <- elapsed_seconds(lb <- tryCatch(
@@ -34,7 +35,7 @@ noncentred_mode_start <- function(sampler, target_nc, inits, init, seed, progres
     jitter_inside(lb$mode, sqrt(v), target_nc)
   }))
   chains <- length(internal)
-  list(inits = list(internal = internal, user = lapply(internal, target_nc$user_values)),
+  list(inits = list(internal = internal, user = lapply(internal, target_nc$user_values), mode_point = lb$mode),
        inv_metric = rep(list(v), chains), laplace = NULL, mode_nc = lb$mode,
        info = start_info("mode", NULL, c(lb$evaluations, numeric(chains - 1L)), numeric(chains), seconds))
 }

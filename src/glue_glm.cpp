@@ -337,7 +337,8 @@ Rcpp::List vhmc_glm_layout(SEXP model) {
                                                   Rcpp::_["transform"] = transform, Rcpp::_["lower"] = lower,
                                                   Rcpp::_["stringsAsFactors"] = false),
       Rcpp::_["dim"] = pot.dim(), Rcpp::_["has_fisher"] = pot.has_fisher(),
-      Rcpp::_["no_mode"] = std::string(pot.modeless_by()), Rcpp::_["no_minibatch"] = std::string(pot.no_minibatch_by()));
+      Rcpp::_["no_mode"] = std::string(pot.modeless_by()), Rcpp::_["no_minibatch"] = std::string(pot.no_minibatch_by()),
+      Rcpp::_["no_minibatch_noise"] = std::string(pot.no_minibatch_noise_by()));
 }
 
 // Rows of theta mapped to the reported scale (to = TRUE) or from it (model/glm/reported.hpp).

@@ -1,7 +1,8 @@
 # Running the simulation-based calibration (sbc.R): the samplers and models, one
 # replication, the study, and the files it writes.
 
-# Exact samplers are judged; approximate ones (variational HMC) are run only as a contrast.
+# Exact samplers are judged; approximate ones (variational HMC, SGHMC, SGLD) are run only as a
+# contrast.
 # iter: iterations of the one chain (half warmup); doubled, at most three times, while the
 # smallest bulk ESS of the ranked quantities is below L.
 sbc_sampler_table <- function() list(
@@ -11,7 +12,9 @@ sbc_sampler_table <- function() list(
   demc = list(make = vhmc::demc, iter = 8000, exact = TRUE),
   rmhmc = list(make = vhmc::rmhmc, iter = 1000, exact = TRUE),
   surrogate_hmc = list(make = vhmc::surrogate_hmc, iter = 1000, exact = TRUE),
-  variational_hmc = list(make = vhmc::variational_hmc, iter = 1000, exact = FALSE)
+  variational_hmc = list(make = vhmc::variational_hmc, iter = 1000, exact = FALSE),
+  sghmc = list(make = vhmc::sghmc, iter = 1000, exact = FALSE),
+  sgld = list(make = vhmc::sgld, iter = 1000, exact = FALSE)
 )
 
 sbc_model_table <- function() list(

@@ -150,7 +150,7 @@ TEST_CASE("the reported map gives the effects and Sigma of each term", "[glm][gr
   CHECK(tau2[0] == Approx(3.0 * tau[0]));
 }
 
-TEST_CASE("a group-level term takes the joint mode and minibatch gradients away, and says so", "[glm][groups]") {
+TEST_CASE("a group-level term takes the joint mode away, not minibatch gradients, and says so", "[glm][groups]") {
   const GroupProblem prob = group_problem(vt::fam::PoissonLog, 5);
   const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data());
   GlmPotential pot(data, vt::fam::PoissonLog, true, Prior::flat(), Prior::flat());
@@ -159,9 +159,59 @@ TEST_CASE("a group-level term takes the joint mode and minibatch gradients away,
   CHECK_FALSE(pot.hierarchical());
   pot.add_group_term(term(prob, 1, false, CovPriorKind::Decov, false));
   CHECK(std::string(pot.modeless_by()) == "group");
-  CHECK(std::string(pot.no_minibatch_by()) == "group");
+  CHECK(std::string(pot.no_minibatch_by()).empty());
+  CHECK(std::string(pot.no_minibatch_noise_by()) == "group");
   CHECK(pot.hierarchical());
-  Vec g;
+  Vec g, v;
   const std::vector<int> idx{0, 1};
-  CHECK_THROWS_AS(pot.minibatch_grad(Vec::Zero(pot.dim()), idx.data(), 2, g, nullptr), std::logic_error);
+  CHECK_NOTHROW(pot.minibatch_grad(Vec::Zero(pot.dim()), idx.data(), 2, g, nullptr));
+  // The per-coordinate noise estimate (sghmc(noise_estimate = "auto")) has no group form.
+  CHECK_THROWS_AS(pot.minibatch_grad(Vec::Zero(pot.dim()), idx.data(), 2, g, &v), std::logic_error);
+}
+
+// Over the batches of one epoch that partition the rows, minibatch estimates average to the
+// full gradient exactly (each is linear in its rows' terms, the priors' part whole), with and
+// without the control variate: the estimates are unbiased with group-level terms too.
+TEST_CASE("with group-level terms minibatch gradients average to the full gradient over a partition", "[glm][groups][sg]") {
+  vhmc::Rng rng(11, 3);
+  const std::pair<GlmFamily, int> families[] = {
+      {vt::fam::GaussianIdentity, 0}, {vt::fam::BinomialLogit, 1}, {vt::fam::PoissonLog, 3}};
+  for (const auto& [f, id] : families) {
+    const GroupProblem prob = group_problem(f, 60 + id);
+    const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data());
+    for (int cols = 1; cols <= 2; ++cols) {
+      for (bool centred : {false, true}) {
+        GlmPotential pot(data, f, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0), Prior::exponential(1.0));
+        const bool rel = f == vt::fam::GaussianIdentity;
+        pot.add_group_term(term(prob, cols, centred, CovPriorKind::Decov, rel));
+        GroupTermData second = term(prob, 1, !centred, CovPriorKind::Lkj, false);
+        second.name = "(1 | g2)";
+        pot.add_group_term(second);
+        Vec theta(pot.dim()), theta_hat(pot.dim()), full, full_hat;
+        for (int j = 0; j < pot.dim(); ++j) theta[j] = 0.5 * rng.normal();
+        for (int j = 0; j < pot.dim(); ++j) theta_hat[j] = theta[j] + 0.2 * rng.normal();
+        pot.U_grad(theta, full);
+        pot.U_grad(theta_hat, full_hat);
+        std::vector<int> perm(prob.n);
+        for (int i = 0; i < prob.n; ++i) perm[i] = (i * 7) % prob.n;  // 7 and 72 coprime: a permutation
+        const int B = 8;
+        Vec mean = Vec::Zero(pot.dim()), mean_cv = Vec::Zero(pot.dim()), g;
+        for (int b = 0; b < prob.n / B; ++b) {
+          pot.minibatch_grad(theta, perm.data() + b * B, B, g, nullptr);
+          mean += g / (prob.n / B);
+          pot.minibatch_grad_diff(theta, theta_hat, perm.data() + b * B, B, g, nullptr);
+          mean_cv += (g + full_hat) / (prob.n / B);
+        }
+        const std::string what = std::to_string(id) + " p=" + std::to_string(cols) + (centred ? " centred" : " noncentred");
+        INFO(what);
+        for (int j = 0; j < pot.dim(); ++j) {
+          CHECK(mean[j] == Approx(full[j]).margin(1e-9).epsilon(1e-9));
+          CHECK(mean_cv[j] == Approx(full[j]).margin(1e-9).epsilon(1e-9));
+        }
+        // One batch of every row is the full gradient itself.
+        pot.minibatch_grad(theta, perm.data(), prob.n, g, nullptr);
+        CHECK((g - full).lpNorm<Eigen::Infinity>() < 1e-9 * (1.0 + full.lpNorm<Eigen::Infinity>()));
+      }
+    }
+  }
 }

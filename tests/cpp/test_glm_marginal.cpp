@@ -91,6 +91,8 @@ TEST_CASE("marginal gaussian term: gradients match differences", "[glm][groups][
       GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
       pot.add_group_term(term(prob, cols, kind, true));
       REQUIRE(pot.dim() == 1 + prob.k + 1 + cols * (cols + 1) / 2);
+      // The marginal likelihood couples a level's rows: no minibatch gradients.
+      CHECK(std::string(pot.no_minibatch_by()) == "marginal");
       for (int rep = 0; rep < 3; ++rep) {
         const Vec theta = random_theta(pot.dim(), rng);
         vt::check_gradient(pot, theta, "p=" + std::to_string(cols));

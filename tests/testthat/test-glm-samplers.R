@@ -113,13 +113,16 @@ test_that("a GLM's capabilities are its core potential's, and a refusal names wh
   }
   # the core's layout says by which kind of block a capability is missing ...
   expect_match(refusal(log(y) ~ x + (1 | g), sampler = surrogate_hmc()),
-               "a model with group-level terms has no mode: its density grows without bound as a standard deviation shrinks with its effects. Use nuts() (the default), hmc() or rwm().", fixed = TRUE)
+               "a model with group-level terms has no mode: its density grows without bound as a standard deviation shrinks with its effects. Use nuts() (the default), hmc(), rwm(), sghmc() or sgld().", fixed = TRUE)
   expect_match(refusal(y ~ x + z, family = lognormal(), prior = hs(), sampler = variational_hmc()),
                "a model with a horseshoe prior has no mode", fixed = TRUE)
   expect_match(refusal(y | cens(c) ~ x, family = lognormal(), sampler = sgld()),
                "which a model with censored rows (whose minibatch gradients the core has not) does not provide. Use nuts() (the default), hmc(), rwm(), surrogate_hmc() or variational_hmc() here.", fixed = TRUE)
   expect_match(refusal(bf(y ~ x, sigma ~ z), family = lognormal(), sampler = sghmc()),
                "a model with distributional formulas", fixed = TRUE)
+  # group-level terms keep minibatch gradients, but not their per-row noise estimate
+  expect_match(refusal(log(y) ~ x + (1 | g), sampler = sghmc(noise_estimate = "auto")),
+               "`noise_estimate` is \"auto\", which estimates the variance of each coordinate's minibatch gradient from the batch's rows, and the core has no such estimate for a model with group-level terms", fixed = TRUE)
   # ... and the hint lists the samplers whose needs the capabilities meet
   expect_identical(vhmc:::usable_samplers(list(has_mode = TRUE, minibatch = FALSE, metric_tensor = TRUE)),
                    "nuts() (the default), hmc(), rwm(), rmhmc(), surrogate_hmc() or variational_hmc()")

@@ -152,6 +152,33 @@ struct ControlVariate {
   }
 };
 
+// Whether a potential estimates the per-coordinate variance of its minibatch gradients from
+// the rows (noise_var); one may say not (GlmPotential::minibatch_noise(): group-level terms).
+template <class P>
+auto row_noise(const P& pot, int) -> decltype(pot.minibatch_noise()) { return pot.minibatch_noise(); }
+template <class P>
+bool row_noise(const P&, long) { return true; }
+
+// The variance of b-row control-variate estimates per coordinate at theta, from `reps`
+// independent batches (each drawn without replacement; 2 b per-observation gradients each),
+// for potentials without the rows' estimate.
+template <class P>
+bool replicate_noise(P& pot, const ControlVariate& cv, const Vec& theta, Eigen::Index b, Rng& rng, long* obs_evals,
+                     Vec& v, int reps = 10) {
+  const Eigen::Index n = pot.n_obs(), d = theta.size();
+  BatchSchedule batches(n, b, true);
+  Vec g(d), sum = Vec::Zero(d), sq = Vec::Zero(d);
+  for (int k = 0; k < reps; ++k) {
+    cv(pot, theta, batches.next(rng), b, g, nullptr);
+    if (obs_evals) *obs_evals += 2 * b;
+    if (!g.allFinite()) return false;
+    sum += g;
+    sq += g.cwiseProduct(g);
+  }
+  v = ((sq - sum.cwiseProduct(sum) / reps) / (reps - 1)).cwiseMax(0.0);
+  return true;
+}
+
 // The noise variance of a gradient estimate with batch size b, in the metric's coordinates
 // (s_j^2 V_j), largest over coordinates and averaged over `probes` points theta_hat + q .* z,
 // z ~ N(0, I) (a typical distance from the mode under curvature scales q), each
@@ -164,18 +191,24 @@ double cv_noise(P& pot, const ControlVariate& cv, const Vec& s, const Vec& q, Ei
                 Eigen::Index b,
                 Rng& rng, long* obs_evals, int probes = 4) {
   const Eigen::Index n = pot.n_obs(), d = cv.theta_hat.size();
+  const bool rows = row_noise(pot, 0);
   std::vector<int> idx(static_cast<std::size_t>(m));
   Vec th(d), g(d), v(d), acc = Vec::Zero(d);
   for (int p = 0; p < probes; ++p) {
     for (auto& i : idx) i = static_cast<int>(rng.below(static_cast<std::uint64_t>(n)));
     for (Eigen::Index j = 0; j < d; ++j) th[j] = cv.theta_hat[j] + q[j] * rng.normal();
-    cv(pot, th, idx.data(), m, g, &v);
-    if (obs_evals) *obs_evals += 2 * m;
+    if (rows) {
+      cv(pot, th, idx.data(), m, g, &v);
+      if (obs_evals) *obs_evals += 2 * m;
+    } else if (!replicate_noise(pot, cv, th, b, rng, obs_evals, v)) {
+      return std::numeric_limits<double>::quiet_NaN();
+    }
     if (!v.allFinite()) return std::numeric_limits<double>::quiet_NaN();
     acc += v;
   }
-  // v = (N^2/m) var_i: the variance of a batch-m estimate; a batch of b has m/b times it.
-  const double to_b = static_cast<double>(m) / (static_cast<double>(b) * probes);
+  // Rows' v = (N^2/m) var_i: the variance of a batch-m estimate; a batch of b has m/b times
+  // it. The replicates' is a batch-b estimate's already.
+  const double to_b = rows ? static_cast<double>(m) / (static_cast<double>(b) * probes) : 1.0 / probes;
   return (s.array().square() * acc.array()).maxCoeff() * to_b;
 }
 

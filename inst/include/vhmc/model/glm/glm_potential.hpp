@@ -100,6 +100,11 @@ class GlmPotential {
   // rows or "dpars" predictors). R's refusals read them (the layout's capabilities).
   const char* modeless_by() const;
   const char* no_minibatch_by() const;
+  // And the per-coordinate variance of a minibatch estimate (sghmc()'s noise estimate): none
+  // for group-level terms either (a row's share reaches their parameters through the
+  // effects' map; not derived).
+  const char* no_minibatch_noise_by() const;
+  bool minibatch_noise() const { return !*no_minibatch_noise_by(); }
   // Whether some rows are censored.
   bool censored() const { return !cens_rows_.empty(); }
   // The distributional predictors, or null; their smooths' scales.
@@ -245,8 +250,12 @@ class GlmPotential {
   template <class F>
   void censored_hessian(const Vec& theta, Vec& he, Mat& het, Mat& htt);
 
-  // The gathered rows' terms at theta (batch_.gather), or at theta_hat with at_hat.
+  // The gathered rows' terms at theta (batch_.gather), or at theta_hat with at_hat (models
+  // with group-level terms take the two estimates apart: minibatch_diff_with_terms()).
   void batch_terms(const Vec& theta, bool at_hat);
+  void batch_gradient_with_terms(const Vec& theta, Vec& g);
+  void minibatch_diff_with_terms(const Vec& theta, const Vec& theta_hat, const int* idx, Eigen::Index m, Vec& g,
+                                 Vec* noise_var);
 
   const GlmData* data_;
   GlmFamily family_;
@@ -270,7 +279,7 @@ class GlmPotential {
   bool prior_only_ = false;
   Vec eta_, r_, z_;  // per-observation buffers (linear predictor, d loglik / d eta, scratch)
   MinibatchRows batch_;
-  Vec prior_hat_;  // the priors' gradient at theta_hat (minibatch_grad_diff)
+  Vec prior_hat_;  // the priors' gradient at theta_hat (minibatch_grad_diff; with terms, the whole estimate)
   std::vector<Eigen::Index> cens_rows_;  // the censored rows
   Vec obs_w_;                            // the weights of the family's pass with censored rows
 };

@@ -100,14 +100,18 @@ class GroupTerm {
   bool of_mean() const { return d_.dpar < 0; }
   // eta_i += Z_i' b_{g_i}; needs prepare().
   void add_eta(Vec& eta) const {
-    for (Eigen::Index i = 0; i < d_.n; ++i) {
-      const Eigen::Index j = d_.group[i];
-      if (!d_.Z) {
-        eta[i] += b_(0, j);
-      } else {
-        for (Eigen::Index c = 0; c < d_.p; ++c) eta[i] += d_.Z[i + c * d_.n] * b_(c, j);
-      }
-    }
+    for (Eigen::Index i = 0; i < d_.n; ++i) add_row_effect(i, eta[i]);
+  }
+  // The same for the m rows idx of a minibatch: eta[k] += Z_i' b_{g_i}, i = idx[k].
+  void add_eta_rows(const int* idx, Eigen::Index m, Vec& eta) const {
+    for (Eigen::Index k = 0; k < m; ++k) add_row_effect(idx[k], eta[k]);
+  }
+  // effects_gradient() from a minibatch (glm/minibatch_rows.hpp): f sum_k r[k] Z_i over the
+  // level of each row i = idx[k], f = N / m, unbiased for the rows' sum G (each level's
+  // likelihood terms scaled like every other coordinate's; Welling & Teh 2011, eq. 1).
+  void scatter_rows(const int* idx, Eigen::Index m, const Vec& r, double f) {
+    G_.setZero(d_.p, d_.levels);
+    for (Eigen::Index k = 0; k < m; ++k) add_row_gradient(idx[k], f * r[k]);
   }
 
   // The effects b (p x J) at the last prepare().
@@ -129,6 +133,23 @@ class GroupTerm {
  private:
   template <class T>
   TermCovariance<T> covariance_at(const Vec& theta, bool dual) const;
+  // Row i's Z_i' b_{g_i} added to e; r Z_i added to G's column g_i.
+  void add_row_effect(Eigen::Index i, double& e) const {
+    const Eigen::Index j = d_.group[i];
+    if (!d_.Z) {
+      e += b_(0, j);
+    } else {
+      for (Eigen::Index c = 0; c < d_.p; ++c) e += d_.Z[i + c * d_.n] * b_(c, j);
+    }
+  }
+  void add_row_gradient(Eigen::Index i, double r) {
+    const Eigen::Index j = d_.group[i];
+    if (!d_.Z) {
+      G_(0, j) += r;
+    } else {
+      for (Eigen::Index c = 0; c < d_.p; ++c) G_(c, j) += r * d_.Z[i + c * d_.n];
+    }
+  }
   void scatter(const Vec& r);
   double centred_prior(Mat* db, Vec* dtau, Mat* dL) const;
   void chain_to_parameters(const Vec& dtau, const Mat& dL, Vec& g) const;
@@ -172,14 +193,7 @@ TermCovariance<T> GroupTerm::covariance_at(const Vec& theta, bool dual) const {
 // G = dloglik/db: G_j = sum_{i in level j} r_i Z_i.
 inline void GroupTerm::scatter(const Vec& r) {
   G_.setZero(d_.p, d_.levels);
-  for (Eigen::Index i = 0; i < d_.n; ++i) {
-    const Eigen::Index j = d_.group[i];
-    if (!d_.Z) {
-      G_(0, j) += r[i];
-    } else {
-      for (Eigen::Index c = 0; c < d_.p; ++c) G_(c, j) += r[i] * d_.Z[i + c * d_.n];
-    }
-  }
+  for (Eigen::Index i = 0; i < d_.n; ++i) add_row_gradient(i, r[i]);
 }
 
 // -log N(b_j | 0, D L L' D) summed over levels (constants dropped): with W = D^-1 b and

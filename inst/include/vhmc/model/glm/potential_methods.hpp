@@ -21,16 +21,26 @@ inline const char* GlmPotential::modeless_by() const {
   return "";
 }
 
+// Group-level terms take minibatches (their likelihood factorises over rows given the
+// effects, which are parameters); effects integrated out do not (the marginal likelihood
+// couples a level's rows).
 inline const char* GlmPotential::no_minibatch_by() const {
-  if (*modeless_by()) return modeless_by();
+  if (hs_) return "horseshoe";
+  if (sm_ || !dsm_.empty()) return "smooth";
+  if (has_marginal_term()) return "marginal";
   if (censored()) return "censored";
   if (dp_) return "dpars";
   return "";
 }
 
+inline const char* GlmPotential::no_minibatch_noise_by() const {
+  if (*no_minibatch_by()) return no_minibatch_by();
+  return terms_.empty() ? "" : "group";
+}
+
 inline void GlmPotential::require_minibatch() const {
-  require_no_hierarchy("minibatch gradients");
-  if (*no_minibatch_by()) throw std::logic_error("minibatch gradients are not available with censored rows or distributional predictors");
+  if (*no_minibatch_by())
+    throw std::logic_error(std::string("minibatch gradients are not available (") + no_minibatch_by() + ")");
 }
 
 inline bool GlmPotential::valid_categories() const {
@@ -46,10 +56,24 @@ inline bool GlmPotential::valid_categories() const {
 
 inline void GlmPotential::batch_terms(const Vec& theta, bool at_hat) {
   design_.set_beta(theta);
+  for (GroupTerm& t : terms_) t.prepare(theta, true);
   with_family(family_, [&](auto f) {
     using F = decltype(f);
-    batch_.terms<F>(design_, theta, aux_of<F>(theta), at_hat, n_aux_);
+    batch_.terms<F>(design_, theta, aux_of<F>(theta), at_hat, n_aux_, terms_);
   });
+}
+
+// The minibatch estimate with group-level terms, from the gathered rows (their terms at
+// theta, batch_terms()): the design's and aux coordinates from the rows, the priors, and
+// each term's prior with its likelihood share from the rows' scaled per-level sums.
+inline void GlmPotential::batch_gradient_with_terms(const Vec& theta, Vec& g) {
+  batch_.gradient(design_, aux_, g);
+  g.tail(dim() - (aux_ >= 0 ? aux_ + n_aux_ : design_.size())).setZero();
+  priors_.eval(theta, &g);
+  for (GroupTerm& t : terms_) {
+    t.scatter_rows(batch_.rows(), batch_.size(), batch_.r(), batch_.scale(design_));
+    t.finish(theta, nullptr, &g);
+  }
 }
 
 inline void GlmPotential::validate(const Prior& prior_intercept, const Prior& prior,
@@ -195,9 +219,12 @@ inline void GlmPotential::fisher_weights(const Vec& theta, Vec& lam, Vec& dlam) 
 
 inline void GlmPotential::minibatch_grad(const Vec& theta, const int* idx, Eigen::Index m, Vec& g, Vec* noise_var) {
   require_minibatch();
+  if (noise_var && *no_minibatch_noise_by())
+    throw std::logic_error("the minibatch noise variance is not available with group-level terms");
   if (g.size() != dim()) g.resize(dim());
   batch_.gather(design_, idx, m);
   batch_terms(theta, false);
+  if (!terms_.empty()) return batch_gradient_with_terms(theta, g);
   batch_.gradient(design_, aux_, g);
   priors_.eval(theta, &g);
   if (noise_var) {
@@ -209,6 +236,7 @@ inline void GlmPotential::minibatch_grad(const Vec& theta, const int* idx, Eigen
 inline void GlmPotential::minibatch_grad_diff(const Vec& theta, const Vec& theta_hat, const int* idx, Eigen::Index m,
                                               Vec& g, Vec* noise_var) {
   require_minibatch();
+  if (!terms_.empty()) return minibatch_diff_with_terms(theta, theta_hat, idx, m, g, noise_var);
   if (g.size() != dim()) g.resize(dim());
   batch_.gather(design_, idx, m);
   prior_hat_.setZero(dim());
@@ -223,6 +251,22 @@ inline void GlmPotential::minibatch_grad_diff(const Vec& theta, const Vec& theta
     noise_var->setZero(dim());
     batch_.variance(design_, aux_, *noise_var);
   }
+}
+
+// With group-level terms the estimate at theta less that at theta_hat, from the same rows:
+// a term's likelihood share reaches its parameters through the effects' map at each point
+// (b = D L z), so the two are not one difference of the rows' terms.
+inline void GlmPotential::minibatch_diff_with_terms(const Vec& theta, const Vec& theta_hat, const int* idx,
+                                                    Eigen::Index m, Vec& g, Vec* noise_var) {
+  if (noise_var) throw std::logic_error("the minibatch noise variance is not available with group-level terms");
+  if (g.size() != dim()) g.resize(dim());
+  prior_hat_.resize(dim());
+  batch_.gather(design_, idx, m);
+  batch_terms(theta_hat, false);
+  batch_gradient_with_terms(theta_hat, prior_hat_);
+  batch_terms(theta, false);
+  batch_gradient_with_terms(theta, g);
+  g -= prior_hat_;
 }
 
 }  // namespace vhmc
