@@ -272,12 +272,15 @@ check_fit <- function(fit, rhat_threshold = 1.01, ess_threshold = 400,
   ))
 }
 
-# What a fit with group-level terms can change to mix better: the other parameterisation.
+# What a fit with group-level terms can change to mix better: the other parameterisation,
+# or (the sampler says) another sampler.
 reparameterise_hint <- function(fit) {
   g <- fit$model$glmer
-  if (is.null(g) || isTRUE(g$marginal)) return("")
-  if (any(g$centred)) return("; for the group-level terms, try parameterization = \"noncentered\"")
-  "; for the group-level terms, try parameterization = \"centered\""
+  if (is.null(g)) return("")
+  other <- multilevel_hint(fit$sampler)
+  if (isTRUE(g$marginal)) return(other)
+  form <- if (any(g$centred)) "noncentered" else "centered"
+  paste0(other, "; for the group-level terms, try parameterization = \"", form, "\"")
 }
 
 # Each finding: the statistic (`value`) and, when it calls for action, a `message`.

@@ -295,6 +295,11 @@ check_sg_target <- function(sampler, target) {
 }
 check_target.vhmc_sghmc <- check_sg_target
 check_target.vhmc_sgld <- check_sg_target
+multilevel_hint.vhmc_sghmc <- function(sampler) {
+  paste0("; the diagonal metric of ", sampler_name(sampler), "() follows the ridge of fixed and group effects slowly: ",
+         "use nuts() where full gradients are affordable")
+}
+multilevel_hint.vhmc_sgld <- multilevel_hint.vhmc_sghmc
 uses_minibatch.vhmc_sghmc <- function(sampler) TRUE
 uses_minibatch.vhmc_sgld <- function(sampler) TRUE
 

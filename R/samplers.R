@@ -21,6 +21,8 @@
 #   uses_minibatch(s)             whether it takes minibatches of rows (a model then keeps the
 #                                 likelihood per row: no group effects integrated out)
 #   sampler_label(s), header_lines(s, fit), divergence_fix(s)   for printing and warnings
+#   multilevel_hint(s)            what the convergence warnings of a multilevel fit add ("" or
+#                                 "; ..."), where the sampler itself mixes poorly there
 
 new_sampler <- function(class, ...) {
   structure(list(...), class = c(paste0("vhmc_", class), "vhmc_sampler"))
@@ -142,6 +144,9 @@ metric_label <- function(label, sampler) {
 
 header_lines <- function(sampler, fit) UseMethod("header_lines")
 header_lines.vhmc_sampler <- function(sampler, fit) character()
+
+multilevel_hint <- function(sampler) UseMethod("multilevel_hint")
+multilevel_hint.vhmc_sampler <- function(sampler) ""
 
 divergence_fix <- function(sampler) UseMethod("divergence_fix")
 divergence_fix.vhmc_sampler <- function(sampler) {

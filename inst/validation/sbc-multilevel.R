@@ -36,3 +36,29 @@ sbc_crossed_model <- function(P = 30, I = 12, K = 3) {
   quantities <- sbc_quantities(draws, pars)
   list(simulate = simulate, fit = fit, quantities = quantities, exact_samplers = c("nuts", "hmc", "rwm"))
 }
+
+# A varying-intercept logistic model, y ~ x + (1 | g), J levels of n rows (a row-level
+# predictor x), for the stochastic-gradient samplers on a multilevel model (approximate: a
+# contrast, no pass flag) against nuts(). Priors as sbc_crossed_model()'s.
+sbc_varying_intercept_model <- function(J = 20, n = 15) {
+  draws <- c("(Intercept)", "x", "Sigma[g:(Intercept),(Intercept)]", "b[(Intercept) g:1]", "b[(Intercept) g:2]")
+  pars <- sub(",.*]", "]", draws)
+  simulate <- function() {
+    g <- factor(rep(seq_len(J), each = n))
+    x <- stats::rnorm(J * n)
+    a <- stats::rnorm(1)
+    beta <- stats::rnorm(1)
+    tau <- abs(stats::rt(1, 3))
+    u <- stats::rnorm(J, 0, tau)
+    y <- stats::rbinom(J * n, 1, stats::plogis(a + beta * (x - mean(x)) + u[as.integer(g)]))
+    truth <- c(a - beta * mean(x), beta, tau^2, u[1:2])
+    list(data = data.frame(y, x, g), truth = stats::setNames(truth, pars))
+  }
+  fit <- function(data, sampler, iter, seed) {
+    vhmc::vhmc_glm(y ~ x + (1 | g), data = data, family = stats::binomial(),
+                   prior = vhmc::normal(0, 1), prior_intercept = vhmc::normal(0, 1),
+                   prior_covariance = vhmc::lkj(scale = 1, df = 3, autoscale = FALSE),
+                   sampler = sampler, chains = 1, iter = iter, seed = seed, cores = 1, progress = FALSE)
+  }
+  list(simulate = simulate, fit = fit, quantities = sbc_quantities(draws, pars), exact_samplers = c("nuts", "hmc"))
+}

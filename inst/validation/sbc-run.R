@@ -32,7 +32,8 @@ sbc_model_table <- function() list(
   censored_lognormal = function() sbc_censored_model("lognormal", n = 60),
   location_scale = function() sbc_dpar_model(n = 60),
   location_scale_group = function() sbc_dpar_group_model(),
-  crossed_binomial = function() sbc_crossed_model()
+  crossed_binomial = function() sbc_crossed_model(),
+  varying_intercept = function() sbc_varying_intercept_model()
 )
 
 # One fit with its warnings and messages caught (counted, the first warning kept).

@@ -17,7 +17,8 @@
 #     [--models=logistic,gaussian,poisson,hierarchical] (also student, cumulative,
 #     zero_inflated_poisson, beta: the families of sbc-families.R; smooth, smooth_logistic:
 #     sbc-smooth.R; censored_gamma, censored_lognormal: sbc-censored.R; location_scale,
-#     location_scale_group: sbc-dpars.R; crossed_binomial: sbc-multilevel.R)
+#     location_scale_group: sbc-dpars.R; crossed_binomial, varying_intercept:
+#     sbc-multilevel.R)
 #     [--samplers=nuts,hmc,rwm,rmhmc,surrogate_hmc] [--out=vignettes/results/validation]
 # Each option can also be given as an environment variable VHMC_SBC_<NAME> (VHMC_SBC_REPS=20).
 # --samplers=demc runs differential-evolution MCMC on the models written in R (hierarchical),

@@ -63,3 +63,26 @@ test_that("control_variate = TRUE on a multilevel model anchors at the start's m
                         seed = 1, progress = FALSE),
                "has no mode, and the start found no point to anchor at")
 })
+
+test_that("a multilevel fit's convergence warnings name the sampler that mixes there", {
+  skip_on_cran()
+  run <- function(sampler) {
+    warns <- character()
+    withCallingHandlers(vhmc_glm(y ~ x + (1 | g), data = sg_glmer_data, family = binomial(), sampler = sampler,
+                                 chains = 2, iter = 200, seed = 7, progress = FALSE),
+                        warning = function(w) {
+                          warns <<- c(warns, conditionMessage(w))
+                          invokeRestart("muffleWarning")
+                        })
+    warns[grepl("^R-hat|^Bulk", warns)]
+  }
+  rwm_warns <- run(rwm())
+  expect_gt(length(rwm_warns), 0L)
+  expect_true(all(grepl("a random walk does not mix on a multilevel posterior of more than a few parameters: use nuts()",
+                        rwm_warns, fixed = TRUE)))
+  expect_true(all(grepl("try parameterization = ", rwm_warns, fixed = TRUE)))
+  sg_warns <- run(sgld(updates = 1))
+  expect_gt(length(sg_warns), 0L)
+  expect_true(all(grepl("the diagonal metric of sgld() follows the ridge of fixed and group effects slowly",
+                        sg_warns, fixed = TRUE)))
+})
