@@ -146,7 +146,7 @@ glm_target <- function(spec, model) {
       list(value = r$value[1L], gradient = r$gradient[1L, ])
     },
     potential_values = function(rows) vhmc_glm_potential(ptr, rows)$value,
-    mode = if (caps$has_mode) function(init) vhmc_glm_mode(ptr, null_start(ptr, init, null)),
+    mode = if (caps$has_mode && layout$has_hessian) function(init) vhmc_glm_mode(ptr, null_start(ptr, init, null)),
     user_values = function(theta) stats::setNames(as.numeric(to_user(matrix(theta, nrow = 1L))), nm),
     to_user = to_user, to_internal = function(rows) vhmc_glm_reported(ptr, rows, FALSE),
     n_obs = nrow(spec$X), ptr = ptr, family = model$family, null = null

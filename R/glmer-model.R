@@ -149,10 +149,11 @@ glmer_likelihood <- function(model, family, prior_only, minibatch = FALSE) {
   g
 }
 
-# The start of a model with group-level terms, from the non-centred target `target_nc`: the
+# The start of a model with group-level terms, from the target `target_nc` (non-centred, or the
+# marginal one when the effects are integrated out): the
 # marginal or sampled target, each term's parameterisation (in the model), the inits.
 glmer_start <- function(target_nc, spec, model, family, priors, sampler, init, seed, args, progress) {
-  target <- if (model$glmer$marginal) glmer_marginal_target(spec, model, priors, sampler, init, seed, args, progress) else
+  target <- if (model$glmer$marginal) glmer_marginal_target(spec, model, priors, sampler, init, seed, args, progress, target_nc) else
     glmer_sampled_target(spec, model, family, priors, target_nc, sampler, init, seed, args, progress)
   model$glmer$centred <- as.vector(target$centred)
   model$glmer$information_ratio <- attr(target$centred, "information_ratio")
@@ -182,9 +183,8 @@ glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler
 # The target with the one term's effects integrated out: its posterior (fixed effects, sigma,
 # covariance) has a mode, which L-BFGS finds as for the non-centred one; the effects are drawn
 # with the fit's seed.
-glmer_marginal_target <- function(spec, model, priors, sampler, init, seed, args, progress) {
+glmer_marginal_target <- function(spec, model, priors, sampler, init, seed, args, progress, target) {
   spec$cells <- FALSE
-  target <- glmer_target(spec, model, priors, rep(FALSE, length(model$glmer$terms)), marginal = TRUE, seed = seed)
   inits <- glm_inits("random", target, spec, args$chains, seed)
   start <- catch_interrupt(noncentred_mode_start(sampler, target, inits, init, seed, progress))
   if (!is.null(spec$smooths) || has_dpar_smooths(model)) {

@@ -278,11 +278,12 @@ fit_glm_model <- function(model, family, prior_args, sampler, args, seed, init, 
     model$glmer <- glmer_likelihood(model, family, isTRUE(spec$prior_only), uses_minibatch(sampler))
     spec$cells <- model$glmer$likelihood == "cells"
   }
-  target <- if (multilevel) glmer_target(spec, model, priors, rep(FALSE, length(model$glmer$terms))) else glm_target(spec, model)
+  seed <- resolve_seed(seed)
+  target <- if (multilevel) glmer_target(spec, model, priors, rep(FALSE, length(model$glmer$terms)),
+                                         marginal = model$glmer$marginal, seed = seed) else glm_target(spec, model)
   check_target(sampler, target)  # by the capabilities of the core's potential, before the start
   check_prior_pd(model, priors)
   check_identified(model, family, priors, spec, target, separation = !multilevel && !isTRUE(model$prior_PD))
-  seed <- resolve_seed(seed)
   model$priors <- priors
   start <- if (multilevel) glmer_start(target, spec, model, family, priors, sampler, init, seed, args, progress) else
     glm_start(target, spec, model, sampler, init, seed, args, progress)

@@ -42,6 +42,16 @@
 #' version (`base = "none"`) can put most of its mass far from the posterior (see the
 #' probit benchmark in `vignette("variational-hmc")`).
 #'
+#' **Multilevel models.** A model with sampled group-level effects has no posterior mode
+#' (a standard deviation can shrink with its effects) and is refused. The gaussian family's
+#' models whose effects [vhmc_glm()] integrates out (`parameterization = "auto"` or
+#' `"marginal"`: one term or nested ones) have one, in the fixed effects, sigma and the
+#' covariance parameters: this sampler takes them, from the mode of that marginal posterior
+#' (L-BFGS; the Laplace Hessian by differences of the gradient), and the effects are drawn
+#' afterwards from their conditional, as for [nuts()]. On lme4's `sleepstudy` with
+#' `(1 | Subject)` its means were within 2.2 Monte Carlo standard errors of NUTS's and its
+#' sds within 3.5%.
+#'
 #' @param hidden Number of hidden units; `NULL` uses `min(2000, max(50, 40 d))`.
 #' @param schedule The time constant of `mu_t`; `NULL` uses `train_until / 10`, so that
 #'   `mu` reaches `1 - exp(-10)` when training stops.

@@ -162,6 +162,7 @@ TEST_CASE("a group-level term takes the joint mode away, not minibatch gradients
   CHECK(std::string(pot.no_minibatch_by()).empty());
   CHECK(std::string(pot.no_minibatch_noise_by()) == "group");
   CHECK(pot.hierarchical());
+  CHECK_FALSE(pot.has_hessian());
   Vec g, v;
   const std::vector<int> idx{0, 1};
   CHECK_NOTHROW(pot.minibatch_grad(Vec::Zero(pot.dim()), idx.data(), 2, g, nullptr));

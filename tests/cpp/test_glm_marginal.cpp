@@ -91,8 +91,12 @@ TEST_CASE("marginal gaussian term: gradients match differences", "[glm][groups][
       GlmPotential pot(data, vt::fam::GaussianIdentity, true, Prior::normal(0.0, 5.0), Prior::normal(0.0, 2.0));
       pot.add_group_term(term(prob, cols, kind, true));
       REQUIRE(pot.dim() == 1 + prob.k + 1 + cols * (cols + 1) / 2);
-      // The marginal likelihood couples a level's rows: no minibatch gradients.
+      // The marginal likelihood couples a level's rows: no minibatch gradients. With no
+      // effects to shrink with a standard deviation, the posterior has a mode, but no
+      // analytic Hessian for the Newton search.
       CHECK(std::string(pot.no_minibatch_by()) == "marginal");
+      CHECK(std::string(pot.modeless_by()).empty());
+      CHECK_FALSE(pot.has_hessian());
       for (int rep = 0; rep < 3; ++rep) {
         const Vec theta = random_theta(pot.dim(), rng);
         vt::check_gradient(pot, theta, "p=" + std::to_string(cols));

@@ -112,7 +112,7 @@ test_that("a GLM's capabilities are its core potential's, and a refusal names wh
     tryCatch(vhmc_glm(..., data = d, chains = 1, iter = 100, seed = 1, progress = FALSE), error = conditionMessage)
   }
   # the core's layout says by which kind of block a capability is missing ...
-  expect_match(refusal(log(y) ~ x + (1 | g), sampler = surrogate_hmc()),
+  expect_match(refusal(log(y) ~ x + (1 | g), sampler = surrogate_hmc(), parameterization = "noncentered"),
                "a model with group-level terms has no mode: its density grows without bound as a standard deviation shrinks with its effects. Use nuts() (the default), hmc(), rwm(), sghmc() or sgld().", fixed = TRUE)
   expect_match(refusal(y ~ x + z, family = lognormal(), prior = hs(), sampler = variational_hmc()),
                "a model with a horseshoe prior has no mode", fixed = TRUE)

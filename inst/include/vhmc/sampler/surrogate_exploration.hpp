@@ -204,9 +204,12 @@ class SurrogateExploration : public Phase {
 };
 
 // The Laplace covariance (a chain started from the mode) is the exact scale of a
-// near-Gaussian posterior; a short exploration's covariance is not.
+// near-Gaussian posterior; a short exploration's covariance is not. A start's diagonal
+// (a multilevel model's, at the mode of its marginal posterior) gives the scales alone.
 template <class Chain>
 Standardizer SurrogateExploration<Chain>::standardizer() const {
+  if (x_.inv_metric && x_.inv_metric->cols() == 1)
+    return Standardizer::from_diagonal(moments_.mean(), x_.inv_metric->col(0));
   if (x_.inv_metric) return Standardizer::from_covariance(moments_.mean(), *x_.inv_metric);
   return Standardizer::from_covariance(moments_.mean(), moments_.regularized());
 }

@@ -91,9 +91,12 @@ class GlmPotential {
   const Horseshoe* horseshoe() const { return hs_ ? &*hs_ : nullptr; }
   // The smooth terms' scales, or null.
   const SmoothScales* smooths() const { return sm_ ? &*sm_ : nullptr; }
-  // Whether the posterior has parameters whose scale is another parameter (group-level
-  // terms, a horseshoe, smooths): no joint mode, no analytic Hessian.
+  // Whether the posterior has parameters whose scale is another parameter (sampled
+  // group-level terms, a horseshoe, smooths): no joint mode, no analytic Hessian.
   bool hierarchical() const { return *modeless_by() != '\0'; }
+  // Whether hessian() (the Newton mode's) is available: not with group-level terms, even
+  // integrated out (their marginal likelihood's Hessian is not derived), a horseshoe or smooths.
+  bool has_hessian() const { return terms_.empty() && !hs_ && !sm_ && dsm_.empty(); }
   // What the potential offers samplers, by the kind of block that takes it away ("" when
   // offered): a joint mode (none where a scale shrinks with what it scales: "group",
   // "horseshoe", "smooth") and minibatch gradients (none there either, nor with "censored"

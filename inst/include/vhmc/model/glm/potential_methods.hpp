@@ -14,8 +14,10 @@ inline void GlmPotential::require_no_hierarchy(const char* what) const {
   if (sm_) throw std::logic_error(std::string(what) + " is not available for models with smooth terms");
 }
 
+// Terms whose effects are integrated out leave a posterior with a mode (the covariance's
+// proper prior vanishes as a standard deviation shrinks; no effects shrink with it).
 inline const char* GlmPotential::modeless_by() const {
-  if (!terms_.empty()) return "group";
+  if (!terms_.empty() && !has_marginal_term()) return "group";
   if (hs_) return "horseshoe";
   if (sm_ || !dsm_.empty()) return "smooth";
   return "";
