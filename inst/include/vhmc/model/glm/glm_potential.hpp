@@ -98,9 +98,10 @@ class GlmPotential {
   // integrated out (their marginal likelihood's Hessian is not derived), a horseshoe or smooths.
   bool has_hessian() const { return terms_.empty() && !hs_ && !sm_ && dsm_.empty(); }
   // What the potential offers samplers, by the kind of block that takes it away ("" when
-  // offered): a joint mode (none where a scale shrinks with what it scales: "group",
-  // "horseshoe", "smooth") and minibatch gradients (none there either, nor with "censored"
-  // rows or "dpars" predictors). R's refusals read them (the layout's capabilities).
+  // offered): a joint mode (none where a scale shrinks with what it scales: sampled "group"
+  // effects, a "horseshoe", "smooth"s) and minibatch gradients (none with a "horseshoe",
+  // "smooth"s, effects integrated out, "marginal", "censored" rows or "dpars" predictors).
+  // R's refusals read them (the layout's capabilities).
   const char* modeless_by() const;
   const char* no_minibatch_by() const;
   // And the per-coordinate variance of a minibatch estimate (sghmc()'s noise estimate): none
