@@ -19,7 +19,8 @@ run <- function(name, sampler) {
   secs <- system.time(fit <- suppressWarnings(vhmc_glm(y ~ x1 + x2 + (1 | g), data = d, family = binomial(),
                                                        sampler = sampler, chains = 2, cores = 2, seed = 1,
                                                        progress = FALSE)))[["elapsed"]]
-  s <- posterior::summarise_draws(as_draws_df(fit), "mean", "sd", "rhat", "ess_bulk")
+  s <- as.data.frame(posterior::summarise_draws(as_draws_df(fit), "mean", "sd", "rhat", "ess_bulk"))
+  s[-1] <- lapply(s[-1], as.numeric)
   epochs <- if (is.null(fit$sg)) sum(fit$counts$n_grad) else sum(fit$sg$epochs_warmup + fit$sg$epochs_sampling) +
     fit$sg$epochs_mode[1]
   list(fit = fit, s = s, row = data.frame(sampler = name, N = N, levels = J, seconds = round(secs, 1),
