@@ -254,11 +254,11 @@ check_fit <- function(fit, rhat_threshold = 1.01, ess_threshold = 400,
     treedepth = treedepth_finding(fit, tab, total),
     ebfmi = ebfmi_finding(tab, ebfmi_threshold),
     na = na_finding(fit, conv),
-    rhat = rhat_finding(conv, rhat_threshold, reparameterise_hint(fit)),
+    rhat = rhat_finding(conv, rhat_threshold, multilevel_fix_hint(fit)),
     modes = modes_finding(fit, conv, rhat_threshold),
     ridge = ridge_finding(fit, conv, rhat_threshold, ess_threshold),
     ess_bulk = ess_finding(conv, "ess_bulk", "Bulk", ess_threshold,
-                           "Posterior means and medians may be unreliable.", reparameterise_hint(fit)),
+                           "Posterior means and medians may be unreliable.", multilevel_fix_hint(fit)),
     ess_tail = ess_finding(conv, "ess_tail", "Tail", ess_threshold,
                            "Posterior quantiles and intervals may be unreliable.")
   )
@@ -274,7 +274,7 @@ check_fit <- function(fit, rhat_threshold = 1.01, ess_threshold = 400,
 
 # What a fit with group-level terms can change to mix better: the other parameterisation,
 # or (the sampler says) another sampler.
-reparameterise_hint <- function(fit) {
+multilevel_fix_hint <- function(fit) {
   g <- fit$model$glmer
   if (is.null(g)) return("")
   other <- multilevel_hint(fit$sampler)
