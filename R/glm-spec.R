@@ -158,7 +158,7 @@ glm_target <- function(spec, model) {
 # (check_target(), R/samplers.R): what the model is, why it has no mode, which samplers it
 # takes.
 glm_capabilities <- function(layout) {
-  caps <- list(has_mode = !nzchar(layout$no_mode), minibatch = !nzchar(layout$no_minibatch),
+  caps <- list(has_mode = !nzchar(layout$no_mode), anchor = !nzchar(layout$no_anchor), minibatch = !nzchar(layout$no_minibatch),
                minibatch_noise = !nzchar(layout$no_minibatch_noise), metric_tensor = layout$has_fisher)
   by <- if (nzchar(layout$no_mode)) layout$no_mode else layout$no_minibatch
   if (!nzchar(by)) return(caps)

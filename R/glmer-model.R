@@ -170,13 +170,16 @@ glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler
   search <- start_how(sampler, init) == "mode" || (is.null(init) && uses_minibatch(sampler))
   start <- catch_interrupt(noncentred_mode_start(sampler, target_nc, inits_nc, init, seed, progress, search))
   centred <- choose_parameterization(model, family, target_nc, start, spec)
-  model$glmer$centred <- centred
   if (!is.null(spec$smooths) || has_dpar_smooths(model)) spec <- with_smooth_centring(spec, target_nc, start)
-  target <- glmer_target(spec, model, priors, centred)
-  target$start <- function(...) smooth_centred_start(centred_start(start, target_nc, target, model, spec), target, spec)
+  sampled <- sampled_form(spec, model, priors, target_nc, start, centred)
+  if (needs_anchor(sampler) && !is.null(start$mode_nc)) {
+    sampled <- anchored_form(sampled, spec, model, priors, target_nc, start, sampler, seed, progress)
+  }
+  target <- sampled$target
+  target$start <- function(...) sampled$start
   target$smooth_centred <- spec$smooths$centred
   target$inits <- start$inits
-  target$centred <- centred
+  target$centred <- sampled$centred
   target
 }
 

@@ -126,14 +126,27 @@
 #' `fixed_point_failures_sampling` and `step_size_capped`; when more than 2% of the
 #' transitions after warmup failed to solve, a message says so.
 #'
-#' **Multilevel models.** A model with sampled group-level effects has no posterior mode
-#' (a standard deviation can shrink with its effects) and is refused. The gaussian family's
-#' models whose effects [vhmc_glm()] integrates out (`parameterization = "auto"` or
-#' `"marginal"`: one term or nested ones) have one, in the fixed effects, sigma and the
-#' covariance parameters: this sampler takes them, from the mode of that marginal posterior
-#' (L-BFGS; the Laplace Hessian by differences of the gradient), and the effects are drawn
-#' afterwards from their conditional, as for [nuts()]. On lme4's `sleepstudy` with
-#' `(1 | Subject)` its means agree with NUTS's within their Monte Carlo error.
+#' **Multilevel models.** With the group-level effects sampled the joint posterior has no
+#' mode (a standard deviation can shrink with its effects), but where each level's rows say
+#' more about its effect than the prior does (the effects are then sampled centred) it has a
+#' local mode beside that funnel, with a Gaussian near it: the start moves there from the
+#' non-centred mode (L-BFGS; the Hessian by differences of the gradient), and the chains
+#' start, are standardised and train from it. Where the centred form has none (few rows a
+#' level) and `parameterization = "auto"`, the effects are sampled non-centred, whose
+#' posterior has a mode; where the Gaussian there does not describe the posterior either,
+#' the chains start near the mode without its metric and explore longer (a message says so;
+#' there the gradient is usually cheap and the chains hand over to NUTS). The Laplace
+#' covariance is dense (\eqn{d^2} numbers): for thousands of levels use [nuts()]. On a
+#' logistic model with \eqn{N = 10^6} rows, 10 predictors and `(1 | state)` over 50 states
+#' (`inst/bench/surrogate_multilevel.R`, 2 chains on 2 cores) this sampler gave
+#' min bulk ESS 1,591 in 27.5 s of the whole call, NUTS 1,369 in 1,514 s (64 times its ESS
+#' per second; NUTS spent 162,572 of its 188,731 gradients in warmup), means within 1.4
+#' combined Monte Carlo standard errors of NUTS's and sds within 6%. The gaussian family's models whose effects [vhmc_glm()] integrates out
+#' (`parameterization = "auto"` or `"marginal"`: one term or nested ones) have a mode in the
+#' fixed effects, sigma and the covariance parameters: this sampler takes them from there,
+#' and the effects are drawn afterwards from their conditional, as for [nuts()]; on lme4's
+#' `sleepstudy` with `(1 | Subject)` its means agree with NUTS's within their Monte Carlo
+#' error.
 #'
 #' @param hidden Number of hidden units (bases); `NULL` chooses it by held-out error (see
 #'   Details).

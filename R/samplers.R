@@ -35,7 +35,7 @@ is_sampler <- function(x) inherits(x, "vhmc_sampler")
 # Targets written in R take all but the minibatch samplers, demc() too, and rmhmc() only with
 # a metric tensor.
 sampler_needs <- list("nuts()" = NULL, "hmc()" = NULL, "rwm()" = NULL, "rmhmc()" = "metric_tensor",
-                      "surrogate_hmc()" = "has_mode", "variational_hmc()" = "has_mode", "sghmc()" = "minibatch",
+                      "surrogate_hmc()" = "anchor", "variational_hmc()" = "anchor", "sghmc()" = "minibatch",
                       "sgld()" = "minibatch")
 all_samplers <- names(sampler_needs)
 r_target_samplers <- "nuts(), hmc(), rwm(), demc(), surrogate_hmc(), variational_hmc(), or rmhmc() with a `metric_tensor`"
@@ -88,16 +88,20 @@ sampler_config <- function(sampler, run, target) UseMethod("sampler_config")
 check_target <- function(sampler, target) UseMethod("check_target")
 check_target.vhmc_sampler <- function(sampler, target) invisible()
 
-# Samplers that start from the posterior mode and its curvature (the Laplace anchor of
+# Samplers that start from a posterior mode and its curvature (the Laplace anchor of
 # variational HMC, surrogate HMC's start and exploration) need a target that has one
-# (`has_mode`: a multilevel model's joint posterior has none, nor a horseshoe's; `no_mode`
-# says why).
+# (`anchor`): a mode (`has_mode`), or where the joint posterior has none, a local one that
+# the start searches (sampled group-level effects, R/glmer-anchor.R); a horseshoe's and
+# smooths' posteriors have neither (`no_mode` says why).
 check_mode_target <- function(sampler, target) {
-  if (!isFALSE(target$has_mode)) return(invisible())
+  if (!isFALSE(target$anchor %||% target$has_mode)) return(invisible())
   stop_arg("sampler", sprintf("is %s(), which starts from the posterior mode and its curvature, and %s has no mode: %s",
                               sampler_name(sampler), target$description, target$no_mode),
            sprintf("Use %s.", target$samplers))
 }
+
+# Whether the sampler starts from a Laplace anchor (its needs, above).
+needs_anchor <- function(sampler) "anchor" %in% sampler_needs[[paste0(sampler_name(sampler), "()")]]
 
 start_method <- function(sampler) UseMethod("start_method")
 start_method.vhmc_sampler <- function(sampler) "mode"

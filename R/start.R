@@ -42,6 +42,11 @@ start_chains <- function(sampler, target, inits, init, seed, progress = FALSE) {
     plain$info <- start_info("random", conditionMessage(res), res$evaluations, res$hessians, seconds)
     return(plain)
   }
+  mode_start_result(sampler, target, inits, res, seconds)
+}
+
+# The start from mode_start()'s result `res` (found in `seconds`).
+mode_start_result <- function(sampler, target, inits, res, seconds) {
   inits$internal <- res$theta
   inits$user <- lapply(res$theta, target$user_values)
   inits$anchor <- res$anchors[[1]]
@@ -78,9 +83,10 @@ regularised_message <- function(reg, d, metric_regularised = TRUE) {
 
 # The Laplace approximation of each chain and its overdispersed start; signals a
 # "vhmc_no_mode" condition (with the evaluations spent) when there is no usable one.
-mode_start <- function(target, inits, seed, progress = FALSE) {
+# With `shared`, one search serves every chain (a GLM's mode is unique; a multilevel model's
+# local one is searched from one point).
+mode_start <- function(target, inits, seed, progress = FALSE, shared = !is.null(target$mode)) {
   chains <- length(inits$internal)
-  shared <- !is.null(target$mode)
   evals <- numeric(chains)
   hess <- numeric(chains)
   anchors <- vector("list", chains)
@@ -89,7 +95,7 @@ mode_start <- function(target, inits, seed, progress = FALSE) {
       anchors[[c]] <- anchors[[1]]
       next
     }
-    anchors[[c]] <- start_anchor(target, inits$internal[[c]], c, evals, hess, progress)
+    anchors[[c]] <- start_anchor(target, inits$internal[[c]], if (shared) 0L else c, evals, hess, progress)
     evals[c] <- anchors[[c]]$evaluations
     hess[c] <- anchors[[c]]$hessians
   }
@@ -102,7 +108,7 @@ mode_start <- function(target, inits, seed, progress = FALSE) {
     evals <- evals + vapply(anchors, function(a) a$regularised$evaluations, numeric(1))
     starts <- draw_starts(target, anchors, seed)
     evals <- evals + vapply(starts, `[[`, numeric(1), "evaluations")
-    if (!is.null(Find(function(s) !is.null(s$reason), starts))) no_mode(bad$reason, evals, hess)
+    if (!is.null(Find(function(s) !is.null(s$reason), starts))) no_mode(bad$reason, evals, hess, anchors)
     regularised <- list(reason = bad$reason, directions = vapply(anchors, function(a) {
       a$regularised$directions
     }, numeric(1)))
@@ -134,8 +140,9 @@ regularise_anchors <- function(target, anchors, shared) {
 # condition with the reason and the evaluations spent so far (the Newton search's own
 # are known only when it returns). evaluations: potential and gradient evaluations;
 # hessians: analytic Hessians.
+# chain = 0: the search serves every chain.
 start_anchor <- function(target, init, chain, evals, hess, progress = FALSE) {
-  label <- if (is.null(target$mode)) sprintf("Chain %d: mode search", chain) else "Mode search"
+  label <- if (chain > 0L) sprintf("Chain %d: mode search", chain) else "Mode search"
   progress_line(progress, "%s (%s)", label, if (is.null(target$mode))
     "L-BFGS, then the Hessian by central differences" else "Newton's method, shared by all chains")
   n <- 0
@@ -149,7 +156,7 @@ start_anchor <- function(target, init, chain, evals, hess, progress = FALSE) {
     withCallingHandlers(laplace_anchor(counted, init, target$mode, who = "mode search"),
                         warning = function(w) stop(conditionMessage(w), call. = FALSE)),
     error = function(e) e))
-  evals[chain] <- n
+  evals[max(chain, 1L)] <- n
   cov <- if (!inherits(la, "error")) tryCatch(chol2inv(chol(la$hessian)), error = function(e) NULL)
   if (is.null(cov) || !all(is.finite(cov))) {
     progress_line(progress, "%s: failed (%.1f s)", label, seconds)
@@ -162,9 +169,10 @@ start_anchor <- function(target, init, chain, evals, hess, progress = FALSE) {
   la
 }
 
-no_mode <- function(reason, evaluations, hessians) {
+# `anchors`: the modes and Hessians found, where only their Gaussian failed (else NULL).
+no_mode <- function(reason, evaluations, hessians, anchors = NULL) {
   stop(structure(class = c("vhmc_no_mode", "error", "condition"),
-                 list(message = reason, call = NULL, evaluations = evaluations, hessians = hessians)))
+                 list(message = reason, call = NULL, evaluations = evaluations, hessians = hessians, anchors = anchors)))
 }
 
 # A draw of N(mode, 2 S) for the chain's start, and whether the Gaussian predicts the rise

@@ -337,7 +337,8 @@ Rcpp::List vhmc_glm_layout(SEXP model) {
                                                   Rcpp::_["transform"] = transform, Rcpp::_["lower"] = lower,
                                                   Rcpp::_["stringsAsFactors"] = false),
       Rcpp::_["dim"] = pot.dim(), Rcpp::_["has_fisher"] = pot.has_fisher(), Rcpp::_["has_hessian"] = pot.has_hessian(),
-      Rcpp::_["no_mode"] = std::string(pot.modeless_by()), Rcpp::_["no_minibatch"] = std::string(pot.no_minibatch_by()),
+      Rcpp::_["no_mode"] = std::string(pot.modeless_by()),
+      Rcpp::_["no_anchor"] = std::string(pot.anchorless_by()), Rcpp::_["no_minibatch"] = std::string(pot.no_minibatch_by()),
       Rcpp::_["no_minibatch_noise"] = std::string(pot.no_minibatch_noise_by()));
 }
 

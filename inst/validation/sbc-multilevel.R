@@ -39,8 +39,10 @@ sbc_crossed_model <- function(P = 30, I = 12, K = 3) {
 
 # A varying-intercept logistic model, y ~ x + (1 | g), J levels of n rows (a row-level
 # predictor x), for the stochastic-gradient samplers on a multilevel model (approximate: a
-# contrast, no pass flag) against nuts(). Priors as sbc_crossed_model()'s.
-sbc_varying_intercept_model <- function(J = 20, n = 15) {
+# contrast, no pass flag) against nuts(); with few levels of many rows (varying_intercept_rich),
+# for surrogate_hmc(), which starts from the local mode of the centred form there
+# (R/glmer-anchor.R). Priors as sbc_crossed_model()'s.
+sbc_varying_intercept_model <- function(J = 20, n = 15, exact = c("nuts", "hmc")) {
   draws <- c("(Intercept)", "x", "Sigma[g:(Intercept),(Intercept)]", "b[(Intercept) g:1]", "b[(Intercept) g:2]")
   pars <- sub(",.*]", "]", draws)
   simulate <- function() {
@@ -60,5 +62,5 @@ sbc_varying_intercept_model <- function(J = 20, n = 15) {
                    prior_covariance = vhmc::lkj(scale = 1, df = 3, autoscale = FALSE),
                    sampler = sampler, chains = 1, iter = iter, seed = seed, cores = 1, progress = FALSE)
   }
-  list(simulate = simulate, fit = fit, quantities = sbc_quantities(draws, pars), exact_samplers = c("nuts", "hmc"))
+  list(simulate = simulate, fit = fit, quantities = sbc_quantities(draws, pars), exact_samplers = exact)
 }

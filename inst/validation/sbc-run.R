@@ -12,6 +12,8 @@ sbc_sampler_table <- function() list(
   demc = list(make = vhmc::demc, iter = 8000, exact = TRUE),
   rmhmc = list(make = vhmc::rmhmc, iter = 1000, exact = TRUE),
   surrogate_hmc = list(make = vhmc::surrogate_hmc, iter = 1000, exact = TRUE),
+  # the surrogate's own dynamics, where cheap gradients would hand the chain over to NUTS
+  surrogate_kept = list(make = function() vhmc::surrogate_hmc(fallback = FALSE), iter = 1000, exact = TRUE),
   variational_hmc = list(make = vhmc::variational_hmc, iter = 1000, exact = FALSE),
   sghmc = list(make = vhmc::sghmc, iter = 1000, exact = FALSE),
   sgld = list(make = vhmc::sgld, iter = 1000, exact = FALSE)
@@ -33,7 +35,8 @@ sbc_model_table <- function() list(
   location_scale = function() sbc_dpar_model(n = 60),
   location_scale_group = function() sbc_dpar_group_model(),
   crossed_binomial = function() sbc_crossed_model(),
-  varying_intercept = function() sbc_varying_intercept_model()
+  varying_intercept = function() sbc_varying_intercept_model(),
+  varying_intercept_rich = function() sbc_varying_intercept_model(J = 8, n = 60, exact = c("nuts", "surrogate_hmc", "surrogate_kept"))
 )
 
 # One fit with its warnings and messages caught (counted, the first warning kept).

@@ -17,13 +17,15 @@
 #     [--models=logistic,gaussian,poisson,hierarchical] (also student, cumulative,
 #     zero_inflated_poisson, beta: the families of sbc-families.R; smooth, smooth_logistic:
 #     sbc-smooth.R; censored_gamma, censored_lognormal: sbc-censored.R; location_scale,
-#     location_scale_group: sbc-dpars.R; crossed_binomial, varying_intercept:
-#     sbc-multilevel.R)
+#     location_scale_group: sbc-dpars.R; crossed_binomial, varying_intercept,
+#     varying_intercept_rich: sbc-multilevel.R)
 #     [--samplers=nuts,hmc,rwm,rmhmc,surrogate_hmc] [--out=vignettes/results/validation]
 # Each option can also be given as an environment variable VHMC_SBC_<NAME> (VHMC_SBC_REPS=20).
 # --samplers=demc runs differential-evolution MCMC on the models written in R (hierarchical),
 # with a population of 4 chains. --samplers=variational_hmc runs the approximate variational HMC as a contrast: it is
 # labelled approximate and has no pass flag. sghmc() and sgld() are approximate too.
+# --samplers=surrogate_kept runs surrogate_hmc(fallback = FALSE): the surrogate's dynamics
+# even where cheap gradients would hand the chain over to NUTS.
 
 script_dir <- function() {
   file <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))

@@ -150,7 +150,7 @@ TEST_CASE("the reported map gives the effects and Sigma of each term", "[glm][gr
   CHECK(tau2[0] == Approx(3.0 * tau[0]));
 }
 
-TEST_CASE("a group-level term takes the joint mode away, not minibatch gradients, and says so", "[glm][groups]") {
+TEST_CASE("a group-level term takes the joint mode away, not a local anchor or minibatch gradients, and says so", "[glm][groups]") {
   const GroupProblem prob = group_problem(vt::fam::PoissonLog, 5);
   const GlmData data(prob.X.data(), prob.n, prob.k, prob.y.data());
   GlmPotential pot(data, vt::fam::PoissonLog, true, Prior::flat(), Prior::flat());
@@ -159,6 +159,7 @@ TEST_CASE("a group-level term takes the joint mode away, not minibatch gradients
   CHECK_FALSE(pot.hierarchical());
   pot.add_group_term(term(prob, 1, false, CovPriorKind::Decov, false));
   CHECK(std::string(pot.modeless_by()) == "group");
+  CHECK(std::string(pot.anchorless_by()).empty());
   CHECK(std::string(pot.no_minibatch_by()).empty());
   CHECK(std::string(pot.no_minibatch_noise_by()) == "group");
   CHECK(pot.hierarchical());

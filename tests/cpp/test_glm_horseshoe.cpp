@@ -218,4 +218,7 @@ TEST_CASE("horseshoe: bad settings and unavailable paths are refused", "[glm][ho
   GlmPotential pot(data, vt::fam::BinomialLogit, true, Prior::flat(), Prior::horseshoe(hs_spec(false, false)));
   vhmc::Mat H;
   CHECK_THROWS_AS(pot.hessian(Vec::Zero(pot.dim()), H), std::logic_error);
+  // No joint mode, and no local one is searched (the samplers that start from one refuse it).
+  CHECK(std::string(pot.modeless_by()) == "horseshoe");
+  CHECK(std::string(pot.anchorless_by()) == "horseshoe");
 }

@@ -24,3 +24,57 @@ test_that("surrogate_hmc() and variational_hmc() sample a gaussian model with it
   expect_true(all(abs(v$mean - ref$mean) < 0.2 * ref$sd + 4 * sqrt(v$mcse_mean^2 + ref$mcse_mean^2)))
   expect_true(all(v$sd / ref$sd > 0.8 & v$sd / ref$sd < 1.25))
 })
+
+# With the effects sampled the joint posterior has no mode, but where each level's rows
+# outweigh its prior the centred form has a local one, with a Gaussian near it: the start
+# moves there from the non-centred mode (R/glmer-anchor.R), and surrogate_hmc() and
+# variational_hmc() start, standardise and (the surrogate's quadratic base) train from it.
+strong_levels_data <- function(n = 4000, J = 8, seed = 3) {
+  set.seed(seed)
+  g <- sample(J, n, TRUE)
+  d <- data.frame(x = rnorm(n), z = rnorm(n), g = factor(g))
+  d$y <- rbinom(n, 1, plogis(-0.3 + 0.6 * d$x - 0.4 * d$z + rnorm(J, 0, 0.6)[g]))
+  d
+}
+
+test_that("surrogate_hmc() and variational_hmc() sample sampled group effects from the local mode (issue 42, items 2 and 6)", {
+  skip_on_cran()
+  d <- strong_levels_data()
+  fit_with <- function(sampler) {
+    vhmc_glm(y ~ x + z + (1 | g), data = d, family = binomial(), sampler = sampler, seed = 1, progress = FALSE)
+  }
+  moments <- function(fit) posterior::summarise_draws(as_draws_df(fit), "mean", "sd", "mcse_mean")
+  ref <- moments(fit_with(nuts()))
+  sur <- fit_with(surrogate_hmc(fallback = FALSE))
+  expect_true(sur$model$glmer$centred)
+  expect_identical(sur$start$method, "mode")
+  expect_true(all(surrogate_info(sur)$quadratic == "mode Hessian"))
+  expect_true(all(sur$counts$n_grad_sampling == 0))
+  s <- moments(sur)[match(ref$variable, moments(sur)$variable), ]
+  # exact: the means agree within the Monte Carlo error of both
+  z <- abs(s$mean - ref$mean) / sqrt(s$mcse_mean^2 + ref$mcse_mean^2)
+  expect_true(all(z < 5), info = paste(round(z, 2), collapse = " "))
+  # approximate (variational HMC): within 0.2 posterior sd, sds within 20%
+  v <- suppressWarnings(moments(fit_with(variational_hmc())))
+  v <- v[match(ref$variable, v$variable), ]
+  expect_true(all(abs(v$mean - ref$mean) < 0.2 * ref$sd + 4 * sqrt(v$mcse_mean^2 + ref$mcse_mean^2)))
+  expect_true(all(v$sd / ref$sd > 0.8 & v$sd / ref$sd < 1.25))
+})
+
+test_that("without a usable local mode the surrogate starts near the non-centred mode, or is refused with the fix", {
+  skip_on_cran()
+  set.seed(2)
+  g <- rep(1:20, each = 15)
+  d <- data.frame(g = factor(g), x = rnorm(300))
+  d$y <- rbinom(300, 1, plogis(0.2 + 0.5 * d$x + rnorm(20, 0, 0.8)[g]))
+  # few rows a level: the non-centred posterior's mode is far from Gaussian (a funnel's neck)
+  expect_message(fit <- suppressWarnings(vhmc_glm(y ~ x + (1 | g), data = d, family = binomial(), sampler = surrogate_hmc(),
+                                                  chains = 2, iter = 600, seed = 1, progress = FALSE)),
+                 "the Gaussian at the posterior mode does not describe this multilevel posterior")
+  expect_false(fit$model$glmer$centred)
+  expect_true(all(is.finite(as.matrix(fit))))
+  # centred by request: the optimiser slides into the funnel, no local mode
+  expect_error(vhmc_glm(y ~ x + (1 | g), data = d, family = binomial(), sampler = surrogate_hmc(),
+                        parameterization = "centered", progress = FALSE),
+               "this multilevel model's sampled posterior has none: .*Use parameterization = \"auto\", or nuts\\(\\)")
+})

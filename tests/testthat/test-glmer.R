@@ -284,14 +284,9 @@ test_that("nuts, hmc and rwm sample multilevel models; rmhmc, surrogate and vari
     z <- abs(as.numeric(m$mean) - as.numeric(r$mean)) / sqrt(as.numeric(m$mcse_mean)^2 + as.numeric(r$mcse_mean)^2)
     expect_true(all(z < 5), info = paste(class(s)[1], paste(round(z, 2), collapse = " ")))
   }
-  # Refused from the target's capabilities, before anything runs (sghmc() and sgld() take
-  # them: test-sg-glmer.R).
+  # Refused from the target's capabilities, before anything runs (the other samplers take
+  # them: test-sg-glmer.R, test-glmer-modes.R).
   expect_error(vhmc_glm(y ~ x + (1 | g1), data = d, sampler = rmhmc()), "rmhmc\\(\\), which needs a metric tensor")
-  # ... with the effects sampled; integrated out (test-glmer-modes.R), the posterior has a mode.
-  for (s in list(surrogate_hmc(), variational_hmc())) {
-    expect_error(vhmc_glm(y ~ x + (1 | g1), data = d, sampler = s, parameterization = "noncentered"),
-                 "starts from the posterior mode and its curvature, and a model with group-level terms has no mode")
-  }
   expect_error(vhmc_glm(y ~ x + (1 | g1), data = d, init = c(a = 1)), "`init` must be NULL or \"random\"")
   expect_error(vhmc_glm(y ~ x + (1 | g1), data = d, prior_covariance = normal()), "must be decov\\(\\) or lkj\\(\\)")
   expect_error(vhmc_glm(y ~ x + (1 | g1), data = d, parameterization = "centred"), "must be one of \"auto\"")

@@ -103,6 +103,11 @@ class GlmPotential {
   // "smooth"s, effects integrated out, "marginal", "censored" rows or "dpars" predictors).
   // R's refusals read them (the layout's capabilities).
   const char* modeless_by() const;
+  // A Laplace anchor (a local mode with its curvature, for the samplers that start from one)
+  // where there is no joint mode: sampled group effects leave one beside the funnel when
+  // their levels' data outweigh the prior (and the non-centred form a mode), which the
+  // start searches; a "horseshoe" and "smooth"s are not searched.
+  const char* anchorless_by() const;
   const char* no_minibatch_by() const;
   // And the per-coordinate variance of a minibatch estimate (sghmc()'s noise estimate): none
   // for group-level terms either (a row's share reaches their parameters through the

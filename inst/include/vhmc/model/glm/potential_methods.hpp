@@ -23,6 +23,12 @@ inline const char* GlmPotential::modeless_by() const {
   return "";
 }
 
+inline const char* GlmPotential::anchorless_by() const {
+  if (hs_) return "horseshoe";
+  if (sm_ || !dsm_.empty()) return "smooth";
+  return "";
+}
+
 // Group-level terms take minibatches (their likelihood factorises over rows given the
 // effects, which are parameters); effects integrated out do not (the marginal likelihood
 // couples a level's rows).
