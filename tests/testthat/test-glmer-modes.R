@@ -48,7 +48,6 @@ test_that("surrogate_hmc() and variational_hmc() sample sampled group effects fr
   sur <- fit_with(surrogate_hmc(fallback = FALSE))
   expect_true(sur$model$glmer$centred)
   expect_identical(sur$start$method, "mode")
-  expect_true(all(surrogate_info(sur)$quadratic == "mode Hessian"))
   expect_true(all(sur$counts$n_grad_sampling == 0))
   s <- moments(sur)[match(ref$variable, moments(sur)$variable), ]
   # exact: the means agree within the Monte Carlo error of both
@@ -67,10 +66,17 @@ test_that("without a usable local mode the surrogate starts near the non-centred
   g <- rep(1:20, each = 15)
   d <- data.frame(g = factor(g), x = rnorm(300))
   d$y <- rbinom(300, 1, plogis(0.2 + 0.5 * d$x + rnorm(20, 0, 0.8)[g]))
-  # few rows a level: the non-centred posterior's mode is far from Gaussian (a funnel's neck)
-  expect_message(fit <- suppressWarnings(vhmc_glm(y ~ x + (1 | g), data = d, family = binomial(), sampler = surrogate_hmc(),
-                                                  chains = 2, iter = 600, seed = 1, progress = FALSE)),
-                 "the Gaussian at the posterior mode does not describe this multilevel posterior")
+  # few rows a level: the centred form has no local mode (where its information ratio chose
+  # it), and the non-centred posterior's mode may be far from Gaussian (a funnel's neck)
+  said <- character()
+  fit <- withCallingHandlers(
+    suppressWarnings(vhmc_glm(y ~ x + (1 | g), data = d, family = binomial(), sampler = surrogate_hmc(),
+                              chains = 2, iter = 600, seed = 1, progress = FALSE)),
+    message = function(m) {
+      said <<- c(said, conditionMessage(m))
+      invokeRestart("muffleMessage")
+    })
+  expect_true(any(grepl("the centred form has no local posterior mode here|the Gaussian at the posterior mode does not describe", said)))
   expect_false(fit$model$glmer$centred)
   expect_true(all(is.finite(as.matrix(fit))))
   # centred by request: the optimiser slides into the funnel, no local mode
