@@ -174,6 +174,8 @@ glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler
   sampled <- sampled_form(spec, model, priors, target_nc, start, centred)
   if (needs_anchor(sampler) && !is.null(start$mode_nc)) {
     sampled <- anchored_form(sampled, spec, model, priors, target_nc, start, sampler, seed, progress)
+  } else if (anchor_helps(sampled, start, sampler)) {
+    sampled <- anchored_if_found(sampled, sampler, seed, progress)
   }
   target <- sampled$target
   target$start <- function(...) sampled$start

@@ -131,7 +131,13 @@
 #'   inst/bench/parameterization_grid.R), I_j being the Fisher information of level j's rows about its effect
 #'   (for a distributional formula's term, the observed information, from the gradient)
 #'   and tau^2 a moment estimate of the term's variance (DerSimonian and Laird 1986); under
-#'   `prior_PD = TRUE` non-centred. `"marginal"`, `"centered"` or `"noncentered"` ask for one
+#'   `prior_PD = TRUE` non-centred. With a centred term and at most 500 parameters the chains
+#'   start at the centred posterior's local mode (searched from the non-centred mode), drawn
+#'   from its Laplace approximation with that covariance as their metric, where it has one
+#'   whose Gaussian describes the posterior (levels with many rows; a logistic model with
+#'   50 levels of 2,000 rows: NUTS's warmup took 21 times fewer gradients than from the
+#'   non-centred start); otherwise they start near the non-centred mode.
+#'   `"marginal"`, `"centered"` or `"noncentered"` ask for one
 #'   of these. The choice is in `fit$model$glmer$marginal`, `fit$model$glmer$centred` (the
 #'   ratios in `fit$model$glmer$information_ratio`) and in `print()`. A
 #'   gaussian likelihood with sampled effects is computed, exactly, from sums over the cells
