@@ -139,9 +139,9 @@
 #' covariance is dense (\eqn{d^2} numbers): for thousands of levels use [nuts()]. On a
 #' logistic model with \eqn{N = 10^6} rows, 10 predictors and `(1 | state)` over 50 states
 #' (`inst/bench/surrogate_multilevel.R`, 2 chains on 2 cores) this sampler gave
-#' min bulk ESS 1,591 in 27.5 s of the whole call, NUTS 1,369 in 1,514 s (64 times its ESS
-#' per second; NUTS spent 162,572 of its 188,731 gradients in warmup), means within 1.4
-#' combined Monte Carlo standard errors of NUTS's and sds within 6%. The gaussian family's models whose effects [vhmc_glm()] integrates out
+#' min bulk ESS 1,591 in 36.4 s of the whole call (1,243 true gradients), NUTS 2,680 in
+#' 195 s (20,069 gradients; both from the same local mode): 3.2 times NUTS's ESS per
+#' second, means within 1.7 combined Monte Carlo standard errors of NUTS's, sds within 15%. The gaussian family's models whose effects [vhmc_glm()] integrates out
 #' (`parameterization = "auto"` or `"marginal"`: one term or nested ones) have a mode in the
 #' fixed effects, sigma and the covariance parameters: this sampler takes them from there,
 #' and the effects are drawn afterwards from their conditional, as for [nuts()]; on lme4's
