@@ -39,12 +39,15 @@ anchored_form <- function(sampled, spec, model, priors, target_nc, start, sample
     found <- c(list(list(sampled = nc, start = anchored_start(sampler, nc, seed, progress))), found)
   }
   full <- Find(Negate(failed_anchor), found)
-  if (!is.null(full) && length(found) > 1L) {
-    message(sprintf("%s(): the centred form has no local posterior mode here (%s); %s", sampler_name(sampler),
-                    sub("\\.$", "", conditionMessage(found[[2]]$start)),
-                    "the group-level effects are sampled non-centred, whose posterior has one."))
+  if (!is.null(full)) {
+    if (length(found) > 1L) {
+      message(sprintf("%s(): the centred form has no local posterior mode here (%s); %s", sampler_name(sampler),
+                      sub("\\.$", "", conditionMessage(found[[2]]$start)),
+                      "the group-level effects are sampled non-centred, whose posterior has one."))
+    }
+    for (f in Filter(failed_anchor, found)) full$start <- with_spent(full$start, f$start)
+    return(replace(full$sampled, "start", list(full$start)))
   }
-  if (!is.null(full)) return(replace(full$sampled, "start", list(full$start)))
   loose <- Find(function(f) !is.null(f$start$anchors), found)
   if (!is.null(loose)) return(loose_anchor(loose$sampled, loose$start, sampler))
   stop_arg("sampler", sprintf(paste("is %s(), which starts from a posterior mode and its curvature, and this",
@@ -67,7 +70,16 @@ anchor_helps <- function(sampled, start, sampler) {
 # describes the posterior, else as it was.
 anchored_if_found <- function(sampled, sampler, seed, progress) {
   anchored <- anchored_start(sampler, sampled, seed, progress)
-  if (inherits(anchored, "vhmc_no_mode")) sampled else replace(sampled, "start", list(anchored))
+  if (!inherits(anchored, "vhmc_no_mode")) return(replace(sampled, "start", list(anchored)))
+  sampled$start <- with_spent(sampled$start, anchored)
+  sampled
+}
+
+# The start with the evaluations of a search that failed (a "vhmc_no_mode" condition) added
+# to its cost (fit$start).
+with_spent <- function(start, failed) {
+  start$info$evaluations <- start$info$evaluations + failed$evaluations
+  start
 }
 
 failed_anchor <- function(found) inherits(found$start, "vhmc_no_mode")
@@ -83,8 +95,7 @@ loose_anchor <- function(sampled, failed, sampler) {
   start$inv_metric <- NULL
   start$laplace <- lapply(failed$anchors, function(a) list(mode = a$mode, hessian = a$hessian))
   start$inits$anchor <- failed$anchors[[1]]
-  start$info$evaluations <- start$info$evaluations + failed$evaluations
-  sampled$start <- start
+  sampled$start <- with_spent(start, failed)
   sampled
 }
 

@@ -79,6 +79,14 @@ test_that("without a usable local mode the surrogate starts near the non-centred
   expect_true(any(grepl("the centred form has no local posterior mode here|the Gaussian at the posterior mode does not describe", said)))
   expect_false(fit$model$glmer$centred)
   expect_true(all(is.finite(as.matrix(fit))))
+  # nuts() keeps the non-centred start there, and the failed search counts in the start's cost
+  quick <- function(form) {
+    suppressWarnings(vhmc_glm(y ~ x + (1 | g), data = d, family = binomial(), parameterization = form,
+                              chains = 2, iter = 200, seed = 1, progress = FALSE))
+  }
+  centred <- quick("centered")
+  expect_gt(sum(centred$start$evaluations), sum(quick("noncentered")$start$evaluations))
+  expect_identical(centred$start$method, "mode")
   # centred by request: the optimiser slides into the funnel, no local mode
   expect_error(vhmc_glm(y ~ x + (1 | g), data = d, family = binomial(), sampler = surrogate_hmc(),
                         parameterization = "centered", progress = FALSE),
