@@ -61,6 +61,20 @@ anchored_form <- function(sampled, spec, model, priors, target_nc, start, sample
 # Newton step; beyond it memory stays linear in the levels (R/start-noncentred.R).
 anchor_max_dim <- 500L
 
+# Beyond this many parameters the samplers that need an anchor are refused: its dense
+# covariance (8 d^2 bytes: 32 MB at 2,000) and the 2 d gradients of each Hessian cost more
+# than NUTS's whole warmup, and a surrogate's training points grow with d.
+anchor_refuse_dim <- 2000L
+
+check_anchor_dim <- function(target, sampler) {
+  d <- length(target$internal_names)
+  if (d <= anchor_refuse_dim) return(invisible())
+  stop_arg("sampler", sprintf(paste("is %s(), which starts from a posterior mode and its dense curvature, and this",
+                                    "multilevel model samples %d parameters (its group-level effects; at most %d here)"),
+                              sampler_name(sampler), d, anchor_refuse_dim),
+           "Use nuts(), whose memory stays linear in the number of levels.")
+}
+
 anchor_helps <- function(sampled, start, sampler) {
   any(sampled$centred) && !is.null(start$mode_nc) && !uses_minibatch(sampler) &&
     length(sampled$target$internal_names) <= anchor_max_dim

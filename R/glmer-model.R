@@ -164,6 +164,7 @@ glmer_start <- function(target_nc, spec, model, family, priors, sampler, init, s
 # The target with the effects sampled: the start at the non-centred mode, each term centred or
 # not as its data say (R/glmer-start.R).
 glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler, init, seed, args, progress) {
+  if (needs_anchor(sampler)) check_anchor_dim(target_nc, sampler)
   inits_nc <- glm_inits("random", target_nc, spec, args$chains, seed)
   # A minibatch sampler starts at random, but each term's form needs the mode as much as for
   # the others (and its control variate an anchor: the mode mapped to the sampled form).

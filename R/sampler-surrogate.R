@@ -136,7 +136,8 @@
 #' posterior has a mode; where the Gaussian there does not describe the posterior either,
 #' the chains start near the mode without its metric and explore longer (a message says so;
 #' there the gradient is usually cheap and the chains hand over to NUTS). The Laplace
-#' covariance is dense (\eqn{d^2} numbers): for thousands of levels use [nuts()]. On a
+#' covariance is dense (\eqn{d^2} numbers): beyond 2,000 parameters this sampler is
+#' refused (use [nuts()]). On a
 #' logistic model with \eqn{N = 10^6} rows, 10 predictors and `(1 | state)` over 50 states
 #' (`inst/bench/surrogate_multilevel.R`, 2 chains on 2 cores) this sampler gave
 #' min bulk ESS 1,591 in 36.4 s of the whole call (1,243 true gradients), NUTS 2,680 in

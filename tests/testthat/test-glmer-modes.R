@@ -87,6 +87,11 @@ test_that("without a usable local mode the surrogate starts near the non-centred
   centred <- quick("centered")
   expect_gt(sum(centred$start$evaluations), sum(quick("noncentered")$start$evaluations))
   expect_identical(centred$start$method, "mode")
+  # too many parameters for a dense anchor: refused before the start
+  many <- data.frame(g = factor(rep(1:2100, each = 2)), x = rnorm(4200))
+  many$y <- rbinom(4200, 1, 0.5)
+  expect_error(vhmc_glm(y ~ x + (1 | g), data = many, family = binomial(), sampler = variational_hmc(), progress = FALSE),
+               "samples 2103 parameters .*Use nuts\\(\\), whose memory stays linear")
   # centred by request: the optimiser slides into the funnel, no local mode
   expect_error(vhmc_glm(y ~ x + (1 | g), data = d, family = binomial(), sampler = surrogate_hmc(),
                         parameterization = "centered", progress = FALSE),
