@@ -128,7 +128,6 @@ anchored_start <- function(sampler, sampled, seed, progress) {
                                              vhmc_no_mode = function(e) e))
   if (inherits(res, "vhmc_no_mode")) return(res)
   anchored <- mode_start_result(sampler, sampled$target, inits, res, seconds)
-  anchored$inits$mode_point <- inits$mode_point
   anchored$mode_nc <- start$mode_nc
   anchored$info$evaluations <- anchored$info$evaluations + start$info$evaluations
   anchored$info$seconds <- anchored$info$seconds + start$info$seconds
