@@ -30,7 +30,8 @@ sampled_form <- function(spec, model, priors, target_nc, start, centred) {
 # (under "auto", when some term is centred) of the non-centred ones. Where a mode was found
 # but its Gaussian does not describe the posterior, the chains start as without it (near the
 # non-centred mode, the exploration learning the scales) and the surrogate's quadratic base
-# may still take its Hessian; where none was found, a clear error.
+# may still take its Hessian; where none was found, a clear error. The messages give the
+# search's finding without a flat GLM's advice about priors and init: the funnel is the cause.
 anchored_form <- function(sampled, spec, model, priors, target_nc, start, sampler, seed, progress) {
   found <- list(list(sampled = sampled, start = anchored_start(sampler, sampled, seed, progress)))
   if (any(sampled$centred) && model$glmer$parameterization == "auto" && failed_anchor(found[[1]])) {
@@ -42,7 +43,7 @@ anchored_form <- function(sampled, spec, model, priors, target_nc, start, sample
   if (!is.null(full)) {
     if (length(found) > 1L) {
       message(sprintf("%s(): the centred form has no local posterior mode here (%s); %s", sampler_name(sampler),
-                      anchor_reason(found[[2]]$start),
+                      found[[2]]$start$finding,
                       "the group-level effects are sampled non-centred, whose posterior has one."))
     }
     for (f in Filter(failed_anchor, found)) full$start <- with_spent(full$start, f$start)
@@ -52,7 +53,7 @@ anchored_form <- function(sampled, spec, model, priors, target_nc, start, sample
   if (!is.null(loose)) return(loose_anchor(loose$sampled, loose$start, sampler))
   stop_arg("sampler", sprintf(paste("is %s(), which starts from a posterior mode and its curvature, and this",
                                     "multilevel model's sampled posterior has none: %s"),
-                              sampler_name(sampler), anchor_reason(found[[1]]$start)),
+                              sampler_name(sampler), found[[1]]$start$finding),
            if (model$glmer$parameterization == "centered") "Use parameterization = \"auto\", or nuts()." else "Use nuts().")
 }
 
@@ -96,10 +97,6 @@ with_spent <- function(start, failed) {
   start
 }
 
-# Why a search found no usable local mode, without the advice a flat GLM's search adds
-# (proper priors, init), which misleads here: the funnel, not the priors, is the cause.
-anchor_reason <- function(failed) sub("[.] +(The posterior may have|Check|Supply).*$", "", sub("[.]$", "", conditionMessage(failed)))
-
 failed_anchor <- function(found) inherits(found$start, "vhmc_no_mode")
 
 # The start without the Laplace metric and dispersion (the chains near the non-centred mode,
@@ -108,7 +105,7 @@ failed_anchor <- function(found) inherits(found$start, "vhmc_no_mode")
 loose_anchor <- function(sampled, failed, sampler) {
   message(sprintf(paste("%s(): the Gaussian at the posterior mode does not describe this multilevel posterior",
                         "(%s); the chains start near the mode and their exploration learns its scales."),
-                  sampler_name(sampler), anchor_reason(failed)))
+                  sampler_name(sampler), failed$finding))
   start <- sampled$start
   start$inv_metric <- NULL
   start$laplace <- lapply(failed$anchors, function(a) list(mode = a$mode, hessian = a$hessian))

@@ -44,23 +44,22 @@ laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_h
   hess <- search$hessian
   g <- G(theta)
   if (!is.finite(U(theta)) || !all(is.finite(g)) || !all(is.finite(hess))) {
-    stop(who, ": no finite posterior mode was found (the optimiser ended at a point ",
-         "where the log density or its gradient is not finite). Check that the posterior is ",
-         "proper (e.g. priors on every parameter) or supply `init` near the mode.", call. = FALSE)
+    anchor_failure(who, paste("no finite posterior mode was found (the optimiser ended at a point",
+                              "where the log density or its gradient is not finite)"),
+                   "Check that the posterior is proper (e.g. priors on every parameter) or supply `init` near the mode.")
   }
   scale <- sqrt(sum(g^2)) / max(1, sqrt(sum(diag(hess)^2)))
   if (!search$converged && scale > 1e-3) {
-    stop(who, ": the mode search did not converge (gradient norm ",
-         format(signif(sqrt(sum(g^2)), 3)), "). The posterior may have no finite mode; check ",
-         "the priors or supply `init` near the mode.", call. = FALSE)
+    anchor_failure(who, paste0("the mode search did not converge (gradient norm ", format(signif(sqrt(sum(g^2)), 3)), ")"),
+                   "The posterior may have no finite mode; check the priors or supply `init` near the mode.")
   }
   ev <- eigen(hess, symmetric = TRUE, only.values = TRUE)$values
   top <- max(abs(ev), 1e-300)
   if (abs(min(ev)) <= 1e-10 * top || min(ev) < -1e-3 * top) {
-    stop(who, ": the optimiser's end point is not a finite posterior mode (the ",
-         "Hessian there is ", if (min(ev) < 0) "indefinite" else "singular",
-         ": the posterior is flat or improper in some direction, or has a saddle). ",
-         "Check that every parameter has a proper prior and is identified.", call. = FALSE)
+    anchor_failure(who, paste0("the optimiser's end point is not a finite posterior mode (the Hessian there is ",
+                               if (min(ev) < 0) "indefinite" else "singular",
+                               ": the posterior is flat or improper in some direction, or has a saddle)"),
+                   "Check that every parameter has a proper prior and is identified.")
   }
   shift <- 0
   if (min(ev) <= 1e-8 * top) {
@@ -72,6 +71,13 @@ laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_h
   list(mode = as.numeric(theta), hessian = hess, value = U(theta), gradient_norm = sqrt(sum(g^2)),
        shift = shift, evaluations = (search$evaluations %||% 0) + (search$hessians %||% 0),
        hessians = search$hessians %||% 0)
+}
+
+# The error of a search that found no usable mode: "who: reason. advice", with the finding
+# (`reason`) apart for callers whose advice differs (R/glmer-anchor.R: a funnel, not priors).
+anchor_failure <- function(who, reason, advice) {
+  stop(structure(class = c("vhmc_anchor_failure", "error", "condition"),
+                 list(message = paste0(who, ": ", reason, ". ", advice), call = NULL, reason = reason)))
 }
 
 # Mode search for targets without an analytic Hessian: L-BFGS in the core (its evaluations

@@ -161,7 +161,7 @@ start_anchor <- function(target, init, chain, evals, hess, progress = FALSE) {
   if (is.null(cov) || !all(is.finite(cov))) {
     progress_line(progress, "%s: failed (%.1f s)", label, seconds)
     no_mode(if (inherits(la, "error")) sub("^mode search: ", "", conditionMessage(la)) else
-      "the Hessian at the mode cannot be inverted.", evals, hess)
+      "the Hessian at the mode cannot be inverted.", evals, hess, finding = la$reason)
   }
   la$cov <- (cov + t(cov)) / 2
   la$evaluations <- la$evaluations - la$hessians + n
@@ -169,10 +169,12 @@ start_anchor <- function(target, init, chain, evals, hess, progress = FALSE) {
   la
 }
 
-# `anchors`: the modes and Hessians found, where only their Gaussian failed (else NULL).
-no_mode <- function(reason, evaluations, hessians, anchors = NULL) {
+# `anchors`: the modes and Hessians found, where only their Gaussian failed (else NULL);
+# `finding`: the reason without a search's advice (laplace_anchor()'s errors have both).
+no_mode <- function(reason, evaluations, hessians, anchors = NULL, finding = NULL) {
   stop(structure(class = c("vhmc_no_mode", "error", "condition"),
-                 list(message = reason, call = NULL, evaluations = evaluations, hessians = hessians, anchors = anchors)))
+                 list(message = reason, call = NULL, evaluations = evaluations, hessians = hessians, anchors = anchors,
+                      finding = finding %||% sub("[.]$", "", reason))))
 }
 
 # A draw of N(mode, 2 S) for the chain's start, and whether the Gaussian predicts the rise
