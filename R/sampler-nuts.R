@@ -13,8 +13,12 @@
 #' any Gaussian with independent coordinates after a few draws; it is re-estimated during
 #' warmup (after every iteration for `"diag"`, every 10 for `"dense"` and for `"low_rank"`
 #' up to 100 parameters, then every \eqn{d^2/1000}{d^2/1000} iterations, since its
-#' eigendecompositions grow as \eqn{d^3}{d^3})
-#' rather than only at the end of Stan's doubling windows. Windows switch every 10 draws at
+#' eigendecompositions grow as \eqn{d^3}{d^3}; in between, a low-rank metric that kept no
+#' direction takes the window's diagonal after every iteration, as `"diag"` does)
+#' rather than only at the end of Stan's doubling windows. The low-rank directions are
+#' sought only in the leading \eqn{n/2}{n/2} directions spanned by a window's \eqn{n}{n}
+#' draws and gradients: in more, few draws in many dimensions (a model of thousands of
+#' group levels) show correlations that are not there. Windows switch every 10 draws at
 #' first, then grow from 50 by a factor 1.5, so the metric always rests on the most recent
 #' one to two windows; the last 15% of warmup tunes only the step size.
 #' `adaptation = "stan"` is Stan's windowed warmup (variances of the draws only, windows of

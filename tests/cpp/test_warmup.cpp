@@ -340,3 +340,24 @@ TEST_CASE("Fisher warmup with a low-rank metric at d = 200: fewer estimates, the
     CHECK(std::fabs(vt::var(x) - S(i, i)) < 4.0 * vt::mcse_var(x));
   }
 }
+
+TEST_CASE("Fisher warmup with a low-rank metric at d = 400 from a given metric: estimated as soon "
+          "as the window holds its pairs, the diagonal kept current between estimates",
+          "[warmup]") {
+  // A given (mode) metric waits for 50 pairs; the early windows switch with 10, and at d = 400
+  // the next estimate between switches is 160 iterations away. Before, a warmup of 120
+  // iterations never replaced the given metric (here the identity against variances over two
+  // decades).
+  const int d = 400;
+  const Mat S = test_covariance(d, 2.0, 0.0);
+  CorrelatedGaussian pot(S);
+  const ChainOutput out = vt::run_nuts(pot, LowRankMetric(Vec::Ones(d)), vt::uniform_init(d, 351),
+                                       vt::chain_config(120, 200, 351), {}, vt::fisher_warmup(), true);
+  REQUIRE(out.error.empty());
+  CHECK(std::get<long>(out.report.at("metric_updates")) >= 1);
+  CHECK(std::get<long>(out.adaptation.at("metric_rank")) == 0);
+  // On a diagonal Gaussian the draw/gradient diagonal is exact from two moved pairs.
+  const Vec ratio = vt::inv_metric_diag(out).cwiseQuotient(S.diagonal());
+  CHECK(ratio.minCoeff() > 0.999);
+  CHECK(ratio.maxCoeff() < 1.001);
+}

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -285,6 +286,45 @@ TEST_CASE("Low-rank estimator: few pairs, rank cap and degenerate windows",
   }
 }
 
+TEST_CASE("Low-rank estimator: no spurious directions from few pairs in many dimensions",
+          "[warmup-math][lowrank]") {
+  // Independent standard logistic coordinates (U = x + 2 log(1 + e^-x), grad tanh(x / 2)):
+  // the Fisher-optimal metric is diagonal. With 40 exact draws in 5,000 or 50,000 dimensions
+  // the full span gave eigenvalues of 1e-9 and 6-90; the leading 20 directions give none.
+  // A real block of 10 correlated coordinates (correlation 0.9) stays found.
+  auto fill = [](int d, int n, double s, std::uint64_t seed) {
+    Rng rng(seed);
+    vhmc::DrawGradBuffer buf(d);
+    const int B = std::min(10, d);
+    const double kappa = s * s / (1.0 + B * s * s);  // Sigma^-1 = I - kappa 1 1' on the block
+    for (int t = 0; t < n; ++t) {
+      Vec x(d), g(d);
+      for (int i = 0; i < d; ++i) {
+        const double u = rng.uniform();  // in (0, 1)
+        x[i] = std::log(u / (1.0 - u));
+        g[i] = std::tanh(0.5 * x[i]);
+      }
+      if (s > 0) {
+        const Vec z = normals(rng, B + 1);
+        for (int i = 0; i < B; ++i) x[i] = z[i] + s * z[B];
+        const double sum = x.head(B).sum();
+        for (int i = 0; i < B; ++i) g[i] = x[i] - kappa * sum;
+      }
+      buf.add(x, g);
+    }
+    return vhmc::fisher_low_rank(buf, Vec::Ones(d));
+  };
+  CHECK(fill(5000, 40, 0.0, 31).lambda.size() == 0);
+  CHECK(fill(500, 500, 0.0, 32).lambda.size() == 0);
+  for (const int d : {100, 500}) {
+    const vhmc::LowRankFactors f = fill(d, d == 100 ? 40 : 500, 3.0, 33);
+    REQUIRE(f.lambda.size() >= 1);
+    INFO("d = " << d << ", largest eigenvalue " << f.lambda[0]);
+    CHECK(f.lambda[0] > 5.0);
+    CHECK(std::fabs(f.U.col(0).head(10).sum()) / std::sqrt(10.0) > 0.9);  // along the block
+  }
+}
+
 TEST_CASE("Pair buffer: a window above its capacity keeps an evenly thinned subsample",
           "[warmup-math][lowrank]") {
   // The capacity binds only where d times the window is large: 100,000 levels store 20
@@ -326,13 +366,13 @@ TEST_CASE("Low-rank estimator: a thinned window takes its diagonal from every pa
   const Vec d0 = (Vec(d) << 0.1, 0.5, 1, 2, 5, 10, 0.01, 3).finished();
   const Mat Sigma = spiked_covariance(rng, d0, (Vec(3) << 30.0, 0.05, 4.0).finished());
   const Gaussian gauss(Vec::LinSpaced(d, -1.0, 1.0), Sigma);
-  vhmc::DrawGradBuffer buf(d, 20);
+  vhmc::DrawGradBuffer buf(d, 40);
   for (int n = 0; n < 100; ++n) {
     const Vec x = gauss.draw(rng);
     buf.add(x, gauss.grad(x));
   }
   REQUIRE(buf.thinned());
-  REQUIRE(buf.stored() >= d);
+  REQUIRE(buf.stored() >= 2 * d);  // pairs_per_direction = 2: the whole span is informed
   vhmc::LowRankConfig cfg;
   cfg.cutoff = 1.0;
   cfg.max_rank = d;

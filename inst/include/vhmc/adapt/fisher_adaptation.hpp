@@ -87,8 +87,19 @@ class FisherAdaptation : public WarmupAdaptation {
     const bool switched = plan_.switch_at(t, est_.background());
     if (switched) est_.switch_window();
     const long need = cfg_.initial_metric ? cfg_.min_pairs_given : 3;
-    const bool due = switched || (t + 1) % est_.update_every() == 0;
-    if (moved && due && est_.foreground() >= need) update_metric(rng);
+    // An estimate that came due while the window held too few pairs is made as soon as it
+    // holds enough: the low-rank estimates of a model of thousands of coordinates come due
+    // at window switches only, where a mode-started chain's new window has 10 pairs against
+    // the 50 it needs, and at iter = 400 its metric was never estimated at all.
+    pending_ = pending_ || switched || (t + 1) % est_.update_every() == 0;
+    if (moved && est_.foreground() >= need) {
+      if (pending_) {
+        update_metric(rng);
+        pending_ = false;
+      } else if (updates_ > 0) {
+        est_.refresh(kernel_.hamiltonian().metric());  // between estimates (BufferFisher)
+      }
+    }
     if (switched) check_convergence(t);
   }
 
@@ -128,6 +139,7 @@ class FisherAdaptation : public WarmupAdaptation {
   Estimator est_;
   DualAveraging da_;
   Vec last_theta_;
+  bool pending_ = false;  // an estimate is due
   decltype(metric_snapshot(std::declval<const M&>())) w_switch_;  // at the last switch
   RunningMoments energy_old_, energy_new_;
   int last_t_ = -1;

@@ -15,6 +15,14 @@
 //     the identity (the diagonal alone) outside it. The sums of squares are regularised as
 //     C = P P' + gamma I (nuts-rs's convention, gamma = 1e-5; P the projected pairs),
 //     which only matters where draws or gradients have (near) zero spread in the span.
+//     Where r exceeds n / pairs_per_direction, S is computed in the leading
+//     n / pairs_per_direction directions of the span only (the left singular vectors of the
+//     rescaled pairs): C_x and C_g of r dimensions from n pairs scatter their eigenvalues
+//     as r / n grows (Marchenko and Pastur 1967), and the Fisher mean of an exactly diagonal
+//     target then shows eigenvalues of 1e-9 and 90 (50,000 independent coordinates, 40
+//     pairs): spurious directions that collapsed NUTS's step size on multilevel models of
+//     tens of thousands of levels. A real correlation keeps its place among the leading
+//     directions (a ridge spreads the draws, a stiff direction the gradients).
 //  4. Eigenvectors of S whose eigenvalue lies in [1/cutoff, cutoff] are dropped (their
 //     eigenvalue set to 1: the diagonal is good enough there; nuts-rs uses cutoff = 2); of
 //     the rest at most max_rank are kept, those with the largest |log lambda| (vhmc's cap,
@@ -39,6 +47,7 @@ struct LowRankConfig {
   double gamma = 1e-5;    // added to the projected sums of squares (nuts-rs default)
   double cutoff = 2.0;    // keep eigenvalues outside [1/cutoff, cutoff] (nuts-rs default)
   int max_rank = 10;      // vhmc's cap on k
+  double pairs_per_direction = 2.0;  // n pairs inform at most n / 2 directions
   DrawGradClamp clamp{};  // for sigma^2, as the diagonal estimator
 };
 
@@ -74,6 +83,14 @@ inline Mat span_basis(const Mat& Z) {
   Mat Q = Mat::Identity(Z.rows(), r);
   qr.householderQ().applyThisOnTheLeft(Q);
   return Q;
+}
+
+// The q leading directions of the span Q of Z's columns (Q itself when it has at most q).
+inline Mat leading_span(const Mat& Q, const Mat& Z, Eigen::Index q) {
+  if (Q.cols() <= q) return Q;
+  const Mat R = Q.transpose() * Z;
+  Eigen::SelfAdjointEigenSolver<Mat> es(R * R.transpose());  // eigenvalues ascending
+  return Q * es.eigenvectors().rightCols(q);
 }
 
 // Indices of the eigenvalues to keep: outside [1/cutoff, cutoff], largest |log| first.
@@ -136,7 +153,8 @@ inline LowRankFactors fisher_low_rank(const DrawGradBuffer& buf, const Vec& fall
   const Vec gbar = thinned ? buf.moments().grad_mean() : Vec(G.rowwise().mean());
   const Vec sigma = thinned ? rescale_thinned_pairs(X, G, buf.moments(), fallback_w, cfg.clamp)
                             : rescale_pairs(X, G, fallback_w, cfg.clamp);
-  const Mat Q = span_basis(Z);
+  const auto informed = static_cast<Eigen::Index>(static_cast<double>(m) / cfg.pairs_per_direction);
+  const Mat Q = leading_span(span_basis(Z), Z, informed);
   if (Q.cols() == 0) {  // every pair equal: nothing to learn beyond the diagonal
     f.sigma = sigma;
     return f;
