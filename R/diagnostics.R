@@ -155,8 +155,10 @@ chain_table_value <- function(tab, column, ch) {
 # is not also said to have none).
 na_diagnostics_message <- function(fit, conv) {
   arr <- unclass(posterior::as_draws_array(fit_draws(fit)))
-  reason <- vapply(conv$variable, function(v) na_reason(arr[, , v, drop = FALSE]), character(1))
-  stats <- vapply(seq_len(nrow(conv)), function(i) na_statistics(conv[i, ]), character(1))
+  # By position: a name looked up in 100,000 names hashed them all again for each variable.
+  at <- match(conv$variable, dimnames(arr)[[3L]])
+  reason <- vapply(at, function(j) na_reason(arr[, , j, drop = FALSE]), character(1))
+  stats <- na_statistics(conv)
   groups <- unique(data.frame(reason, stats))
   paste(vapply(seq_len(nrow(groups)), function(g) {
     vars <- conv$variable[reason == groups$reason[g] & stats == groups$stats[g]]
@@ -167,11 +169,13 @@ na_diagnostics_message <- function(fit, conv) {
   }, character(1)), collapse = " ")
 }
 
-# "R-hat and ESS", "tail ESS", ...: the statistics of one row of convergence_table() that are NA.
-na_statistics <- function(row) {
-  na <- c(rhat = is.na(row$rhat), bulk = is.na(row$ess_bulk), tail = is.na(row$ess_tail))
-  ess <- if (na[["bulk"]] && na[["tail"]]) "ESS" else if (na[["bulk"]]) "bulk ESS" else if (na[["tail"]]) "tail ESS"
-  paste(c(if (na[["rhat"]]) "R-hat", ess), collapse = " and ")
+# "R-hat and ESS", "tail ESS", ...: for each row of convergence_table(), its statistics that are NA.
+na_statistics <- function(conv) {
+  bulk <- is.na(conv$ess_bulk)
+  tail <- is.na(conv$ess_tail)
+  ess <- ifelse(bulk & tail, "ESS", ifelse(bulk, "bulk ESS", ifelse(tail, "tail ESS", "")))
+  rhat <- ifelse(is.na(conv$rhat), "R-hat", "")
+  ifelse(nzchar(rhat) & nzchar(ess), paste(rhat, "and", ess), paste0(rhat, ess))
 }
 
 # Why posterior gives NA for a variable's draws (iterations x chains).
