@@ -11,8 +11,6 @@
 #include <limits>
 #include <vector>
 
-#include <Eigen/SVD>
-
 #include <vhmc/adapt/draw_grad_diag.hpp>
 #include <vhmc/adapt/fisher_low_rank.hpp>
 #include <vhmc/adapt/switching_estimator.hpp>
@@ -200,30 +198,6 @@ TEST_CASE("Fisher mean: S B S = A, and sqrt(a / b) for diagonal matrices",
   const Vec a = (Vec(3) << 4.0, 1.0, 9.0).finished(), b = (Vec(3) << 1.0, 4.0, 0.25).finished();
   const Mat Sd = vhmc::spd_fisher_mean(Mat(a.asDiagonal()), Mat(b.asDiagonal()));
   for (int i = 0; i < 3; ++i) CHECK(Sd(i, i) == Approx(std::sqrt(a[i] / b[i])));
-}
-
-TEST_CASE("Low-rank estimator: the span from a QR in the pairs' own memory",
-          "[warmup-math][lowrank]") {
-  // InPlaceSpan overwrites Z with its QR; its coordinates and Householder basis must give
-  // Z back (Q_r C = Z), an orthonormal basis, and the rank of a rank-deficient Z.
-  Rng rng(21);
-  const int d = 200, r = 7;
-  const Mat A = Mat::NullaryExpr(d, r, [&] { return rng.normal(); });
-  const Mat Z0 = A * Mat::NullaryExpr(r, 12, [&] { return rng.normal(); });  // rank 7, 12 columns
-  Mat Z = Z0;
-  const vhmc::InPlaceSpan span(Z);
-  CHECK(span.rank() == r);
-  const Mat C = span.coords();
-  CHECK(C.rows() == r);
-  CHECK((span.times(C) - Z0).norm() <= 1e-12 * Z0.norm());
-  const Mat Q = span.times(Mat::Identity(r, r));
-  CHECK((Q.transpose() * Q - Mat::Identity(r, r)).norm() <= 1e-12);
-  // The leading directions of the span: the left singular vectors of C (here of Z0).
-  const Mat V = vhmc::leading_directions(C, 3);
-  Eigen::JacobiSVD<Mat> svd(Z0, Eigen::ComputeThinU);
-  const Mat lead = span.times(V);
-  CHECK((lead * lead.transpose() - svd.matrixU().leftCols(3) * svd.matrixU().leftCols(3).transpose()).norm() <= 1e-8);
-  CHECK(vhmc::leading_directions(C, 10).isIdentity());
 }
 
 TEST_CASE("Low-rank estimator: exact dense recovery when every eigenvector is kept",

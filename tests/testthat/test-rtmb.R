@@ -18,8 +18,8 @@ expect_reference <- function(draws, ref) {
   m$z_sd <- abs(m$sd - m$sd_ref) / sd_se
   if (nzchar(Sys.getenv("VHMC_SHOW_REFERENCE"))) print(m[c("variable", "z", "z_sd")])
   expect_equal(nrow(m), nrow(ref))
-  expect_true(all(m$z < 4), info = paste(m$variable, round(m$z, 2), collapse = "; "))
-  expect_true(all(m$z_sd < 4), info = paste(m$variable, round(m$z_sd, 2), collapse = "; "))
+  expect_true(all(m$z < 4), info = paste(m$variable, round(as.numeric(m$z), 2), collapse = "; "))
+  expect_true(all(m$z_sd < 4), info = paste(m$variable, round(as.numeric(m$z_sd), 2), collapse = "; "))
 }
 
 test_that("eight schools (non-centred) from an RTMB tape matches posteriordb", {

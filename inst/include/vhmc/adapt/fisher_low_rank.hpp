@@ -27,9 +27,8 @@
 //     eigenvalue set to 1: the diagonal is good enough there; nuts-rs uses cutoff = 2); of
 //     the rest at most max_rank are kept, those with the largest |log lambda| (vhmc's cap,
 //     bounding the O(d k) cost of every leapfrog step). U = Q V.
-// Cost O(d m^2 + m^3) per update for m stored pairs (at most the buffer's capacity). Memory:
-// the pairs' d x 2m matrix (the QR is computed in it, Q kept as reflectors) and U; no
-// d x d matrix, no second d x 2m one.
+// Cost O(d m^2 + m^3) per update for m stored pairs (at most the buffer's capacity), no
+// d x d matrix.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -76,45 +75,22 @@ inline Mat spd_fisher_mean(const Mat& A, const Mat& B) {
   return 0.5 * (S + S.transpose());
 }
 
-// The column span of Z by a column-pivoted QR computed in Z's own memory (Z = Q R P'):
-// the only d x 2m matrix of an estimate is the window's pairs. Q is kept as its Householder
-// reflectors, so a model of 100,000 levels adds no d x r basis (nor a copy for the QR) to
-// the pairs: about 100 vectors of d doubles less per chain.
-class InPlaceSpan {
- public:
-  explicit InPlaceSpan(Eigen::Ref<Mat> Z) : qr_(Z) {
-    qr_.setThreshold(1e-12);
-    rank_ = qr_.rank();
-  }
-  Eigen::Index rank() const { return rank_; }
-  // Z's columns in the first rank() columns of Q: Q_r' Z = R_r P' (r x 2m).
-  Mat coords() const {
-    const Eigen::Index n = qr_.matrixQR().cols();
-    Mat R = qr_.matrixQR().topRows(rank_).template triangularView<Eigen::Upper>();
-    Mat C(rank_, n);
-    C.noalias() = R * qr_.colsPermutation().transpose();
-    return C;
-  }
-  // Q_r B for B of r rows (d x B.cols()).
-  Mat times(const Mat& B) const {
-    Mat out = Mat::Zero(qr_.matrixQR().rows(), B.cols());
-    out.topRows(rank_) = B;
-    qr_.householderQ().applyThisOnTheLeft(out);
-    return out;
-  }
+// Orthonormal basis (d x r) of the column span of Z, by column-pivoted QR.
+inline Mat span_basis(const Mat& Z) {
+  Eigen::ColPivHouseholderQR<Mat> qr(Z);
+  qr.setThreshold(1e-12);
+  const Eigen::Index r = qr.rank();
+  Mat Q = Mat::Identity(Z.rows(), r);
+  qr.householderQ().applyThisOnTheLeft(Q);
+  return Q;
+}
 
- private:
-  Eigen::ColPivHouseholderQR<Eigen::Ref<Mat>> qr_;
-  Eigen::Index rank_ = 0;
-};
-
-// Within a span whose vectors have coordinates C (r x n), the q leading directions (the
-// left singular vectors of C with the largest singular values) as the columns of an r x q
-// matrix; the identity when the span has at most q dimensions.
-inline Mat leading_directions(const Mat& C, Eigen::Index q) {
-  if (C.rows() <= q) return Mat::Identity(C.rows(), C.rows());
-  Eigen::SelfAdjointEigenSolver<Mat> es(C * C.transpose());  // eigenvalues ascending
-  return es.eigenvectors().rightCols(q);
+// The q leading directions of the span Q of Z's columns (Q itself when it has at most q).
+inline Mat leading_span(const Mat& Q, const Mat& Z, Eigen::Index q) {
+  if (Q.cols() <= q) return Q;
+  const Mat R = Q.transpose() * Z;
+  Eigen::SelfAdjointEigenSolver<Mat> es(R * R.transpose());  // eigenvalues ascending
+  return Q * es.eigenvectors().rightCols(q);
 }
 
 // Indices of the eigenvalues to keep: outside [1/cutoff, cutoff], largest |log| first.
@@ -178,27 +154,24 @@ inline LowRankFactors fisher_low_rank(const DrawGradBuffer& buf, const Vec& fall
   const Vec sigma = thinned ? rescale_thinned_pairs(X, G, buf.moments(), fallback_w, cfg.clamp)
                             : rescale_pairs(X, G, fallback_w, cfg.clamp);
   const auto informed = static_cast<Eigen::Index>(static_cast<double>(m) / cfg.pairs_per_direction);
-  const InPlaceSpan span(Z);  // from here Z (so X and G) holds the QR's factors
-  const Mat C = span.coords();
-  const Mat V = leading_directions(C, informed);
-  if (V.cols() == 0) {  // every pair equal: nothing to learn beyond the diagonal
+  const Mat Q = leading_span(span_basis(Z), Z, informed);
+  if (Q.cols() == 0) {  // every pair equal: nothing to learn beyond the diagonal
     f.sigma = sigma;
     return f;
   }
-  const Mat P = V.transpose() * C;  // the pairs in the leading directions
-  Mat Cx = P.leftCols(m) * P.leftCols(m).transpose(), Cg = P.rightCols(m) * P.rightCols(m).transpose();
+  const Mat Px = Q.transpose() * X, Pg = Q.transpose() * G;
+  Mat Cx = Px * Px.transpose(), Cg = Pg * Pg.transpose();
   Cx.diagonal().array() += cfg.gamma;
   Cg.diagonal().array() += cfg.gamma;
   Eigen::SelfAdjointEigenSolver<Mat> es(spd_fisher_mean(Cx, Cg));
   const Vec lam = es.eigenvalues();
   const std::vector<Eigen::Index> keep = select_eigen(lam, cfg);
-  Mat E(V.cols(), static_cast<Eigen::Index>(keep.size()));
+  Mat U(X.rows(), static_cast<Eigen::Index>(keep.size()));
   Vec kept(static_cast<Eigen::Index>(keep.size()));
   for (std::size_t j = 0; j < keep.size(); ++j) {
-    E.col(static_cast<Eigen::Index>(j)) = es.eigenvectors().col(keep[j]);
+    U.col(static_cast<Eigen::Index>(j)) = Q * es.eigenvectors().col(keep[j]);
     kept[static_cast<Eigen::Index>(j)] = lam[keep[j]];
   }
-  const Mat U = span.times(V * E);
   if (!sigma.allFinite() || !U.allFinite() || !kept.allFinite() || !(kept.array() > 0).all())
     return f;
   f.sigma = sigma;
