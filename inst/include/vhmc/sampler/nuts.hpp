@@ -101,10 +101,9 @@ class Nuts {
         : p_beg(Vec::Zero(d)), v_beg(Vec::Zero(d)), p_end(Vec::Zero(d)), v_end(Vec::Zero(d)),
           rho(Vec::Zero(d)) {}
   };
-  // Every buffer of a level is written before it is read (a subtree writes its edges and
-  // proposal whole), so a level starts empty.
   // Buffers owned by one recursion depth: the edges of its two halves, the outer half's
-  // proposal and a scratch vector for the extended momentum sums.
+  // proposal and a scratch vector for the extended momentum sums. A level starts empty: a
+  // subtree writes its edges and proposal whole before any of them is read.
   struct Level {
     Edges inner, outer;
     PhasePoint prop_outer;
