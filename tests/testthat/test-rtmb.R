@@ -15,11 +15,11 @@ expect_reference <- function(draws, ref) {
   m <- compare_reference(draws, ref[c("variable", "mean", "sd", "mcse_mean")])
   s <- posterior::summarise_draws(draws, mcse_sd = posterior::mcse_sd)
   sd_se <- sqrt(s$mcse_sd[match(m$variable, s$variable)]^2 + ref$mcse_sd[match(m$variable, ref$variable)]^2)
-  m$z_sd <- abs(m$sd - m$sd_ref) / sd_se
+  m$z_sd <- (m$sd - m$sd_ref) / sd_se  # signed, so that a one-sided drift shows in the message
   if (nzchar(Sys.getenv("VHMC_SHOW_REFERENCE"))) print(m[c("variable", "z", "z_sd")])
   expect_equal(nrow(m), nrow(ref))
   expect_true(all(m$z < 4), info = paste(m$variable, round(as.numeric(m$z), 2), collapse = "; "))
-  expect_true(all(m$z_sd < 4), info = paste(m$variable, round(as.numeric(m$z_sd), 2), collapse = "; "))
+  expect_true(all(abs(m$z_sd) < 4), info = paste(m$variable, round(as.numeric(m$z_sd), 2), collapse = "; "))
 }
 
 test_that("eight schools (non-centred) from an RTMB tape matches posteriordb", {
@@ -80,8 +80,15 @@ test_that("the Gaussian-process Poisson regression from an RTMB tape matches pos
     -(sum(d$k * f - exp(f)) + sum(RTMB::dnorm(p$f_tilde, 0, 1, log = TRUE)))
   }
   obj <- RTMB::MakeADFun(nll, list(rho = 5, alpha = 2, f_tilde = numeric(d$N)), silent = TRUE)
+  # Sampled as posteriordb's reference was (Stan, adapt_delta 0.99): at the default 0.8 the
+  # funnel between alpha and f_tilde gives divergences (4 to 58 per fit over seeds 4-15), and
+  # they bias alpha low: pooled over 12 seeds its sd was 0.749 +- 0.008 against the
+  # reference's 0.793 +- 0.007 (-4.2 SE), its mean -4 SE; at 0.99 (4 seeds, no divergence)
+  # 0.792 +- 0.009. posterior's MCSEs matched the seeds' spread (ratio 0.88-1.08).
   fit <- suppressMessages(suppressWarnings(vhmc_sample(obj, prior = list(rho = gamma_prior(25, 4), alpha = normal(0, 2)),
-                                      lower = c(alpha = 0), chains = 4, iter = 2000, seed = 4, progress = FALSE)))
+                                      lower = c(alpha = 0), sampler = nuts(adapt_delta = 0.99),
+                                      chains = 4, iter = 2000, seed = 4, progress = FALSE)))
+  expect_equal(sum(sampler_diagnostics(fit)$divergent__), 0)
   dm <- draws_matrix_plain(fit)
   ft <- dm[, sprintf("f_tilde[%d]", seq_len(d$N))]
   f <- t(vapply(seq_len(nrow(dm)), function(i) {

@@ -16,7 +16,6 @@
 // give it when the window was thinned; the stored pairs give the low-rank directions,
 // which need only a few times max_rank pairs.
 #include <algorithm>
-#include <vector>
 
 #include "../base/types.hpp"
 #include "draw_grad_diag.hpp"
@@ -38,54 +37,65 @@ class DrawGradBuffer {
   void add(const Vec& theta, const Vec& grad_u) {
     moments_.add(theta, grad_u);
     if (offered_++ % stride_ != 0) return;
-    draws_.push_back(theta);
-    grads_.push_back(grad_u);
-    if (static_cast<long>(draws_.size()) > capacity_) thin();
+    reserve(m_ + 1);
+    draws_.col(m_) = theta;
+    grads_.col(m_) = grad_u;
+    if (++m_ > capacity_) thin();
   }
+  // Keeps the storage: a chain's windows reuse the same two matrices all warmup long.
   void reset() {
-    draws_.clear();
-    grads_.clear();
+    m_ = 0;
     moments_.reset();
     offered_ = 0;
     stride_ = 1;
   }
   long n() const { return offered_; }  // pairs offered in this window
-  long stored() const { return static_cast<long>(draws_.size()); }
+  long stored() const { return m_; }
   bool thinned() const { return stride_ > 1; }
   int dim() const { return d_; }
+  long capacity() const { return capacity_; }
   // Running moments of every offered pair (the diagonal of a thinned window).
   const DrawGradDiag& moments() const { return moments_; }
-  // The stored pairs as one d x 2m matrix [draws grads], one column a draw or a gradient
-  // (built on demand: only at a metric update).
+  // The stored pairs as one d x 2m matrix [draws grads], one column a draw or a gradient,
+  // written into z (d x 2m; pairs() allocates it).
+  void pairs_into(Eigen::Ref<Mat> z) const {
+    z.leftCols(m_) = draws_.leftCols(m_);
+    z.rightCols(m_) = grads_.leftCols(m_);
+  }
   Mat pairs() const {
-    const Eigen::Index m = static_cast<Eigen::Index>(draws_.size());
-    Mat z(d_, 2 * m);
-    for (Eigen::Index j = 0; j < m; ++j) {
-      z.col(j) = draws_[static_cast<std::size_t>(j)];
-      z.col(m + j) = grads_[static_cast<std::size_t>(j)];
-    }
+    Mat z(d_, 2 * m_);
+    pairs_into(z);
     return z;
   }
 
  private:
+  // Storage grows by doubling up to capacity + 1 columns (the pair that triggers a thinning),
+  // then never moves: no allocation per pair or per window in a long warmup, which at a
+  // hundred thousand parameters (800 KB a column) left the threads' malloc arenas
+  // fragmented.
+  void reserve(long cols) {
+    if (cols <= draws_.cols()) return;
+    const long grown = std::min(capacity_ + 1, std::max(cols, 2 * static_cast<long>(draws_.cols())));
+    draws_.conservativeResize(d_, grown);
+    grads_.conservativeResize(d_, grown);
+  }
   // Keep the stored pairs at even positions (offered indices 0, 2s, 4s, ...); the stride
   // doubles, so later pairs continue the same systematic subsample.
   void thin() {
-    std::size_t k = 0;
-    for (std::size_t j = 0; j < draws_.size(); j += 2, ++k) {
+    long k = 0;
+    for (long j = 0; j < m_; j += 2, ++k) {
       if (k != j) {
-        draws_[k] = std::move(draws_[j]);
-        grads_[k] = std::move(grads_[j]);
+        draws_.col(k) = draws_.col(j);
+        grads_.col(k) = grads_.col(j);
       }
     }
-    draws_.resize(k);
-    grads_.resize(k);
+    m_ = k;
     stride_ *= 2;
   }
   int d_;
   long capacity_;
-  long offered_ = 0, stride_ = 1;
-  std::vector<Vec> draws_, grads_;
+  long offered_ = 0, stride_ = 1, m_ = 0;
+  Mat draws_, grads_;  // d x (columns reserved); the first m_ columns are the stored pairs
   DrawGradDiag moments_;
 };
 

@@ -114,12 +114,12 @@ class BufferFisher : public WindowedPairs<DrawGradBuffer> {
     if constexpr (std::is_same<M, DenseMetric>::value) {
       if (whitened_) {
         const int d = static_cast<int>(L_.rows());
-        const Mat Wx = LowRankMetric(fisher_low_rank(est_.foreground(), Vec::Ones(d), cfg_)).inv_metric_dense();
+        const Mat Wx = LowRankMetric(fisher_low_rank(est_.foreground(), Vec::Ones(d), cfg_, &work_)).inv_metric_dense();
         m.set_W(L_ * Wx * L_.transpose());
         return;
       }
     }
-    const LowRankFactors f = fisher_low_rank(est_.foreground(), metric_diagonal(m), cfg_);
+    const LowRankFactors f = fisher_low_rank(est_.foreground(), metric_diagonal(m), cfg_, &work_);
     if constexpr (std::is_same<M, DenseMetric>::value) {
       m.set_W(LowRankMetric(f).inv_metric_dense());
     } else {
@@ -142,6 +142,7 @@ class BufferFisher : public WindowedPairs<DrawGradBuffer> {
  private:
   int every_;  // iterations between estimates within a window
   LowRankConfig cfg_;
+  mutable LowRankWork work_;  // the estimates' scratch, reused all warmup
   Mat L_;
   bool whitened_ = false;
 };

@@ -75,18 +75,36 @@ inline Mat spd_fisher_mean(const Mat& A, const Mat& B) {
   return 0.5 * (S + S.transpose());
 }
 
-// Orthonormal basis (d x r) of the column span of Z, by column-pivoted QR.
-inline Mat span_basis(const Mat& Z) {
-  Eigen::ColPivHouseholderQR<Mat> qr(Z);
+// A chain's scratch for its estimates: the rescaled pairs and the basis of their span, at
+// most d x 2(capacity + 1) each, kept between estimates so that a warmup allocates them once
+// (at a hundred thousand parameters each is 32 MB; allocated anew per estimate they left the
+// threads' malloc arenas fragmented). Copying a metric does not copy its scratch.
+struct LowRankWork {
+  Mat z, q;
+  LowRankWork() = default;
+  LowRankWork(const LowRankWork&) {}
+  LowRankWork& operator=(const LowRankWork&) { return *this; }
+  // The first `cols` columns of w (d rows), grown by doubling up to `most` columns.
+  static Mat::ColsBlockXpr columns(Mat& w, Eigen::Index d, Eigen::Index cols, Eigen::Index most) {
+    if (w.rows() != d || w.cols() < cols) w.resize(d, std::min(most, std::max(cols, 2 * w.cols())));
+    return w.leftCols(cols);
+  }
+};
+
+// Orthonormal basis of the column span of Z, by column-pivoted QR computed in Z's own storage
+// (Z is overwritten), written into the first r columns of q_store; returns r.
+inline Eigen::Index span_basis(Eigen::Ref<Mat> Z, Mat& q_store, Eigen::Index most) {
+  Eigen::ColPivHouseholderQR<Eigen::Ref<Mat>> qr(Z);
   qr.setThreshold(1e-12);
   const Eigen::Index r = qr.rank();
-  Mat Q = Mat::Identity(Z.rows(), r);
+  auto Q = LowRankWork::columns(q_store, Z.rows(), r, most);
+  Q.setIdentity();
   qr.householderQ().applyThisOnTheLeft(Q);
-  return Q;
+  return r;
 }
 
 // The q leading directions of the span Q of Z's columns (Q itself when it has at most q).
-inline Mat leading_span(const Mat& Q, const Mat& Z, Eigen::Index q) {
+inline Mat leading_span(const Eigen::Ref<const Mat>& Q, const Eigen::Ref<const Mat>& Z, Eigen::Index q) {
   if (Q.cols() <= q) return Q;
   const Mat R = Q.transpose() * Z;
   Eigen::SelfAdjointEigenSolver<Mat> es(R * R.transpose());  // eigenvalues ascending
@@ -135,26 +153,41 @@ inline Vec rescale_thinned_pairs(Eigen::Ref<Mat> X, Eigen::Ref<Mat> G, const Dra
   return sigma;
 }
 
+// The window's pairs X and G, centred and rescaled in place (their sigma returned), from the
+// stored pairs alone or, for a thinned window, from the moments of every pair offered.
+inline Vec rescale_window(const DrawGradBuffer& buf, Eigen::Ref<Mat> X, Eigen::Ref<Mat> G,
+                          const Vec& fallback_w, const DrawGradClamp& c) {
+  return buf.thinned() ? rescale_thinned_pairs(X, G, buf.moments(), fallback_w, c)
+                       : rescale_pairs(X, G, fallback_w, c);
+}
+
 // The estimate from a window of pairs; fallback_w is the inverse-metric diagonal in use.
 // Fewer than 2 pairs, or a non-finite result, give the diagonal fallback_w with k = 0.
+// work: the chain's scratch (a temporary one when null).
 inline LowRankFactors fisher_low_rank(const DrawGradBuffer& buf, const Vec& fallback_w,
-                                      const LowRankConfig& cfg = {}) {
+                                      const LowRankConfig& cfg = {}, LowRankWork* work = nullptr) {
   LowRankFactors f;
   f.sigma = fallback_w.cwiseSqrt();
   f.U.resize(fallback_w.size(), 0);
   f.lambda.resize(0);
   if (buf.n() < 2) return f;
-  Mat Z = buf.pairs();  // [X G], rescaled in place: no other d x m copy of the window
-  const Eigen::Index m = buf.stored();
+  LowRankWork own;
+  LowRankWork& w = work != nullptr ? *work : own;
+  const Eigen::Index m = buf.stored(), most = 2 * (buf.capacity() + 1);
+  auto Z = LowRankWork::columns(w.z, buf.dim(), 2 * m, most);
   auto X = Z.leftCols(m);
   auto G = Z.rightCols(m);
+  buf.pairs_into(Z);
   const bool thinned = buf.thinned();
   const Vec xbar = thinned ? buf.moments().draw_mean() : Vec(X.rowwise().mean());
   const Vec gbar = thinned ? buf.moments().grad_mean() : Vec(G.rowwise().mean());
-  const Vec sigma = thinned ? rescale_thinned_pairs(X, G, buf.moments(), fallback_w, cfg.clamp)
-                            : rescale_pairs(X, G, fallback_w, cfg.clamp);
+  rescale_window(buf, X, G, fallback_w, cfg.clamp);
+  // The QR overwrites the rescaled pairs: they are written again (the same values) after it.
+  const Eigen::Index r = span_basis(Z, w.q, most);
+  buf.pairs_into(Z);
+  const Vec sigma = rescale_window(buf, X, G, fallback_w, cfg.clamp);
   const auto informed = static_cast<Eigen::Index>(static_cast<double>(m) / cfg.pairs_per_direction);
-  const Mat Q = leading_span(span_basis(Z), Z, informed);
+  const Mat Q = leading_span(w.q.leftCols(r), Z, informed);
   if (Q.cols() == 0) {  // every pair equal: nothing to learn beyond the diagonal
     f.sigma = sigma;
     return f;

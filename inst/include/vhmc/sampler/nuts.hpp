@@ -101,13 +101,14 @@ class Nuts {
         : p_beg(Vec::Zero(d)), v_beg(Vec::Zero(d)), p_end(Vec::Zero(d)), v_end(Vec::Zero(d)),
           rho(Vec::Zero(d)) {}
   };
-  // Buffers owned by one recursion depth: the edges of its two halves, the outer half's
-  // proposal and a scratch vector for the extended momentum sums. A level starts empty: a
-  // subtree writes its edges and proposal whole before any of them is read.
+  // Buffers owned by one recursion depth: the outer half's edges and proposal (9 vectors of
+  // d doubles). The inner half writes its edges straight into the caller's, whose begin
+  // they already are, so a level holds no copy of them: at a hundred thousand parameters
+  // each depth reached costs 7 MB, not 12. A level starts empty: a subtree writes its edges
+  // and proposal whole before any of them is read.
   struct Level {
-    Edges inner, outer;
+    Edges outer;
     PhasePoint prop_outer;
-    Vec tmp;
   };
 
   static bool u_turn_free(const Vec& v_a, const Vec& v_b, const Vec& rho) {
@@ -135,7 +136,8 @@ class Nuts {
     }
     Level& L = ws_[depth];
     double logw_inner = -kInf, logw_outer = -kInf;
-    if (!build_tree(depth - 1, z, prop, L.inner, logw_inner, h, rng)) return false;
+    Edges& inner = out;  // until the outer half's end replaces its end below
+    if (!build_tree(depth - 1, z, prop, inner, logw_inner, h, rng)) return false;
     if (!build_tree(depth - 1, z, L.prop_outer, L.outer, logw_outer, h, rng)) return false;
     logw = log_sum_exp(logw_inner, logw_outer);
     if (logw_outer > logw) {
@@ -143,14 +145,17 @@ class Nuts {
     } else if (rng.uniform() < std::exp(logw_outer - logw)) {
       prop = L.prop_outer;
     }
-    out.rho = L.inner.rho + L.outer.rho;
-    bool ok = u_turn_free(L.inner.v_beg, L.outer.v_end, out.rho);
-    L.tmp = L.inner.rho + L.outer.p_beg;
-    ok = ok && u_turn_free(L.inner.v_beg, L.outer.v_beg, L.tmp);
-    L.tmp = L.inner.p_end + L.outer.rho;
-    ok = ok && u_turn_free(L.inner.v_end, L.outer.v_end, L.tmp);
-    out.p_beg = L.inner.p_beg;
-    out.v_beg = L.inner.v_beg;
+    // The sums are those of separate inner and outer buffers, in the same order (the draws
+    // do not change): the inner half's rho is read before the subtree's sum replaces it, and
+    // its end before the outer half's end does. tmp_ is free while a tree is built.
+    tmp_ = inner.rho + L.outer.p_beg;
+    out.rho += L.outer.rho;
+    bool ok = u_turn_free(out.v_beg, L.outer.v_end, out.rho);
+    ok = ok && u_turn_free(out.v_beg, L.outer.v_beg, tmp_);
+    if (ok) {
+      tmp_ = out.p_end + L.outer.rho;
+      ok = u_turn_free(out.v_end, L.outer.v_end, tmp_);
+    }
     out.p_end = L.outer.p_end;
     out.v_end = L.outer.v_end;
     return ok;

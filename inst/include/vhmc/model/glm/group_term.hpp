@@ -13,6 +13,7 @@
 // U of the term = -log p(effects | covariance) - lp(covariance parameters); its gradient
 // comes from r = d loglik / d eta through the per-level sums G_j = sum_{i in j} r_i Z_i, and
 // through tau and L to the covariance parameters by forward-mode derivatives (base/dual.hpp).
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -151,7 +152,7 @@ class GroupTerm {
     }
   }
   void scatter(const Vec& r);
-  double centred_prior(Mat* db, Vec* dtau, Mat* dL) const;
+  double centred_prior(Mat* db, Vec* dtau, Mat* dL);
   void chain_to_parameters(const Vec& dtau, const Mat& dL, Vec& g) const;
 
   GroupTermData d_;
@@ -161,6 +162,10 @@ class GroupTerm {
   TermCovariance<Dual> dcov_;
   Vec tau_;
   Mat L_, b_, G_;  // L: p x p; b, G: p x J (level j in column j)
+  // p x J scratch of a gradient (finish(), centred_prior()): allocated once, since a
+  // gradient's temporaries of a hundred thousand levels were 800 KB each, several per
+  // leapfrog step.
+  std::array<Mat, 4> work_;
 };
 
 // The term's covariance from theta: with dual, each parameter (sd, cor, then log sigma when
@@ -200,15 +205,20 @@ inline void GroupTerm::scatter(const Vec& r) {
 // Q = L^-1 W, 1/2 |Q|^2 + J (sum log tau + sum log L_kk). Its derivatives: in b,
 // D^-1 L^-T Q; in L, -L^-T Q Q' + J diag(1/L_kk); in tau_k, -sum_j (L^-T Q)_kj W_kj / tau_k +
 // J / tau_k.
-inline double GroupTerm::centred_prior(Mat* db, Vec* dtau, Mat* dL) const {
+inline double GroupTerm::centred_prior(Mat* db, Vec* dtau, Mat* dL) {
   const Eigen::Index p = d_.p, J = d_.levels;
-  const Mat W = tau_.cwiseInverse().asDiagonal() * b_;
-  const Mat Q = L_.triangularView<Eigen::Lower>().solve(W);
+  Mat& W = work_[0];
+  Mat& Q = work_[1];
+  W.noalias() = tau_.cwiseInverse().asDiagonal() * b_;
+  Q = W;
+  L_.triangularView<Eigen::Lower>().solveInPlace(Q);
   const double logdet = tau_.array().log().sum() + L_.diagonal().array().log().sum();
   const double u = 0.5 * Q.squaredNorm() + static_cast<double>(J) * logdet;
   if (!db) return u;
-  const Mat LtQ = L_.triangularView<Eigen::Lower>().transpose().solve(Q);
-  *db = tau_.cwiseInverse().asDiagonal() * LtQ;
+  Mat& LtQ = work_[2];
+  LtQ = Q;
+  L_.triangularView<Eigen::Lower>().transpose().solveInPlace(LtQ);
+  db->noalias() = tau_.cwiseInverse().asDiagonal() * LtQ;
   *dL = -L_.triangularView<Eigen::Lower>().transpose().solve(Q * Q.transpose());
   dL->diagonal() += static_cast<double>(J) * L_.diagonal().cwiseInverse();
   *dtau = Vec::Zero(p);
@@ -238,16 +248,21 @@ inline double GroupTerm::finish(const Vec& theta, const Vec* r, Vec* g) {
   if (r) scatter(*r);
   Eigen::Map<Mat> ge(g->data() + eff_, p, J);
   Vec dtau;
-  Mat dL, db;
+  Mat dL;
   double u;
   if (d_.centred) {
+    Mat& db = work_[3];
     u = centred_prior(&db, &dtau, &dL);
     ge = db - G_;
   } else {
     u = 0.5 * e.squaredNorm();
-    const Mat DG = tau_.asDiagonal() * G_;
-    ge = e - L_.triangularView<Eigen::Lower>().transpose() * DG;
-    const Mat Lz = L_.triangularView<Eigen::Lower>() * e;
+    Mat& DG = work_[0];
+    Mat& LtDG = work_[1];
+    Mat& Lz = work_[2];
+    DG.noalias() = tau_.asDiagonal() * G_;
+    LtDG.noalias() = L_.triangularView<Eigen::Lower>().transpose() * DG;
+    ge = e - LtDG;
+    Lz.noalias() = L_.triangularView<Eigen::Lower>() * e;
     dtau = -(G_.cwiseProduct(Lz)).rowwise().sum();
     dL = -DG * e.transpose();
   }
