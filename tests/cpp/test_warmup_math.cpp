@@ -357,7 +357,7 @@ TEST_CASE("Pair buffer: a window above its capacity keeps an evenly thinned subs
 }
 
 TEST_CASE("Low-rank estimator: a chain's reused scratch gives the estimate of a fresh one, "
-          "window after window, and the buffer's storage survives its resets",
+          "window after window (reset, smaller, thinned)",
           "[warmup-math][lowrank]") {
   // Windows of 30, then 9, then 50 pairs (thinned to at most 24): the scratch is grown,
   // then read through fewer columns, then grown again; each estimate must equal, bit for
