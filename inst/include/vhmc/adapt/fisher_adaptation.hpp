@@ -70,6 +70,10 @@ class FisherAdaptation : public WarmupAdaptation {
   bool done() const override { return plan_.automatic() && last_t_ + 1 >= plan_.end(); }
   void extend(int max_warmup, bool automatic) override { plan_.extend(max_warmup, automatic); }
 
+  // The estimator's windows are the warmup's largest memory (at a hundred thousand
+  // parameters about 100 MB per chain); sampling does not need them.
+  void release() override { est_.release(); }
+
   void report(Report& r) const override {
     r.add("warmup_converged", plan_.converged());
     r.add("metric_switches", plan_.switches());

@@ -51,6 +51,7 @@ class WindowedPairs {
   void switch_window() { est_.switch_window(); }
   long foreground() const { return est_.foreground_count(); }
   long background() const { return est_.background_count(); }
+  void release() { est_.release(); }
 
  protected:
   SwitchingEstimator<E> est_;
@@ -133,6 +134,12 @@ class BufferFisher : public WindowedPairs<DrawGradBuffer> {
   // d^2), kept an early window's diagonal for hundreds of iterations: 20,000 levels of a
   // binomial (1 | g) gave step sizes of 0.11 against the diagonal metric's 0.21-0.30, and at
   // 50,000 one chain's fell to 0.003.
+  // After the warmup: the windows' pairs and the estimates' scratch are freed.
+  void release() {
+    WindowedPairs::release();
+    work_.z.resize(0, 0);
+    work_.q.resize(0, 0);
+  }
   void refresh(M& m) const {
     if constexpr (std::is_same<M, LowRankMetric>::value) {
       if (m.rank() == 0) m.set_w(est_.foreground().moments().inv_metric(m.inv_metric_diag(), cfg_.clamp));
@@ -160,6 +167,7 @@ class NoFisher {
   long background() const { return 0; }
   void update(UnitMetric&) const {}
   void refresh(UnitMetric&) const {}
+  void release() {}
 };
 
 template <class M>

@@ -15,7 +15,7 @@ namespace vhmc {
 template <class E>
 class SwitchingEstimator {
  public:
-  explicit SwitchingEstimator(int d = 0) : fg_(d), bg_(d) {}
+  explicit SwitchingEstimator(int d = 0) : d_(d), fg_(d), bg_(d) {}
   void add(const Vec& theta, const Vec& grad_u) {
     fg_.add(theta, grad_u);
     bg_.add(theta, grad_u);
@@ -28,12 +28,18 @@ class SwitchingEstimator {
     fg_.reset();
     bg_.reset();
   }
+  // Both windows replaced by empty ones (their storage freed), still of dimension d.
+  void release() {
+    fg_ = E(d_);
+    bg_ = E(d_);
+  }
   const E& foreground() const { return fg_; }
   const E& background() const { return bg_; }
   long foreground_count() const { return fg_.n(); }
   long background_count() const { return bg_.n(); }
 
  private:
+  int d_;
   E fg_, bg_;
 };
 

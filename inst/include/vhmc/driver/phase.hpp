@@ -12,6 +12,8 @@
 //                automatic warmup that converged, an exploration with enough training
 //                points), and with it the warmup iterations it would still have taken,
 //   finish()     after its last iteration (even when it had none),
+//   release()    (warmup phases) after the whole warmup, before the first sampling
+//                iteration: free what only the warmup needed (a phase is not run again),
 //   report()     after the chain, the named values the phase measured or chose (only a
 //                phase that started reports: one a failed chain never reached has nothing).
 // The loop also hands every phase its clock before start(): a phase that measures what its
@@ -35,6 +37,7 @@ class Phase {
   virtual void saved(int) {}
   virtual bool done() const { return false; }
   virtual void finish(Rng&) {}
+  virtual void release() {}
   virtual void report(Report&) const {}
 
   // Called by the chain loop (and by a phase that drives another inside it) before start().

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "../base/free_memory.hpp"
 #include "chain_clock.hpp"
 #include "chain_output.hpp"
 #include "chain_streams.hpp"
@@ -178,6 +179,8 @@ ChainOutput run_chain(Chain& chain, const Schedule& schedule, const ChainConfig&
   try {
     detail::start_chain(chain, streams);
     for (const PhasePlan& p : schedule.warmup) runner.run(chain, *p.phase, p.iterations, false, rng);
+    for (const PhasePlan& p : schedule.warmup) p.phase->release();
+    return_free_memory();
     out.warmup_iterations = runner.i;
     runner.total = runner.i + (cfg.iter - cfg.warmup);
     out.counts_warmup = chain.counts();
