@@ -230,7 +230,7 @@ Rcpp::List vhmc_run_glm_threads(SEXP model, Rcpp::List spec, Rcpp::List inits, R
   const R_xlen_t saved = vhmc::saved_count(first), chains = runs.size(), dim = potentials[0]->dim();
   // Before draws of hundreds of MB: R's garbage from building the model (100,000 levels'
   // names, the mode search's vectors) collected, and the pages glibc keeps after freeing it
-  // handed back: about 50 MB at 100,000 levels that otherwise stayed in the fit's peak.
+  // handed back, so that they do not stay in the fit's peak beside the draws.
   if (saved * chains * dim > (R_xlen_t{1} << 25)) {
     R_gc();
     vhmc::return_free_memory();
