@@ -25,6 +25,12 @@ namespace vhmc {
 constexpr long pair_budget = 1L << 21;  // doubles per stored matrix (16 MiB)
 constexpr long min_pair_capacity = 16;   // stored pairs, whatever d
 
+// Columns to reserve for `cols` when `have` are reserved: doubling, capped at `most` (a
+// window's storage and an estimate's scratch grow a few times, then never move).
+inline long grown_columns(long have, long cols, long most) {
+  return std::min(most, std::max(cols, 2 * have));
+}
+
 inline long pair_capacity(int d) {
   return std::max(min_pair_capacity, pair_budget / std::max(d, 1));
 }
@@ -75,7 +81,7 @@ class DrawGradBuffer {
   // fragmented.
   void reserve(long cols) {
     if (cols <= draws_.cols()) return;
-    const long grown = std::min(capacity_ + 1, std::max(cols, 2 * static_cast<long>(draws_.cols())));
+    const long grown = grown_columns(static_cast<long>(draws_.cols()), cols, capacity_ + 1);
     draws_.conservativeResize(d_, grown);
     grads_.conservativeResize(d_, grown);
   }

@@ -134,16 +134,16 @@ class BufferFisher : public WindowedPairs<DrawGradBuffer> {
   // d^2), kept an early window's diagonal for hundreds of iterations: 20,000 levels of a
   // binomial (1 | g) gave step sizes of 0.11 against the diagonal metric's 0.21-0.30, and at
   // 50,000 one chain's fell to 0.003.
+  void refresh(M& m) const {
+    if constexpr (std::is_same<M, LowRankMetric>::value) {
+      if (m.rank() == 0) m.set_w(est_.foreground().moments().inv_metric(m.inv_metric_diag(), cfg_.clamp));
+    }
+  }
   // After the warmup: the windows' pairs and the estimates' scratch are freed.
   void release() {
     WindowedPairs::release();
     work_.z.resize(0, 0);
     work_.q.resize(0, 0);
-  }
-  void refresh(M& m) const {
-    if constexpr (std::is_same<M, LowRankMetric>::value) {
-      if (m.rank() == 0) m.set_w(est_.foreground().moments().inv_metric(m.inv_metric_diag(), cfg_.clamp));
-    }
   }
 
  private:

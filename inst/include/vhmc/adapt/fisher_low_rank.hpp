@@ -86,7 +86,7 @@ struct LowRankWork {
   LowRankWork& operator=(const LowRankWork&) { return *this; }
   // The first `cols` columns of w (d rows), grown by doubling up to `most` columns.
   static Mat::ColsBlockXpr columns(Mat& w, Eigen::Index d, Eigen::Index cols, Eigen::Index most) {
-    if (w.rows() != d || w.cols() < cols) w.resize(d, std::min(most, std::max(cols, 2 * w.cols())));
+    if (w.rows() != d || w.cols() < cols) w.resize(d, grown_columns(w.cols(), cols, most));
     return w.leftCols(cols);
   }
 };
