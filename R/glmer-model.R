@@ -117,7 +117,21 @@ glmer_target <- function(spec, model, priors, centred, marginal = FALSE, seed = 
     stats::setNames(as.numeric(to(matrix(theta, nrow = 1L))), target$par_names)
   }
   target$spec <- spec
+  target$hessian_levels <- hessian_levels(target$layout, model)
   target
+}
+
+# The block of sampled group-level effects whose Hessian fd_hessian() (R/laplace.R) may
+# difference level by level together: the largest term's (list(offset, J, p)); NULL when no
+# term's effects are sampled or each has one level. The other terms' effects are
+# differenced one by one (two crossed terms' levels share rows).
+hessian_levels <- function(layout, model) {
+  found <- lapply(model$glmer$terms, function(term) {
+    b <- layout$blocks[layout$blocks$name == paste0("b:", term_key(term)), ]
+    if (nrow(b) == 1L && b$size > term$p) list(offset = b$offset, J = b$size %/% term$p, p = term$p)
+  })
+  found <- Filter(Negate(is.null), found)
+  if (length(found)) found[[which.max(vapply(found, function(f) f$J * f$p, 0))]]
 }
 
 # What a model with group-level terms refuses before anything is built: initial values other

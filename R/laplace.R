@@ -17,7 +17,7 @@ counted_laplace_anchor <- function(target, init, who) {
     evals <<- evals + 1
     target$value_grad(theta)
   }
-  la <- laplace_anchor(counted, init, target$mode, who = who)
+  la <- laplace_anchor(counted, init, target$mode, who = who, levels = target$hessian_levels)
   la$evaluations <- la$evaluations + evals
   la
 }
@@ -26,10 +26,11 @@ counted_laplace_anchor <- function(target, init, who) {
 # list(value = U, gradient = grad U)), from `init`. With `newton` (a function of init
 # returning the core's damped-Newton result with the analytic Hessian, as vhmc_glm_mode()
 # does for GLMs) that search is used; otherwise L-BFGS with the gradient, then up to 20
-# Newton steps with the Hessian from central differences of the gradient. Errors, before any
+# Newton steps with the Hessian from central differences of the gradient (`levels`: a block
+# of group-level effects whose levels fd_hessian() differences together). Errors, before any
 # chain runs, when U is not finite at init or no finite optimum is found. `evaluations`
 # counts the search's own passes (Hessians included), `hessians` the analytic Hessians.
-laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_hmc()") {
+laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_hmc()", levels = NULL) {
   U <- function(th) {
     v <- tryCatch(value_grad(th)$value, error = function(e) NaN)
     if (is.finite(v)) v else Inf
@@ -39,7 +40,7 @@ laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_h
     stop_arg("init", "gives a non-finite log density, so the mode search cannot start",
              "Supply `init` values where the log density is finite.")
   }
-  search <- if (is.null(newton)) lbfgs_newton(value_grad, U, G, init) else newton(init)
+  search <- if (is.null(newton)) lbfgs_newton(value_grad, U, G, init, levels) else newton(init)
   theta <- search$mode
   hess <- search$hessian
   g <- G(theta)
@@ -83,10 +84,10 @@ anchor_failure <- function(who, reason, advice) {
 # Mode search for targets without an analytic Hessian: L-BFGS in the core (its evaluations
 # go through value_grad, so a counting wrapper sees them), then Newton steps with the Hessian
 # from differences of the gradient (each step only if U decreases).
-lbfgs_newton <- function(value_grad, U, G, init) {
+lbfgs_newton <- function(value_grad, U, G, init, levels = NULL) {
   opt <- vhmc_lbfgs(lbfgs_potential(value_grad, length(init)), as.numeric(init), 2000L)
   theta <- opt$mode
-  hess <- fd_hessian(G, theta)
+  hess <- fd_hessian(G, theta, levels)
   for (k in seq_len(20)) {
     g <- G(theta)
     if (!all(is.finite(g)) || !all(is.finite(hess))) break
@@ -96,7 +97,7 @@ lbfgs_newton <- function(value_grad, U, G, init) {
     new <- theta - step
     if (!is.finite(U(new)) || U(new) > U(theta) + 1e-10 * max(1, abs(U(theta)))) break
     theta <- new
-    hess <- fd_hessian(G, theta)
+    hess <- fd_hessian(G, theta, levels)
   }
   list(mode = theta, hessian = hess, converged = opt$converged)
 }
@@ -114,9 +115,17 @@ lbfgs_potential <- function(value_grad, d) {
   }
 }
 
-# Central differences of a gradient function, symmetrised.
-fd_hessian <- function(G, theta) {
+# Central differences of a gradient function, symmetrised: 2 d gradients. With `levels`
+# (list(offset, J, p): a block of J levels' p effects each, level-major from the 0-based
+# offset; hessian_levels(), R/glmer-model.R) the Hessian is block diagonal within the
+# block, since no row of the data and no prior term involves two levels' effects: the
+# block's k-th effects of every level are then differenced together (the grouping of
+# Curtis, Powell and Reid 1974), each level's rows of that difference giving its own
+# column, and the block's columns against the other parameters come from theirs by
+# symmetry: 2 (d - J p + p) gradients.
+fd_hessian <- function(G, theta, levels = NULL) {
   h <- 1e-5 * pmax(1, abs(theta))
+  if (!is.null(levels)) return(fd_hessian_levels(G, theta, h, levels))
   H <- vapply(seq_along(theta), function(j) {
     e <- theta
     e[j] <- theta[j] + h[j]
@@ -128,3 +137,24 @@ fd_hessian <- function(G, theta) {
   (H + t(H)) / 2
 }
 
+fd_hessian_levels <- function(G, theta, h, levels) {
+  d <- length(theta)
+  step <- function(cols) {
+    e <- theta
+    e[cols] <- theta[cols] + h[cols]
+    up <- G(e)
+    e[cols] <- theta[cols] - h[cols]
+    up - G(e)
+  }
+  lev <- matrix(levels$offset + seq_len(levels$J * levels$p), nrow = levels$p)  # p x J
+  other <- setdiff(seq_len(d), lev)
+  H <- matrix(0, d, d)
+  for (j in other) H[, j] <- step(j) / (2 * h[j])
+  rows <- as.vector(lev)
+  for (k in seq_len(levels$p)) {
+    cols <- rep(lev[k, ], each = levels$p)  # each level's column k, for its p rows
+    H[cbind(rows, cols)] <- step(lev[k, ])[rows] / (2 * h[cols])
+  }
+  H[other, rows] <- t(H[rows, other])
+  (H + t(H)) / 2
+}

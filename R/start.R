@@ -153,7 +153,7 @@ start_anchor <- function(target, init, chain, evals, hess, progress = FALSE) {
     target$value_grad(theta)
   }
   seconds <- elapsed_seconds(la <- tryCatch(
-    withCallingHandlers(laplace_anchor(counted, init, target$mode, who = "mode search"),
+    withCallingHandlers(laplace_anchor(counted, init, target$mode, who = "mode search", levels = target$hessian_levels),
                         warning = function(w) stop(conditionMessage(w), call. = FALSE)),
     error = function(e) e))
   evals[max(chain, 1L)] <- n

@@ -99,3 +99,37 @@ test_that("without a usable local mode the surrogate starts near the non-centred
   expect_match(refusal, "this multilevel model's sampled posterior has none: .*Use parameterization = \"auto\", or nuts\\(\\)")
   expect_no_match(refusal, "proper prior")
 })
+
+test_that("the anchor's Hessian differences a term's levels together, exactly where they share nothing", {
+  # A quadratic U with the structure of a multilevel posterior: two shared parameters and 4
+  # levels x 2 effects, the effects coupled within a level and with the shared parameters,
+  # never across levels. Central differences of its gradient are exact up to rounding.
+  set.seed(3)
+  d <- 10L
+  lev <- matrix(2L + seq_len(8L), nrow = 2L)
+  H <- matrix(0, d, d)
+  H[1:2, ] <- stats::rnorm(2 * d)
+  H <- H + t(H)
+  for (j in 1:4) H[lev[, j], lev[, j]] <- crossprod(matrix(stats::rnorm(4), 2))
+  H <- H + diag(d) * 20
+  calls <- 0
+  G <- function(th) {
+    calls <<- calls + 1
+    drop(H %*% th)
+  }
+  th <- stats::rnorm(d)
+  grouped <- vhmc:::fd_hessian(G, th, list(offset = 2L, J = 4L, p = 2L))
+  expect_equal(calls, 2 * (2 + 2))  # each shared parameter, each effect column of all levels
+  expect_equal(grouped, H, tolerance = 1e-8)
+  calls <- 0
+  expect_equal(vhmc:::fd_hessian(G, th), H, tolerance = 1e-8)
+  expect_equal(calls, 2 * d)
+  # The largest term's block is grouped; a one-level term's is not.
+  layout <- list(blocks = data.frame(name = c("intercept", "b:1 | g", "sd:1 | g", "b:x | h", "sd:x | h", "cor:x | h", "b:1 | k"),
+                                     offset = c(0, 1, 41, 42, 52, 54, 55), size = c(1, 40, 1, 10, 2, 1, 1)))
+  model <- list(glmer = list(terms = list(list(label = "1 | g", p = 1L), list(label = "x | h", p = 2L),
+                                          list(label = "1 | k", p = 1L))))
+  expect_equal(vhmc:::hessian_levels(layout, model), list(offset = 1, J = 40, p = 1L))
+  model$glmer$terms <- model$glmer$terms[3]
+  expect_null(vhmc:::hessian_levels(layout, model))
+})
