@@ -36,7 +36,7 @@ sbc_model_table <- function() list(
   location_scale_group = function() sbc_dpar_group_model(),
   crossed_binomial = function() sbc_crossed_model(),
   varying_intercept = function() sbc_varying_intercept_model(),
-  varying_intercept_rich = function() sbc_varying_intercept_model(J = 8, n = 60, exact = c("nuts", "surrogate_hmc", "surrogate_kept"))
+  varying_intercept_rich = function() sbc_varying_intercept_model(J = 8, n = 60, exact = c("nuts", "rwm", "surrogate_hmc", "surrogate_kept"))
 )
 
 # One fit with its warnings and messages caught (counted, the first warning kept).
