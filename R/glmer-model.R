@@ -192,12 +192,24 @@ glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler
   } else if (anchor_helps(sampled, start, sampler)) {
     sampled <- anchored_if_found(sampled, sampler, seed, progress)
   }
+  check_noncentred_sampler(sampler, sampled$centred)
   target <- sampled$target
   target$start <- function(...) sampled$start
   target$smooth_centred <- spec$smooths$centred
   target$inits <- start$inits
   target$centred <- sampled$centred
   target
+}
+
+# A sampler whose draws are not usable with non-centred effects (samples_noncentred(),
+# R/samplers.R) is refused where some term's effects would be sampled so.
+check_noncentred_sampler <- function(sampler, centred) {
+  if (samples_noncentred(sampler) || all(centred)) return(invisible())
+  stop_arg("sampler", sprintf(paste("is %s(), whose draws from its approximation are not corrected, and this multilevel",
+                                    "model's group-level effects are sampled non-centred (too few rows a level, or a small",
+                                    "group sd, for the centred form to have a local mode; or parameterization = \"noncentered\"),",
+                                    "where that approximation left the posterior in every case measured"), sampler_name(sampler)),
+           "Use surrogate_hmc() (exact: its Metropolis step corrects the surrogate) or nuts().")
 }
 
 # The target with the one term's effects integrated out: its posterior (fixed effects, sigma,

@@ -149,6 +149,11 @@ metric_label <- function(label, sampler) {
 header_lines <- function(sampler, fit) UseMethod("header_lines")
 header_lines.vhmc_sampler <- function(sampler, fit) character()
 
+# Whether the sampler's draws are usable with group-level effects sampled non-centred
+# (R/glmer-start.R): not for variational HMC's uncorrected draws (R/sampler-variational.R).
+samples_noncentred <- function(sampler) UseMethod("samples_noncentred")
+samples_noncentred.vhmc_sampler <- function(sampler) TRUE
+
 multilevel_hint <- function(sampler) UseMethod("multilevel_hint")
 multilevel_hint.vhmc_sampler <- function(sampler) ""
 

@@ -79,6 +79,10 @@ test_that("without a usable local mode the surrogate starts near the non-centred
   expect_true(any(grepl("the centred form has no local posterior mode here|the Gaussian at the posterior mode does not describe", said)))
   expect_false(fit$model$glmer$centred)
   expect_true(all(is.finite(as.matrix(fit))))
+  # variational HMC's uncorrected draws left the posterior on non-centred effects: refused
+  expect_error(suppressMessages(vhmc_glm(y ~ x + (1 | g), data = d, family = binomial(), sampler = variational_hmc(),
+                                         chains = 2, iter = 600, seed = 1, progress = FALSE)),
+               "is variational_hmc\\(\\), whose draws .* sampled non-centred .*Use surrogate_hmc\\(\\) .* or nuts\\(\\)\\.")
   # nuts() keeps the non-centred start there, and the failed search counts in the start's cost
   quick <- function(form) {
     suppressWarnings(vhmc_glm(y ~ x + (1 | g), data = d, family = binomial(), parameterization = form,
