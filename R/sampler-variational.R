@@ -274,17 +274,19 @@ check_variational <- function(fit) {
 # Seen on a weakly informed multilevel logistic model (8 levels of 60 rows, group sd 0.06):
 # error 520%, radius 1,105, a slope's draws at 20 where the posterior's mean is 0.01.
 check_variational_fit <- function(info, d) {
-  radius_max <- 10 * sqrt(max(d, 1))
-  bad <- which(info$grad_rel_error > 0.5 | info$train_radius > radius_max)
+  radius <- sqrt(max(d, 1))
+  err_bad <- info$grad_rel_error > 0.5
+  far <- info$train_radius > 10 * radius
+  bad <- which(err_bad | far)
   if (!length(bad)) return(invisible())
+  found <- c(if (any(err_bad)) sprintf("held-out gradient error %s%%, above 50%%",
+                                       paste(unique(signif(range(100 * info$grad_rel_error[err_bad]), 2)), collapse = "-")),
+             if (any(far)) sprintf("training states up to %s Laplace sds from the mode, where a Gaussian posterior's typical radius is %s",
+                                   format(signif(max(info$train_radius[far]), 3), big.mark = ","), format(signif(radius, 2))))
   warning(sprintf(paste(
-    "variational_hmc: the approximation does not fit this posterior in chain%s %s (held-out gradient",
-    "error %s%%, above 50%%; training states up to %s Laplace sds from the mode, where a Gaussian",
-    "posterior's typical radius is %s), so its draws may be far from the posterior's, not only",
-    "narrower. To fix: use nuts() or surrogate_hmc() (exact); see variational_info(fit)."),
-    if (length(bad) > 1) "s" else "", paste(info$chain[bad], collapse = ", "),
-    paste(unique(signif(range(100 * info$grad_rel_error[bad]), 2)), collapse = "-"),
-    format(signif(max(info$train_radius[bad]), 3), big.mark = ","), format(signif(sqrt(max(d, 1)), 2))),
+    "variational_hmc: the approximation does not fit this posterior in chain%s %s (%s), so its draws may be",
+    "far from the posterior's, not only narrower. To fix: use nuts() or surrogate_hmc() (exact); see variational_info(fit)."),
+    if (length(bad) > 1) "s" else "", paste(info$chain[bad], collapse = ", "), paste(found, collapse = "; ")),
     call. = FALSE)
 }
 

@@ -178,7 +178,7 @@ test_that("an approximation that does not fit the posterior is reported, not onl
   info <- data.frame(chain = 1:2, grad_rel_error = c(0.21, 5.2), train_radius = c(7.8, 1105))
   expect_warning(vhmc:::check_variational_fit(info, 11), "does not fit this posterior in chain 2 \\(held-out gradient error 520%.*1,100 Laplace sds.*use nuts\\(\\)")
   info$grad_rel_error[2] <- 0.3  # the wandering alone
-  expect_warning(vhmc:::check_variational_fit(info, 11), "chain 2 ")
+  expect_warning(vhmc:::check_variational_fit(info, 11), "chain 2 \\(training states up to 1,100 Laplace sds")
   info$train_radius[2] <- 12
   expect_silent(vhmc:::check_variational_fit(info, 11))
 })
