@@ -35,6 +35,7 @@ sampled_form <- function(spec, model, priors, target_nc, start, centred) {
 anchored_form <- function(sampled, spec, model, priors, target_nc, start, sampler, seed, progress) {
   found <- list(list(sampled = sampled, start = anchored_start(sampler, sampled, seed, progress)))
   if (any(sampled$centred) && model$glmer$parameterization == "auto" && failed_anchor(found[[1]])) {
+    check_noncentred_sampler(sampler, FALSE)
     nc <- structure(rep(FALSE, length(sampled$centred)), information_ratio = attr(sampled$centred, "information_ratio"))
     nc <- sampled_form(spec, model, priors, target_nc, start, nc)
     found <- c(list(list(sampled = nc, start = anchored_start(sampler, nc, seed, progress))), found)

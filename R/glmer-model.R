@@ -185,6 +185,7 @@ glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler
   search <- start_how(sampler, init) == "mode" || (is.null(init) && uses_minibatch(sampler))
   start <- catch_interrupt(noncentred_mode_start(sampler, target_nc, inits_nc, init, seed, progress, search))
   centred <- choose_parameterization(model, family, target_nc, start, spec)
+  check_noncentred_sampler(sampler, centred)
   if (!is.null(spec$smooths) || has_dpar_smooths(model)) spec <- with_smooth_centring(spec, target_nc, start)
   sampled <- sampled_form(spec, model, priors, target_nc, start, centred)
   if (needs_anchor(sampler) && !is.null(start$mode_nc)) {
@@ -192,7 +193,6 @@ glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler
   } else if (anchor_helps(sampled, start, sampler)) {
     sampled <- anchored_if_found(sampled, sampler, seed, progress)
   }
-  check_noncentred_sampler(sampler, sampled$centred)
   target <- sampled$target
   target$start <- function(...) sampled$start
   target$smooth_centred <- spec$smooths$centred
@@ -202,7 +202,8 @@ glmer_sampled_target <- function(spec, model, family, priors, target_nc, sampler
 }
 
 # A sampler whose draws are not usable with non-centred effects (samples_noncentred(),
-# R/samplers.R) is refused where some term's effects would be sampled so.
+# R/samplers.R) is refused where some term's effects would be sampled so: as chosen, or as
+# the fallback of a centred form without a local mode (R/glmer-anchor.R), before its search.
 check_noncentred_sampler <- function(sampler, centred) {
   if (samples_noncentred(sampler) || all(centred)) return(invisible())
   stop_arg("sampler", sprintf(paste("is %s(), whose draws from its approximation are not corrected, and this multilevel",

@@ -126,34 +126,30 @@ lbfgs_potential <- function(value_grad, d) {
 fd_hessian <- function(G, theta, levels = NULL) {
   h <- 1e-5 * pmax(1, abs(theta))
   if (!is.null(levels)) return(fd_hessian_levels(G, theta, h, levels))
-  H <- vapply(seq_along(theta), function(j) {
-    e <- theta
-    e[j] <- theta[j] + h[j]
-    up <- G(e)
-    e[j] <- theta[j] - h[j]
-    (up - G(e)) / (2 * h[j])
-  }, numeric(length(theta)))
+  H <- vapply(seq_along(theta), function(j) gradient_step(G, theta, h, j) / (2 * h[j]), numeric(length(theta)))
   H <- matrix(H, length(theta))
   (H + t(H)) / 2
 }
 
+# G(theta + h e) - G(theta - h e), e the indicator of the coordinates `cols`.
+gradient_step <- function(G, theta, h, cols) {
+  e <- theta
+  e[cols] <- theta[cols] + h[cols]
+  up <- G(e)
+  e[cols] <- theta[cols] - h[cols]
+  up - G(e)
+}
+
 fd_hessian_levels <- function(G, theta, h, levels) {
   d <- length(theta)
-  step <- function(cols) {
-    e <- theta
-    e[cols] <- theta[cols] + h[cols]
-    up <- G(e)
-    e[cols] <- theta[cols] - h[cols]
-    up - G(e)
-  }
   lev <- matrix(levels$offset + seq_len(levels$J * levels$p), nrow = levels$p)  # p x J
   other <- setdiff(seq_len(d), lev)
   H <- matrix(0, d, d)
-  for (j in other) H[, j] <- step(j) / (2 * h[j])
+  for (j in other) H[, j] <- gradient_step(G, theta, h, j) / (2 * h[j])
   rows <- as.vector(lev)
   for (k in seq_len(levels$p)) {
     cols <- rep(lev[k, ], each = levels$p)  # each level's column k, for its p rows
-    H[cbind(rows, cols)] <- step(lev[k, ])[rows] / (2 * h[cols])
+    H[cbind(rows, cols)] <- gradient_step(G, theta, h, lev[k, ])[rows] / (2 * h[cols])
   }
   H[other, rows] <- t(H[rows, other])
   (H + t(H)) / 2
