@@ -78,12 +78,15 @@ start_method.vhmc_demc <- function(sampler) "random"
 divergence_fix.vhmc_demc <- function(sampler) "not applicable"
 
 # The population needs a target that can spread states over its parameter space (`population`:
-# targets written in R, whose `scatter()` does it) and at least 3 chains (a difference of two archive states needs
-# distinct states, the snooker a third).
-check_target.vhmc_demc <- function(sampler, target) {
+# targets written in R, whose `scatter()` does it); demc() needs at least 3 chains (a
+# difference of two archive states needs distinct states, the snooker a third).
+check_target.vhmc_demc <- function(sampler, target) check_population_target(sampler, target)
+
+# A population sampler runs only on a target that hosts a population (targets written in R).
+check_population_target <- function(sampler, target) {
   if (!isTRUE(target$population)) {
-    stop_arg("sampler", sprintf(paste("is demc(), a gradient-free population sampler for log densities written in R",
-                                      "(vhmc_sample()), and %s has exact gradients"),
+    stop_arg("sampler", sprintf(paste("is %s(), a gradient-free population sampler for log densities written in R",
+                                      "(vhmc_sample()), and %s has exact gradients"), sampler_name(sampler),
                                 target$description %||% "a model of the formula interface"),
              sprintf("Use %s.", target$samplers %||% "nuts() (the default)"))
   }
@@ -101,13 +104,18 @@ prepare_fit.vhmc_demc <- function(sampler, target, inits, user_init) {
 # The whole population is one run of the core, whose state is every chain's one after the
 # other; its result is split into one result per chain.
 run_sampler_chains.vhmc_demc <- function(sampler, chain_fun, args, target, threads = NULL) {
+  run_population(chain_fun, args, target)
+}
+
+run_population <- function(chain_fun, args, target) {
   pop <- run_chains(function(chain) chain_fun(1L, population = TRUE), 1L, 1L, target$globals)
   split_population(pop[[1]], args$chains)
 }
 
 # One chain's result (as the core gives it for a chain) from the population's: its columns of
 # the draws, its acceptance probabilities, its evaluations and moves, its share of the time
-# and of the model runs (one log-density call per evaluation).
+# and of the model runs (one log-density call per evaluation); the population's other
+# reports (one value each) go to every chain.
 split_population <- function(res, chains) {
   if (isTRUE(res$interrupted) || nzchar(res$error %||% "") || is.null(res$report$member_accept)) {
     return(rep(list(res), chains))
@@ -115,6 +123,7 @@ split_population <- function(res, chains) {
   d <- ncol(res$draws) %/% chains
   rep_ <- res$report
   evals <- as.numeric(rep_$member_evaluations)
+  shared <- rep_[setdiff(names(rep_), c("member_accept", "member_evaluations", "moves_warmup", "moves_sampling"))]
   lapply(seq_len(chains), function(k) {
     r <- res
     r$draws <- res$draws[, (k - 1L) * d + seq_len(d), drop = FALSE]
@@ -127,9 +136,8 @@ split_population <- function(res, chains) {
     if (!is.null(res$model_runs)) r$model_runs <- res$model_runs * share
     if (!is.null(res$phase_runs)) r$phase_runs[c("log_density", "gradient")] <- res$phase_runs[c("log_density", "gradient")] * share
     r$target_errors <- if (k == 1L) res$target_errors else 0
-    r$report <- list(moves_warmup = rep_$moves_warmup[k], moves_sampling = rep_$moves_sampling[k],
-                     evaluations = evals[k], archive_warmup = rep_$archive_warmup,
-                     archive_size = rep_$archive_size)
+    r$report <- c(list(moves_warmup = rep_$moves_warmup[k], moves_sampling = rep_$moves_sampling[k],
+                       evaluations = evals[k]), shared)
     r
   })
 }

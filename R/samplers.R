@@ -38,7 +38,7 @@ sampler_needs <- list("nuts()" = NULL, "hmc()" = NULL, "rwm()" = NULL, "rmhmc()"
                       "surrogate_hmc()" = "anchor", "variational_hmc()" = "anchor", "sghmc()" = "minibatch",
                       "sgld()" = "minibatch")
 all_samplers <- names(sampler_needs)
-r_target_samplers <- "nuts(), hmc(), rwm(), demc(), surrogate_hmc(), variational_hmc(), or rmhmc() with a `metric_tensor`"
+r_target_samplers <- "nuts(), hmc(), rwm(), demc(), surrogate_mh(), surrogate_hmc(), variational_hmc(), or rmhmc() with a `metric_tensor`"
 
 check_sampler_arg <- function(sampler, hint = or_list(all_samplers)) {
   if (is_sampler(sampler)) return(invisible())
@@ -105,6 +105,10 @@ needs_anchor <- function(sampler) "anchor" %in% sampler_needs[[paste0(sampler_na
 
 start_method <- function(sampler) UseMethod("start_method")
 start_method.vhmc_sampler <- function(sampler) "mode"
+# Points per dimension of a space-filling design whose best points start the mode searches
+# (R/start.R); 0: the chains' own initial values.
+start_screen <- function(sampler) UseMethod("start_screen")
+start_screen.vhmc_sampler <- function(sampler) 0L
 start_metric_regularised <- function(sampler) UseMethod("start_metric_regularised")
 start_metric_regularised.vhmc_sampler <- function(sampler) TRUE
 

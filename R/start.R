@@ -34,15 +34,50 @@ start_chains <- function(sampler, target, inits, init, seed, progress = FALSE) {
   plain <- list(inits = inits, inv_metric = NULL, laplace = NULL,
                 info = start_info(how, NULL, numeric(chains), numeric(chains), 0))
   if (how != "mode") return(plain)
+  screen <- screened_inits(sampler, target, inits, seed)
+  plain$inits <- inits <- screen$inits
   seconds <- elapsed_seconds(res <- tryCatch(mode_start(target, inits, seed, progress),
                                              vhmc_no_mode = function(e) e))
+  res$evaluations <- res$evaluations + screen$evaluations
   if (inherits(res, "vhmc_no_mode")) {
-    message("Starting the chains from random initial values: ", conditionMessage(res),
-            " (init = \"random\" skips the mode search).")
+    message("Starting the chains from ", if (screen$evaluations[1] > 0) "the best points of a space-filling design" else
+      "random initial values", ": ", conditionMessage(res), " (init = \"random\" skips the mode search).")
     plain$info <- start_info("random", conditionMessage(res), res$evaluations, res$hessians, seconds)
     return(plain)
   }
   mode_start_result(sampler, target, inits, res, seconds)
+}
+
+# The mode searches of a sampler that screens (start_screen(): points per dimension, for
+# posteriors with local modes, such as ODE models whose fits can miss the data's period)
+# start from the best points of a Latin hypercube over the parameter space (the target's
+# `scatter`: uniform over a box on the logit scale, or in (-2, 2)), instead of random points:
+# on a box-bounded Lotka-Volterra model, searches from uniform(-2, 2) reached the main mode
+# in 3 of 10 (the others 40 nats below), from the best 4 of 60 such points at least once in
+# 8 of 8 designs. `evaluations`: the design's, shared out over the chains.
+screened_inits <- function(sampler, target, inits, seed) {
+  chains <- length(inits$internal)
+  none <- list(inits = inits, evaluations = numeric(chains))
+  per_dim <- start_screen(sampler)
+  if (per_dim == 0L || is.null(target$scatter)) return(none)
+  n <- max(per_dim * length(target$scatter), chains)
+  Z <- with_local_seed((start_seed(seed) + 1) %% .Machine$integer.max, latin_points(n, target$scatter))
+  U <- target$potential_values(Z)
+  U[!is.finite(U)] <- Inf
+  best <- order(U)[seq_len(chains)]
+  ok <- is.finite(U[best])
+  inits$internal[ok] <- lapply(best[ok], function(i) as.numeric(Z[i, ]))
+  inits$user[ok] <- lapply(inits$internal[ok], target$user_values)
+  list(inits = inits, evaluations = rep(n / chains, chains))
+}
+
+# n points of a Latin hypercube: per coordinate uniform over a box on its logit scale
+# (scatter 1) or uniform in (-2, 2) (scatter 0).
+latin_points <- function(n, scatter) {
+  vapply(scatter, function(s) {
+    u <- (sample.int(n) - stats::runif(n)) / n
+    if (s > 0) stats::qlogis(u) else 4 * u - 2
+  }, numeric(n))
 }
 
 # The start from mode_start()'s result `res` (found in `seconds`).
@@ -50,6 +85,7 @@ mode_start_result <- function(sampler, target, inits, res, seconds) {
   inits$internal <- res$theta
   inits$user <- lapply(res$theta, target$user_values)
   inits$anchor <- res$anchors[[1]]
+  inits$anchors <- res$anchors
   info <- start_info("mode", NULL, res$evaluations, res$hessians, seconds)
   inv_metric <- res$cov
   if (!is.null(res$regularised)) {

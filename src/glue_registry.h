@@ -80,6 +80,7 @@ void with_registered(const std::string& cls, F&& f) {
                      visit_if<vhmc::SgldSampler>("vhmc_sgld", cls, f) ||
                      visit_if<vhmc::RwmSampler>("vhmc_rwm", cls, f) ||
                      visit_if<vhmc::DemcSampler>("vhmc_demc", cls, f) ||
+                     visit_if<vhmc::SurrogateTransitionSampler>("vhmc_surrogate_mh", cls, f) ||
                      visit_if<vhmc::RmhmcSampler>("vhmc_rmhmc", cls, f);
   if (!found) Rcpp::stop("internal: no sampler is registered for class '" + cls + "'");
 }

@@ -70,6 +70,7 @@
 #include "sampler/rmhmc.hpp"
 #include "sampler/rwm.hpp"
 #include "sampler/demc.hpp"
+#include "sampler/surrogate_transition.hpp"
 #include "sampler/sg_sampler.hpp"
 #include "sampler/sghmc.hpp"
 #include "sampler/sgld.hpp"

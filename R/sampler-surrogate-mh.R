@@ -1,0 +1,127 @@
+#' Metropolis-Hastings with surrogate transitions
+#'
+#' Configures the surrogate transition method (Liu 2001; delayed acceptance, Christen and Fox
+#' 2005) for expensive log densities written in R without a gradient ([vhmc_sample()]): ODE
+#' and process models, simulators. Each iteration of each chain runs `steps` random-walk
+#' Metropolis steps on a cheap surrogate `s` of the log density `p`, and accepts the state
+#' `y` they reach with probability `min(1, exp(p(y) - p(x) - s(y) + s(x)))`. So each iteration
+#' costs one model run, and the chains are exact for any surrogate: a poor surrogate lowers
+#' the acceptance rate, never the correctness of the draws.
+#'
+#' The surrogate is a Gaussian process with a concave quadratic mean (Rasmussen and Williams
+#' 2006), fitted to the log densities evaluated before sampling, in coordinates whitened by a
+#' Gaussian approximation of the posterior. That Gaussian comes from the chains' start: each
+#' chain's mode search (as for the other samplers, see `init` in [vhmc_sample()]); the best
+#' mode found, its Laplace approximation refined by `refine` weighted quadratic regressions
+#' on `3 (1 + d + d (d + 1) / 2)` draws each (where finite-difference Hessians of a model
+#' solved to a tolerance mislead), and `pilot` draws of the result. A chain whose mode search
+#' ended far below the best (a local mode) starts at one of those draws instead, and a message
+#' says so. Warmup refits the surrogate and the random walk's covariance after 50 iterations
+#' and every 100 after; with the automatic warmup (`warmup = NULL`) it ends after the third
+#' refit (250 iterations). Sampling keeps them fixed.
+#'
+#' The chains form one population that trains one surrogate; it runs in one process (`cores`
+#' is not used), and the draws of one `seed` are the same on any number of cores.
+#' `fit$surrogate_mh` has, per chain, its accepted proposals (`moves_warmup`,
+#' `moves_sampling`) and log-density evaluations, and the population's: the surrogate's
+#' held-out error (`surrogate_error`, the standard deviation in log density units over
+#' held-out points of the typical set; `quadratic_error` that of its mean alone), its length
+#' scale and training points, the evaluations of the exploration, the chains moved from a
+#' local mode (`relocated`), the model runs of sampling and the surrogate steps' acceptance
+#' rate (`inner_accept`).
+#'
+#' @param steps Random-walk steps on the surrogate per iteration (more steps travel further
+#'   per model run while the surrogate is good).
+#' @param pilot Draws of the refined Gaussian evaluated before warmup, for the surrogate.
+#' @param refine Quadratic refinements of the Laplace approximation before the pilot draws.
+#' @param max_points The surrogate's training points at most (its cost grows with their
+#'   square per evaluation's size and their cube per fit).
+#' @return An object of class `c("vhmc_surrogate_mh", "vhmc_sampler")`.
+#' @references Liu, J. S. (2001). *Monte Carlo Strategies in Scientific Computing*.
+#'   Springer (the surrogate transition method). Christen, J. A. and Fox, C. (2005). Markov
+#'   chain Monte Carlo using an approximation. *Journal of Computational and Graphical
+#'   Statistics* 14, 795-810. Rasmussen, C. E. and Williams, C. K. I. (2006). *Gaussian
+#'   Processes for Machine Learning*. MIT Press.
+#' @seealso `vignette("expensive-models", package = "vhmc")`; [demc()] for posteriors with
+#'   several modes or ridges no Gaussian approximation describes; [surrogate_hmc()] for
+#'   models with a gradient.
+#' @examples
+#' surrogate_mh()
+#' \donttest{
+#' # A correlated Gaussian inside a box, as an expensive model would be declared
+#' ld <- function(th) -0.5 * (th[["a"]]^2 - 1.6 * th[["a"]] * th[["b"]] + th[["b"]]^2) / 0.36
+#' fit <- vhmc_sample(ld, lower = c(a = -5, b = -5), upper = c(a = 5, b = 5),
+#'                    sampler = surrogate_mh(), seed = 1, progress = FALSE)
+#' fit$model_runs
+#' }
+#' @export
+surrogate_mh <- function(steps = 50, pilot = 200, refine = 4, max_points = 1000) {
+  new_sampler("surrogate_mh",
+    steps = check_count(steps, "steps"),
+    pilot = check_count(pilot, "pilot"),
+    refine = check_count(refine, "refine", min = 0L),
+    max_points = check_count(max_points, "max_points")
+  )
+}
+
+sampler_config.vhmc_surrogate_mh <- function(sampler, run, target) {
+  core_config(sampler, members = run$chains, steps = sampler$steps, pilot = sampler$pilot,
+              refine = sampler$refine, max_points = sampler$max_points)
+}
+
+sampler_label.vhmc_surrogate_mh <- function(sampler) "Metropolis-Hastings with surrogate transitions"
+uses_gradient.vhmc_surrogate_mh <- function(sampler) FALSE
+auto_warmup.vhmc_surrogate_mh <- function(sampler) TRUE
+start_screen.vhmc_surrogate_mh <- function(sampler) 20L
+divergence_fix.vhmc_surrogate_mh <- function(sampler) "not applicable"
+check_target.vhmc_surrogate_mh <- function(sampler, target) check_population_target(sampler, target)
+run_sampler_chains.vhmc_surrogate_mh <- function(sampler, chain_fun, args, target, threads = NULL) {
+  run_population(chain_fun, args, target)
+}
+
+# The population's Gaussian starts from the best mode the chains' searches found (the lowest
+# potential); the chains whose searches ended far below it are named (the core moves them).
+prepare_fit.vhmc_surrogate_mh <- function(sampler, target, inits, user_init) {
+  extras <- list(scatter = target$scatter)
+  anchors <- inits$anchors
+  if (length(anchors) > 0L) {
+    values <- vapply(anchors, `[[`, numeric(1), "value")
+    best <- which.min(values)
+    extras$laplace <- list(mode = anchors[[best]]$mode, hessian = anchors[[best]]$hessian)
+    local_mode_message(values, length(anchors[[best]]$mode))
+  }
+  list(extras = extras, inits = inits, stored = list())
+}
+
+# Chains whose mode search ended more than the 0.999 chi-square quantile / 2 + 5 below the best.
+local_mode_message <- function(values, d) {
+  gap <- values - min(values)
+  far <- which(gap > stats::qchisq(0.999, d) / 2 + 5)
+  if (length(far) == 0L) return(invisible())
+  message(sprintf(paste("The mode search%s of chain%s %s ended at a local mode %s below the best (chain %d);",
+                        "%s from the best mode's neighbourhood instead."),
+                  if (length(far) > 1) "es" else "", if (length(far) > 1) "s" else "", paste(far, collapse = ", "),
+                  paste(format(signif(gap[far], 3)), collapse = "/"), which.min(values),
+                  if (length(far) > 1) "they start" else "it starts"))
+}
+
+add_report.vhmc_surrogate_mh <- function(sampler, fit, results, target) {
+  fit$surrogate_mh <- lapply(results, `[[`, "report")
+  fit
+}
+
+# Chains that (almost) never moved after warmup have not sampled: the surrogate does not
+# describe where they are.
+check_report.vhmc_surrogate_mh <- function(sampler, fit) {
+  stuck <- stuck_chains(fit$surrogate_mh, fit$args$iter - fit_warmup(fit))
+  if (length(stuck) == 0L) return(invisible())
+  err <- fit$surrogate_mh[[1]]$surrogate_error
+  msg <- sprintf(paste("Chain%s %s accepted fewer than 1%% of %s proposals after warmup: %s not sampled",
+                       "(the surrogate's held-out error is %s log-density units). To fix: give a longer warmup",
+                       "(warmup), more pilot draws (pilot), or use demc() where the posterior has ridges or",
+                       "several modes; see fit$surrogate_mh."),
+                 if (length(stuck) > 1) "s" else "", paste(stuck, collapse = ", "),
+                 if (length(stuck) > 1) "their" else "its", if (length(stuck) > 1) "they have" else "it has",
+                 format(signif(err, 3)))
+  warning(structure(class = c("vhmc_surrogate_mh_stuck", "warning", "condition"), list(message = msg, call = NULL)))
+}
