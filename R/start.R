@@ -36,7 +36,8 @@ start_chains <- function(sampler, target, inits, init, seed, progress = FALSE) {
   if (how != "mode") return(plain)
   screen <- screened_inits(sampler, target, inits, seed)
   plain$inits <- inits <- screen$inits
-  seconds <- elapsed_seconds(res <- tryCatch(mode_start(target, inits, seed, progress),
+  seconds <- elapsed_seconds(res <- tryCatch(mode_start(target, inits, seed, progress,
+                                                        tolerant = start_screen(sampler) > 0L),
                                              vhmc_no_mode = function(e) e))
   res$evaluations <- res$evaluations + screen$evaluations
   if (inherits(res, "vhmc_no_mode")) {
@@ -121,20 +122,29 @@ regularised_message <- function(reg, d, metric_regularised = TRUE) {
 # "vhmc_no_mode" condition (with the evaluations spent) when there is no usable one.
 # With `shared`, one search serves every chain (a GLM's mode is unique; a multilevel model's
 # local one is searched from one point).
-mode_start <- function(target, inits, seed, progress = FALSE, shared = !is.null(target$mode)) {
+mode_start <- function(target, inits, seed, progress = FALSE, shared = !is.null(target$mode), tolerant = FALSE) {
   chains <- length(inits$internal)
   evals <- numeric(chains)
   hess <- numeric(chains)
   anchors <- vector("list", chains)
+  failed <- NULL
   for (c in seq_len(chains)) {
     if (shared && c > 1L) {
       anchors[[c]] <- anchors[[1]]
       next
     }
-    anchors[[c]] <- start_anchor(target, inits$internal[[c]], if (shared) 0L else c, evals, hess, progress)
-    evals[c] <- anchors[[c]]$evaluations
-    hess[c] <- anchors[[c]]$hessians
+    a <- tryCatch(start_anchor(target, inits$internal[[c]], if (shared) 0L else c, evals, hess, progress),
+                  vhmc_no_mode = function(e) if (tolerant) e else stop(e))
+    if (inherits(a, "vhmc_no_mode")) {
+      evals[c] <- a$evaluations[c]
+      failed <- c(failed, list(list(chain = c, reason = a$finding)))
+      next
+    }
+    anchors[[c]] <- a
+    evals[c] <- a$evaluations
+    hess[c] <- a$hessians
   }
+  anchors <- borrowed_anchors(anchors, failed, evals, hess)
   starts <- draw_starts(target, anchors, seed)
   evals <- evals + vapply(starts, `[[`, numeric(1), "evaluations")
   bad <- Find(function(s) !is.null(s$reason), starts)
@@ -151,6 +161,25 @@ mode_start <- function(target, inits, seed, progress = FALSE, shared = !is.null(
   }
   list(theta = lapply(starts, `[[`, "theta"), cov = lapply(anchors, `[[`, "cov"),
        anchors = anchors, evaluations = evals, hessians = hess, regularised = regularised)
+}
+
+# With `tolerant` searches (a sampler whose chains share what they find), a chain whose
+# search failed takes the best mode the others found (with a message); all failed: no mode.
+borrowed_anchors <- function(anchors, failed, evals, hess) {
+  if (length(failed) == 0L) return(anchors)
+  ok <- which(!vapply(anchors, is.null, NA))
+  if (length(ok) == 0L) no_mode(failed[[1]]$reason, evals, hess, finding = failed[[1]]$reason)
+  best <- ok[which.min(vapply(anchors[ok], `[[`, numeric(1), "value"))]
+  bad <- vapply(failed, `[[`, numeric(1), "chain")
+  message(sprintf("The mode search%s of chain%s %s failed (%s); %s from chain %d's mode.",
+                  if (length(bad) > 1) "es" else "", if (length(bad) > 1) "s" else "", paste(bad, collapse = ", "),
+                  failed[[1]]$reason, if (length(bad) > 1) "they start" else "it starts", best))
+  for (c in bad) {
+    anchors[[c]] <- anchors[[best]]
+    anchors[[c]]$evaluations <- evals[c]
+    anchors[[c]]$hessians <- 0
+  }
+  anchors
 }
 
 # Each chain's start: a draw of its anchor's N(mode, 2 S), from the start draws' own stream.

@@ -16,9 +16,12 @@
 # DEzs's and demc()'s runs of the whole call are compared at the same number of iterations
 # per chain (their doublings are in step); VHMC_BENCH_RUNS (below) fixes their model runs.
 #
-# Rscript inst/bench/expensive_models.R [models] [seeds]   e.g. "vsem,lv,seir" "1,2,3"
-# (from the package's source directory, each model's table is also written to
-# vignettes/results/bench/expensive_<model>.csv)
+# Rscript inst/bench/expensive_models.R [models] [seeds] [samplers]
+#   e.g. "vsem,lv,seir" "1,2,3" "DEzs,demc,surrogate_mh,surrogate_hmc" (the default: all)
+# (from the package's source directory, each model's rows are also merged into
+# vignettes/results/bench/expensive_<model>.csv, replacing those of the same sampler and seed,
+# and the reference's summary is kept in expensive_<model>_reference.csv and reused;
+# VHMC_BENCH_NEW_REFERENCE=1 recomputes it)
 # Needs BayesianTools and deSolve (tools/install-deps.sh --bench).
 suppressPackageStartupMessages({
   library(vhmc)
@@ -28,6 +31,7 @@ suppressPackageStartupMessages({
 args <- commandArgs(trailingOnly = TRUE)
 models <- strsplit(if (length(args) >= 1) args[1] else "vsem,lv,seir", ",")[[1]]
 seeds <- as.integer(strsplit(if (length(args) >= 2) args[2] else "1,2,3", ",")[[1]])
+chosen <- if (length(args) >= 3) strsplit(args[3], ",")[[1]] else NULL
 
 # ---- the models: list(loglik(par), lower, upper, names) ------------------------------------
 
@@ -120,10 +124,11 @@ samplers <- list(
   # BayesianTools' `iterations` counts all 3 internal chains' runs: 3 x iter is iter per chain
   DEzs = function(m, iter, seed) run_dezs(m, 3 * iter, seed),
   demc = function(m, iter, seed) run_vhmc(m, iter, seed, demc()),
+  surrogate_mh = function(m, iter, seed) run_vhmc(m, iter, seed, surrogate_mh()),
   surrogate_hmc = function(m, iter, seed) run_vhmc(m, iter, seed, surrogate_hmc())
 )
-start_iter <- c(DEzs = 2000, demc = 2000, surrogate_hmc = 1000)
-max_iter <- c(DEzs = 256000, demc = 128000, surrogate_hmc = 1000)  # one run: its fallback costs 2 d + 1 runs per gradient
+start_iter <- c(DEzs = 2000, demc = 2000, surrogate_mh = 2000, surrogate_hmc = 1000)
+max_iter <- c(DEzs = 256000, demc = 128000, surrogate_mh = 16000, surrogate_hmc = 1000)  # one run: its fallback costs 2 d + 1 runs per gradient
 ref_runs <- c(vsem = 240000, lv = 160000, seir = 80000)  # the DEzs reference runs, in all
 
 measure <- function(draws) {
@@ -137,6 +142,17 @@ measure <- function(draws) {
 reference <- function(m, runs) {
   parts <- lapply(99:102, function(seed) run_dezs(m, runs / 4, seed)$draws)
   measure(do.call(posterior::bind_draws, c(parts, along = "chain")))
+}
+
+if (!is.null(chosen)) samplers <- samplers[intersect(names(samplers), chosen)]
+
+# The reference's summary, kept beside the results and reused (it costs the most).
+cached_reference <- function(model, m) {
+  file <- file.path("vignettes", "results", "bench", sprintf("expensive_%s_reference.csv", model))
+  if (file.exists(file) && Sys.getenv("VHMC_BENCH_NEW_REFERENCE") != "1") return(utils::read.csv(file))
+  ref <- reference(m, ref_runs[[model]])$summary
+  if (dir.exists(dirname(file))) utils::write.csv(ref, file, row.names = FALSE)
+  ref
 }
 
 # VHMC_BENCH_RUNS=n: instead, one run of about n model runs per gradient-free sampler (DEzs's
@@ -161,7 +177,7 @@ until_ess <- function(name, m, seed) {
 for (model in models) {
   rows <- list()
   m <- get(paste0(model, "_model"))()
-  ref <- reference(m, ref_runs[[model]])$summary
+  ref <- cached_reference(model, m)
   cat(sprintf("\n== %s: %d parameters; reference: 4 DEzs runs, %d model runs, min bulk ESS %.0f, max R-hat %.3f ==\n",
               model, length(m$names), ref_runs[[model]], min(ref$ess_bulk), max(ref$rhat)))
   cat(sprintf("%-14s %4s %8s %9s %8s %10s %7s %6s %8s\n", "sampler", "seed", "iter", "runs", "ESS",
@@ -180,5 +196,12 @@ for (model in models) {
   }
   # The vignette "Expensive models" reads these (run from the package's source directory).
   out <- file.path("vignettes", "results", "bench", sprintf("expensive_%s.csv", model))
-  if (dir.exists(dirname(out))) utils::write.csv(do.call(rbind, rows), out, row.names = FALSE)
+  new <- do.call(rbind, rows)
+  if (file.exists(out)) {
+    old <- utils::read.csv(out)
+    old <- old[!paste(old$sampler, old$seed) %in% paste(new$sampler, new$seed), , drop = FALSE]
+    new <- rbind(old, new)
+    new <- new[order(match(new$sampler, c("DEzs", "demc", "surrogate_mh", "surrogate_hmc")), new$seed), ]
+  }
+  if (dir.exists(dirname(out))) utils::write.csv(new, out, row.names = FALSE)
 }

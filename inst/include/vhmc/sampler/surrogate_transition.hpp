@@ -407,6 +407,8 @@ struct SurrogateTransitionSampler {
                          const Vec& init, Callbacks& cb) {
     if (c.members < 1 || init.size() % c.members != 0)
       throw std::runtime_error("internal: the population's initial values do not split into its members");
+    if (x.laplace && x.laplace->mode.size() != init.size() / c.members)
+      throw std::runtime_error("internal: the Laplace approximation does not match the members' dimension");
     StPopulation<P> pop(potential, c, init, x);
     StWarmup<StPopulation<P>> warmup(pop, cfg.warmup_auto);
     StSampling<StPopulation<P>> sampling(pop, saved_count(cfg));

@@ -4,7 +4,9 @@
 // kernel (Rasmussen and Williams 2006, eq. 2.25) over a concave quadratic mean
 // (quadratic_fit.hpp), fitted to evaluated log densities in coordinates whitened by the
 // sampler's current Gaussian, u = L^-1 (z - mu). Far from the points it falls back to the
-// quadratic, a proper Gaussian shape, so that the inner chain never wanders off.
+// quadratic, a proper Gaussian shape with half the fitted curvature: its tails are heavier
+// than the posterior's, so that the chain is not held where the surrogate would fall below
+// the log density (there the correction exp(p - s) would reject every way out; Liu 2001).
 // Points far below the highest (more than the 0.9999 chi-square quantile / 2 + 5 nats) are
 // left out, and the rest weighted by exp(-(max - P) / d) (the nugget is lambda / w, so the
 // tails are fitted loosely); at most `max_points` of them, drawn by weight. The length
@@ -165,8 +167,8 @@ inline void GpSurrogate::fit_points(const Points& pts, Rng& rng) {
     std::sort(typ.begin(), typ.end(), [&](auto a, auto b) { return Ph[a] > Ph[b]; });
     typ.resize(std::min<Eigen::Index>(h, 10));
   }
-  const double floor = 0.05;
-  mean_ = fit_concave_quadratic(Ut, Pt, wt, floor);
+  const double floor = 0.05, widen = 0.5;
+  mean_ = fit_concave_quadratic(Ut, Pt, wt, floor, widen);
   alpha_.resize(0);
   quadratic_error_ = residual_sd(Ph, predict(Uh), typ);
   error_ = quadratic_error_;
@@ -180,7 +182,7 @@ inline void GpSurrogate::fit_points(const Points& pts, Rng& rng) {
       const double e = residual_sd(Ph, predict(Uh), typ);
       if (std::isfinite(e) && e < error_) { error_ = e; best_ell = ell; best_lambda = lambda; }
     }
-  mean_ = fit_concave_quadratic(pts.U, pts.P, pts.w, floor);
+  mean_ = fit_concave_quadratic(pts.U, pts.P, pts.w, floor, widen);
   alpha_.resize(0);
   U_.resize(0, d);
   if (best_ell > 0.0) {

@@ -58,19 +58,20 @@ inline Quadratic fit_quadratic_raw(const Mat& U, const Vec& P, const Vec& w) {
   return q;
 }
 
-// Clamps the Hessian's eigenvalues at -floor and refits the constant (weighted mean of the
-// residuals); the linear term is kept.
-inline void make_concave(Quadratic& q, const Mat& U, const Vec& P, const Vec& w, double floor) {
+// Clamps the Hessian's eigenvalues at -floor, multiplies the curvature by `widen` around
+// the quadratic's maximum (b and A both scaled: the maximum stays where it is), and refits
+// the constant (weighted mean of the residuals).
+inline void make_concave(Quadratic& q, const Mat& U, const Vec& P, const Vec& w, double floor, double widen) {
   Eigen::SelfAdjointEigenSolver<Mat> es(q.A);
   if (es.info() != Eigen::Success || !q.A.allFinite()) {
     q.A = -floor * Mat::Identity(q.dim(), q.dim());
   } else if (es.eigenvalues().maxCoeff() > -floor) {
     const Vec lam = es.eigenvalues().cwiseMin(-floor);
     q.A = es.eigenvectors() * lam.asDiagonal() * es.eigenvectors().transpose();
-  } else {
-    return;
   }
   if (!q.b.allFinite()) q.b.setZero();
+  q.A *= widen;
+  q.b *= widen;
   double num = 0.0, den = 0.0;
   for (Eigen::Index i = 0; i < U.rows(); ++i) {
     const Vec u = U.row(i).transpose();
@@ -80,9 +81,9 @@ inline void make_concave(Quadratic& q, const Mat& U, const Vec& P, const Vec& w,
   q.c = den > 0 ? num / den : 0.0;
 }
 
-inline Quadratic fit_concave_quadratic(const Mat& U, const Vec& P, const Vec& w, double floor) {
+inline Quadratic fit_concave_quadratic(const Mat& U, const Vec& P, const Vec& w, double floor, double widen = 1.0) {
   Quadratic q = fit_quadratic_raw(U, P, w);
-  make_concave(q, U, P, w, floor);
+  make_concave(q, U, P, w, floor, widen);
   return q;
 }
 
