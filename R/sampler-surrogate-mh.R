@@ -10,15 +10,26 @@
 #'
 #' The surrogate is a Gaussian process with a concave quadratic mean (Rasmussen and Williams
 #' 2006), fitted to the log densities evaluated before sampling, in coordinates whitened by a
-#' Gaussian approximation of the posterior. That Gaussian comes from the chains' start: each
-#' chain's mode search (as for the other samplers, see `init` in [vhmc_sample()]); the best
-#' mode found, its Laplace approximation refined by `refine` weighted quadratic regressions
-#' on `3 (1 + d + d (d + 1) / 2)` draws each (where finite-difference Hessians of a model
-#' solved to a tolerance mislead), and `pilot` draws of the result. A chain whose mode search
-#' ended far below the best (a local mode) starts at one of those draws instead, and a message
-#' says so. Warmup refits the surrogate and the random walk's covariance after 50 iterations
-#' and every 100 after; with the automatic warmup (`warmup = NULL`) it ends after the third
-#' refit (250 iterations). Sampling keeps them fixed.
+#' Gaussian approximation of the posterior. The mean has half the fitted curvature, so that
+#' the surrogate's tails are heavier than the posterior's: where a surrogate falls below the
+#' log density, the correction rejects every way out and a chain sticks. The Gaussian comes
+#' from the chains' start (`init = NULL`): each chain's mode search starts from one of the
+#' best points of a Latin hypercube of `20 d` points over the parameter space (over each box
+#' on its logit scale), as ODE models often have local modes (fits that miss the data's
+#' period) that searches from random points end in; the best mode found, its Laplace
+#' approximation refined by `refine` weighted quadratic regressions on
+#' `3 (1 + d + d (d + 1) / 2)` draws each (finite-difference Hessians of a model solved to a
+#' tolerance mislead; a regression over the Gaussian's scale does not), and `pilot` draws of
+#' the result. A chain whose search failed, or ended more than the 0.999 chi-square quantile
+#' / 2 + 5 nats below the best, starts from the best mode's neighbourhood instead, and a
+#' message says so. Warmup refits the surrogate and the random walk's covariance after 50
+#' iterations and every 100 after; with the automatic warmup (`warmup = NULL`) it ends after
+#' the third refit (250 iterations). Sampling keeps them fixed.
+#'
+#' On a Lotka-Volterra model with 6 parameters in boxes (`inst/bench/expensive_models.R`),
+#' its default call gave 10 to 30 times the effective draws per model run of BayesianTools'
+#' DEzs; see `vignette("expensive-models")`. Where no Gaussian describes the posterior's mass
+#' (several modes of similar weight, long curved ridges), use [demc()].
 #'
 #' The chains form one population that trains one surrogate; it runs in one process (`cores`
 #' is not used), and the draws of one `seed` are the same on any number of cores.

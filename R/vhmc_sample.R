@@ -42,7 +42,7 @@
 #'   when `init` is `NULL` or `"random"`. Otherwise names come from `init`, defaulting to
 #'   `theta[1]`, ...
 #' @param sampler A sampler from [nuts()] (default), [hmc()], [rwm()], [demc()],
-#'   [surrogate_hmc()], [variational_hmc()] or (with `metric_tensor`) [rmhmc()]. The
+#'   [surrogate_mh()], [surrogate_hmc()], [variational_hmc()] or (with `metric_tensor`) [rmhmc()]. The
 #'   stochastic-gradient samplers [sghmc()] and [sgld()] need minibatches of a likelihood
 #'   and work with [vhmc_glm()] and [vhmc_ardl()] only.
 #' @param chains Number of chains.
