@@ -11,8 +11,7 @@
 // leaves) and is frozen: in sampling each member is then an exact Metropolis-Hastings chain
 // with fixed proposals, independent of the others given the archive.
 //
-// The population is one chain of the loop (run_chain.hpp) whose state is the members'
-// states one after the other; the host splits its draws into one chain per member.
+// The population is one chain of the loop (population.hpp).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -24,6 +23,7 @@
 #include "../driver/run_chain.hpp"
 #include "../model/target.hpp"
 #include "de_proposals.hpp"
+#include "population.hpp"
 
 namespace vhmc {
 
@@ -86,6 +86,8 @@ class DemcPopulation {
   const Vec& accept() const { return accept_; }          // last iteration's, per member
   const Vec& evaluations() const { return evaluations_; }  // per member, so far
   const Vec& moves() const { return moves_; }              // accepted proposals per member
+  void start_sampling() {}
+  void report(Report&) const {}
 
  private:
   double evaluate(int k, const Vec& x) {
@@ -148,44 +150,18 @@ class DemcWarmup : public Phase {
   long initial_ = 0;
 };
 
-// Sampling: each member's acceptance probability at every saved draw (the host's
-// accept_stat__ per chain), and what each member evaluated and accepted.
-template <class Pop>
-class DemcSampling : public SamplingPhase {
- public:
-  DemcSampling(const Pop& pop, int saved) : pop_(pop), accept_(Mat::Zero(saved, pop.members())) {}
-  void start(Rng&) override { moves0_ = pop_.moves(); }
-  void saved(int row) override { accept_.row(row) = pop_.accept().transpose(); }
-  void report(Report& r) const override {
-    r.add("member_accept", accept_);
-    r.add("member_evaluations", pop_.evaluations());
-    r.add("moves_warmup", moves0_);
-    r.add("moves_sampling", Vec(pop_.moves() - moves0_));
-  }
-
- private:
-  const Pop& pop_;
-  Mat accept_;
-  Vec moves0_;
-};
-
 struct DemcSampler {
   using Config = DemcConfig;
   static constexpr bool kHostsPopulation = true;  // runs only where the host runs a population
   template <class P>
   static ChainOutput run(P& potential, const Config& c, const FitExtras& x, const ChainConfig& cfg,
                          const Vec& init, Callbacks& cb) {
-    if (c.members < 1 || init.size() % c.members != 0)
-      throw std::runtime_error("internal: the population's initial values do not split into its members");
+    check_population_split(c.members, init.size());
     if (!x.scatter || x.scatter->size() != init.size() / c.members)
       throw std::runtime_error("internal: differential-evolution MCMC needs how to spread its initial archive");
     DemcPopulation<P> pop(potential, c, init, *x.scatter);
     DemcWarmup<DemcPopulation<P>> warmup(pop, c, cfg.warmup);
-    DemcSampling<DemcPopulation<P>> sampling(pop, saved_count(cfg));
-    Schedule schedule;
-    schedule.warmup = {{&warmup, cfg.warmup}};
-    schedule.sampling = &sampling;
-    return run_chain(pop, schedule, cfg, cb);
+    return run_population(pop, warmup, cfg, cb);
   }
 };
 

@@ -18,9 +18,8 @@
 // iterations and then every 100 (an automatic warmup ends after the third refit). Sampling
 // keeps them fixed.
 //
-// The members form one population (one chain of the loop, run_chain.hpp, whose state is
-// every member's one after the other), so that they train one surrogate; the host splits
-// the draws into one chain per member. Given the surrogate, the members are independent.
+// The members form one population (population.hpp), so that they train one surrogate.
+// Given the surrogate, the members are independent.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -33,6 +32,7 @@
 #include "../model/target.hpp"
 #include "../surrogate/gp_surrogate.hpp"
 #include "de_proposals.hpp"
+#include "population.hpp"
 
 namespace vhmc {
 
@@ -167,7 +167,10 @@ class StPopulation {
     points_.release();
     pilot_.resize(0, d_);
   }
+  void start_sampling() { tried0_ = tried_; }
   void report(Report& r) const {
+    r.add("runs_sampling", tried_ - tried0_);
+    r.add("inner_accept", inner_tries_ > 0 ? inner_accepts_ / inner_tries_ : 0.0);
     r.add("surrogate_error", surrogate_.held_out_error());
     r.add("quadratic_error", surrogate_.quadratic_error());
     r.add("length_scale", surrogate_.length_scale());
@@ -175,8 +178,6 @@ class StPopulation {
     r.add("exploration_evaluations", explore_evaluations_);
     r.add("relocated", relocated_);
   }
-  double tried() const { return tried_; }
-  double inner_accept() const { return inner_tries_ > 0 ? inner_accepts_ / inner_tries_ : 0.0; }
   const Vec& accept() const { return accept_; }
   const Vec& evaluations() const { return evaluations_; }
   const Vec& moves() const { return moves_; }
@@ -211,7 +212,7 @@ class StPopulation {
   Vec y_, prop_, eps_;
   bool recording_ = true;
   long explore_evaluations_ = 0, relocated_ = 0;
-  double tried_ = 0.0, window_tried_ = 0.0, window_moves_ = 0.0, inner_accepts_ = 0.0, inner_tries_ = 0.0;
+  double tried_ = 0.0, tried0_ = 0.0, window_tried_ = 0.0, window_moves_ = 0.0, inner_accepts_ = 0.0, inner_tries_ = 0.0;
 };
 
 // The Gaussian to refine: the host's Laplace approximation at the best mode its start found;
@@ -371,51 +372,18 @@ class StWarmup : public Phase {
   Eigen::Index n_ = 0;
 };
 
-// Sampling: each member's acceptance probability at every saved draw, and the population's
-// evaluations, moves and the surrogate's fit.
-template <class Pop>
-class StSampling : public SamplingPhase {
- public:
-  StSampling(const Pop& pop, int saved) : pop_(pop), accept_(Mat::Zero(saved, pop.members())) {}
-  void start(Rng&) override {
-    moves0_ = pop_.moves();
-    tried0_ = pop_.tried();
-  }
-  void saved(int row) override { accept_.row(row) = pop_.accept().transpose(); }
-  void report(Report& r) const override {
-    r.add("member_accept", accept_);
-    r.add("member_evaluations", pop_.evaluations());
-    r.add("moves_warmup", moves0_);
-    r.add("moves_sampling", Vec(pop_.moves() - moves0_));
-    r.add("runs_sampling", pop_.tried() - tried0_);
-    r.add("inner_accept", pop_.inner_accept());
-    pop_.report(r);
-  }
-
- private:
-  const Pop& pop_;
-  Mat accept_;
-  Vec moves0_;
-  double tried0_ = 0.0;
-};
-
 struct SurrogateTransitionSampler {
   using Config = SurrogateTransitionConfig;
   static constexpr bool kHostsPopulation = true;  // runs only where the host runs a population
   template <class P>
   static ChainOutput run(P& potential, const Config& c, const FitExtras& x, const ChainConfig& cfg,
                          const Vec& init, Callbacks& cb) {
-    if (c.members < 1 || init.size() % c.members != 0)
-      throw std::runtime_error("internal: the population's initial values do not split into its members");
+    check_population_split(c.members, init.size());
     if (x.laplace && x.laplace->mode.size() != init.size() / c.members)
       throw std::runtime_error("internal: the Laplace approximation does not match the members' dimension");
     StPopulation<P> pop(potential, c, init, x);
     StWarmup<StPopulation<P>> warmup(pop, cfg.warmup_auto);
-    StSampling<StPopulation<P>> sampling(pop, saved_count(cfg));
-    Schedule schedule;
-    schedule.warmup = {{&warmup, cfg.warmup}};
-    schedule.sampling = &sampling;
-    return run_chain(pop, schedule, cfg, cb);
+    return run_population(pop, warmup, cfg, cb);
   }
 };
 
