@@ -152,5 +152,5 @@ test_that("sampler errors list every sampler", {
     expect_error(f(), "nuts\\(\\), hmc\\(\\), rwm\\(\\), rmhmc\\(\\), surrogate_hmc\\(\\), variational_hmc\\(\\), sghmc\\(\\) or sgld\\(\\)")
   }
   expect_error(vhmc_sample(function(t) -sum(t^2), init = c(a = 0), sampler = 1),
-               "Use nuts\\(\\), hmc\\(\\), rwm\\(\\), demc\\(\\), surrogate_hmc\\(\\), variational_hmc\\(\\), or rmhmc\\(\\) with a `metric_tensor`")
+               "Use nuts\\(\\), hmc\\(\\), rwm\\(\\), demc\\(\\), surrogate_mh\\(\\), surrogate_hmc\\(\\), variational_hmc\\(\\), or rmhmc\\(\\) with a `metric_tensor`")
 })
