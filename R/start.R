@@ -63,7 +63,10 @@ screened_inits <- function(sampler, target, inits, seed) {
   if (per_dim == 0L || is.null(target$scatter)) return(none)
   n <- max(per_dim * length(target$scatter), chains)
   Z <- with_local_seed((start_seed(seed) + 1) %% .Machine$integer.max, latin_points(n, target$scatter))
-  U <- target$potential_values(Z)
+  # A model that fails somewhere in the box (a solver's error) rejects that point, as a chain would.
+  U <- vapply(seq_len(n), function(i) {
+    tryCatch(as.numeric(target$potential_values(Z[i, , drop = FALSE])), error = function(e) Inf)
+  }, numeric(1))
   U[!is.finite(U)] <- Inf
   best <- order(U)[seq_len(chains)]
   ok <- is.finite(U[best])

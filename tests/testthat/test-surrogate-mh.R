@@ -60,6 +60,19 @@ test_that("surrogate_mh(): every chain starts from the best mode the searches fo
   expect_false(any(grepl("random initial values", msgs)))
 })
 
+test_that("surrogate_mh(): a model that fails in part of the box rejects those points", {
+  # The space-filling design covers the whole box, where the model errors for x > 5.
+  ld <- function(th) {
+    if (th[["x"]] > 5) stop("the solver failed")
+    dnorm(th[["x"]], log = TRUE) + dnorm(th[["y"]], log = TRUE)
+  }
+  fit <- suppressMessages(suppressWarnings(vhmc_sample(ld, lower = c(x = -10, y = -10), upper = c(x = 10, y = 10),
+                                                       sampler = surrogate_mh(max_points = 200), iter = 600,
+                                                       seed = 4, progress = FALSE)))
+  expect_lt(max(posterior::extract_variable_matrix(fit$draws, "x")), 5)
+  expect_identical(fit$start$method, "mode")
+})
+
 test_that("a failed mode search borrows the best mode for a sampler that screens", {
   a <- suppressMessages(vhmc:::borrowed_anchors(list(list(mode = 0, value = 1, evaluations = 5), NULL),
                                                 list(list(chain = 2L, reason = "singular")), c(5, 7), c(0, 0)))
