@@ -307,7 +307,8 @@ void StPopulation<P>::step(int k, Rng& rng) {
   eps_.resize(d_);
   for (int j = 0; j < c_.steps; ++j) {
     for (int i = 0; i < d_; ++i) eps_[i] = rng.normal();
-    prop_ = y_ + scale_ * (g_.L * eps_);
+    prop_.noalias() = g_.L * eps_;
+    prop_ = y_ + scale_ * prop_;
     const double sp = surrogate_(prop_);
     if (std::log(rng.uniform()) < sp - sy) {
       y_.swap(prop_);

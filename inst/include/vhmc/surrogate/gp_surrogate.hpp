@@ -55,15 +55,11 @@ class GpSurrogate {
     Points pts = select(Z, P, n, max_points, rng);
     fit_points(pts, rng);
   }
+  // No allocation: the inner random walk evaluates it `steps` times per iteration.
   double operator()(const Vec& z) const {
-    u_ = L_.triangularView<Eigen::Lower>().solve(z - mu_);
-    double s = mean_(u_);
-    if (alpha_.size() == 0) return s;
-    dist_.noalias() = U_ * u_;
-    const double uu = u_.squaredNorm(), c = -0.5 / (ell_ * ell_);
-    for (Eigen::Index i = 0; i < alpha_.size(); ++i)
-      s += alpha_[i] * std::exp(c * std::max(0.0, norms_[i] + uu - 2.0 * dist_[i]));
-    return s;
+    u_ = z - mu_;
+    L_.triangularView<Eigen::Lower>().solveInPlace(u_);
+    return at(u_);
   }
   double held_out_error() const { return error_; }
   double quadratic_error() const { return quadratic_error_; }
@@ -95,16 +91,20 @@ class GpSurrogate {
   }
   void fit_points(const Points& pts, Rng& rng);
   bool fit_gp(const Mat& U, const Vec& resid, const Vec& w, const Mat& D2, double ell, double lambda);
+  // The surrogate at whitened coordinates u.
+  double at(const Vec& u) const {
+    double s = mean_(u);
+    if (alpha_.size() == 0) return s;
+    dist_.noalias() = U_ * u;
+    const double uu = u.squaredNorm(), c = -0.5 / (ell_ * ell_);
+    for (Eigen::Index i = 0; i < alpha_.size(); ++i)
+      s += alpha_[i] * std::exp(c * std::max(0.0, norms_[i] + uu - 2.0 * dist_[i]));
+    return s;
+  }
   Vec predict(const Mat& V) const {
     Vec out(V.rows());
-    for (Eigen::Index i = 0; i < V.rows(); ++i) out[i] = predict_u(V.row(i).transpose());
+    for (Eigen::Index i = 0; i < V.rows(); ++i) out[i] = at(V.row(i).transpose());
     return out;
-  }
-  double predict_u(const Vec& u) const {
-    double s = mean_(u);
-    const double c = -0.5 / (ell_ * ell_);
-    for (Eigen::Index i = 0; i < alpha_.size(); ++i) s += alpha_[i] * std::exp(c * (U_.row(i).transpose() - u).squaredNorm());
-    return s;
   }
 
   Vec mu_;
@@ -190,7 +190,6 @@ inline void GpSurrogate::fit_points(const Points& pts, Rng& rng) {
     for (Eigen::Index i = 0; i < m; ++i) r[i] = pts.P[i] - mean_(pts.U.row(i).transpose());
     if (!fit_gp(pts.U, r, pts.w, squared_distances(pts.U), best_ell, best_lambda)) alpha_.resize(0);
   }
-  dist_.resize(alpha_.size());
 }
 
 }  // namespace vhmc
