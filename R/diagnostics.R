@@ -34,7 +34,7 @@
 #' @export
 #' @examples
 #' \donttest{
-#' fit <- vhmc_sample(function(th) -sum(th^2) / 2, init = c(a = 0, b = 0),
+#' fit <- vhmc_sample(function(th) -sum(th^2) / 2, function(th) -th, init = c(a = 0, b = 0),
 #'                    chains = 2, iter = 1000, seed = 1, progress = FALSE)
 #' sd <- sampler_diagnostics(fit)
 #' head(sd)

@@ -30,7 +30,7 @@ counted_laplace_anchor <- function(target, init, who) {
 # of group-level effects whose levels fd_hessian() differences together). Errors, before any
 # chain runs, when U is not finite at init or no finite optimum is found. `evaluations`
 # counts the search's own passes (Hessians included), `hessians` the analytic Hessians.
-laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_hmc()", levels = NULL) {
+laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_hmc()", levels = NULL, search = NULL) {
   U <- function(th) {
     v <- tryCatch(value_grad(th)$value, error = function(e) NaN)
     if (is.finite(v)) v else Inf
@@ -40,7 +40,8 @@ laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_h
     stop_arg("init", "gives a non-finite log density, so the mode search cannot start",
              "Supply `init` values where the log density is finite.")
   }
-  search <- if (is.null(newton)) lbfgs_newton(value_grad, U, G, init, levels) else newton(init)
+  converge <- search$converge %||% TRUE
+  search <- if (is.null(newton)) lbfgs_newton(value_grad, U, G, init, levels, search) else newton(init)
   theta <- search$mode
   hess <- search$hessian
   g <- G(theta)
@@ -50,7 +51,7 @@ laplace_anchor <- function(value_grad, init, newton = NULL, who = "variational_h
                    "Check that the posterior is proper (e.g. priors on every parameter) or supply `init` near the mode.")
   }
   scale <- sqrt(sum(g^2)) / max(1, sqrt(sum(diag(hess)^2)))
-  if (!search$converged && scale > 1e-3) {
+  if (converge && !search$converged && scale > 1e-3) {
     anchor_failure(who, paste0("the mode search did not converge (gradient norm ", format(signif(sqrt(sum(g^2)), 3)), ")"),
                    "The posterior may have no finite mode; check the priors or supply `init` near the mode.")
   }
@@ -83,12 +84,14 @@ anchor_failure <- function(who, reason, advice) {
 
 # Mode search for targets without an analytic Hessian: L-BFGS in the core (its evaluations
 # go through value_grad, so a counting wrapper sees them), then Newton steps with the Hessian
-# from differences of the gradient (each step only if U decreases).
-lbfgs_newton <- function(value_grad, U, G, init, levels = NULL) {
-  opt <- vhmc_lbfgs(lbfgs_potential(value_grad, length(init)), as.numeric(init), 2000L)
+# from differences of the gradient (each step only if U decreases). `search`: the sampler's
+# mode_search() (L-BFGS iterations at most, whether to take Newton steps).
+lbfgs_newton <- function(value_grad, U, G, init, levels = NULL, search = NULL) {
+  opt <- vhmc_lbfgs(lbfgs_potential(value_grad, length(init), search$evaluations %||% Inf), as.numeric(init),
+                    search$iterations %||% 2000L)
   theta <- opt$mode
   hess <- fd_hessian(G, theta, levels)
-  for (k in seq_len(20)) {
+  for (k in seq_len(if (isFALSE(search$newton)) 0L else 20L)) {
     g <- G(theta)
     if (!all(is.finite(g)) || !all(is.finite(hess))) break
     ch <- tryCatch(chol(hess), error = function(e) NULL)
@@ -104,9 +107,13 @@ lbfgs_newton <- function(value_grad, U, G, init, levels = NULL) {
 
 # value_grad as the closure the core's optimiser calls: f(theta, need_grad) returning U or
 # c(U, grad U), NaN wherever the target cannot be evaluated (an error, a non-finite or
-# malformed value), so that no R error unwinds through C++.
-lbfgs_potential <- function(value_grad, d) {
+# malformed value), so that no R error unwinds through C++. After `budget` evaluations it
+# answers NaN without evaluating, which ends the search at the best point so far.
+lbfgs_potential <- function(value_grad, d, budget = Inf) {
+  n <- 0
   function(theta, need_grad) {
+    n <<- n + 1
+    if (n > budget) return(NaN)
     v <- tryCatch(value_grad(theta), error = function(e) NULL)
     ok <- !is.null(v) && is.numeric(v$value) && length(v$value) == 1L && is.finite(v$value)
     if (ok && !need_grad) return(v$value)

@@ -24,12 +24,25 @@
 #' / 2 + 5 nats below the best, starts from the best mode's neighbourhood instead, and a
 #' message says so. Warmup refits the surrogate and the random walk's covariance after 50
 #' iterations and every 100 after; with the automatic warmup (`warmup = NULL`) it ends after
-#' the third refit (250 iterations). Sampling keeps them fixed.
+#' the third refit (250 iterations) if the surrogate can then drive the chains. Sampling keeps
+#' them fixed.
+#'
+#' A share `de_moves` of the iterations (drawn at random) makes a differential-evolution move
+#' on the model instead (DE-MCzs, ter Braak and Vrugt 2008, as [demc()]: a difference of two
+#' states of an archive of warmup's states, fixed in sampling), and every iteration does while
+#' the surrogate's held-out error exceeds `max_error` log-density units (a surrogate that cannot drive
+#' the chains; the automatic warmup then continues, refitting every 100 iterations, up to
+#' `floor(iter / 2)`). Both moves are exact, and so is their mixture. The DE moves explore
+#' what the surrogate does not describe yet (a ridge, another mode), and their runs train the
+#' next surrogate; in sampling they move a chain out of a region where the surrogate falls
+#' below the model, where every surrogate transition out is rejected. Without them, on a
+#' posterior that is a long curved ridge the chains stay where the first surrogate put its
+#' mass, and agree with each other (R-hat near 1) while missing the rest of the ridge.
 #'
 #' On a Lotka-Volterra model with 6 parameters in boxes (`inst/bench/expensive_models.R`),
 #' its default call gave 10 to 30 times the effective draws per model run of BayesianTools'
 #' DEzs; see `vignette("expensive-models")`. Where no Gaussian describes the posterior's mass
-#' (several modes of similar weight, long curved ridges), use [demc()].
+#' (several modes of similar weight, long curved ridges), it gains little over [demc()].
 #'
 #' The chains form one population that trains one surrogate; it runs in one process (`cores`
 #' is not used), and the draws of one `seed` are the same on any number of cores.
@@ -38,17 +51,26 @@
 #' held-out error (`surrogate_error`, the standard deviation in log density units over
 #' held-out points of the typical set; `quadratic_error` that of its mean alone), its length
 #' scale and training points, the evaluations of the exploration, the chains moved from a
-#' local mode (`relocated`), the model runs of sampling and the surrogate steps' acceptance
-#' rate (`inner_accept`).
+#' local mode (`relocated`), the model runs of sampling, the surrogate steps' acceptance
+#' rate (`inner_accept`), the share of differential-evolution moves in sampling (`de_share`)
+#' and their model runs (`de_runs_sampling`).
 #'
 #' @param steps Random-walk steps on the surrogate per iteration (more steps travel further
 #'   per model run while the surrogate is good).
-#' @param pilot Draws of the refined Gaussian evaluated before warmup, for the surrogate.
+#' @param pilot Draws of the refined Gaussian evaluated before warmup, for the surrogate and
+#'   the first archive of the differential-evolution moves (at least 3).
 #' @param refine Quadratic refinements of the Laplace approximation before the pilot draws.
 #' @param max_points The surrogate's training points at most (its cost grows with their
 #'   square per evaluation's size and their cube per fit).
+#' @param de_moves The share of iterations, between 0 and 1, that make a differential-evolution
+#'   move on the model instead of a surrogate transition (all of them while the surrogate
+#'   cannot drive the chains).
+#' @param max_error The surrogate's held-out error (log-density units) above which it cannot
+#'   drive the chains, and every iteration makes a differential-evolution move.
 #' @return An object of class `c("vhmc_surrogate_mh", "vhmc_sampler")`.
-#' @references Liu, J. S. (2001). *Monte Carlo Strategies in Scientific Computing*.
+#' @references ter Braak, C. J. F. and Vrugt, J. A. (2008). Differential Evolution Markov
+#'   Chain with snooker updater and fewer chains. *Statistics and Computing* 18, 435-446.
+#'   Liu, J. S. (2001). *Monte Carlo Strategies in Scientific Computing*.
 #'   Springer (the surrogate transition method). Christen, J. A. and Fox, C. (2005). Markov
 #'   chain Monte Carlo using an approximation. *Journal of Computational and Graphical
 #'   Statistics* 14, 795-810. Rasmussen, C. E. and Williams, C. K. I. (2006). *Gaussian
@@ -66,10 +88,12 @@
 #' fit$model_runs
 #' }
 #' @export
-surrogate_mh <- function(steps = 50, pilot = 200, refine = 4, max_points = 1000) {
+surrogate_mh <- function(steps = 50, pilot = 200, refine = 4, max_points = 1000, de_moves = 0.1, max_error = 2) {
   new_sampler("surrogate_mh",
     steps = check_count(steps, "steps"),
-    pilot = check_count(pilot, "pilot"),
+    pilot = check_count(pilot, "pilot", min = 3L),
+    de_moves = check_number(de_moves, "de_moves", 0, 1),
+    max_error = check_number(max_error, "max_error", 0),
     refine = check_count(refine, "refine", min = 0L),
     max_points = check_count(max_points, "max_points")
   )
@@ -77,13 +101,20 @@ surrogate_mh <- function(steps = 50, pilot = 200, refine = 4, max_points = 1000)
 
 sampler_config.vhmc_surrogate_mh <- function(sampler, run, target) {
   core_config(sampler, members = run$chains, steps = sampler$steps, pilot = sampler$pilot,
-              refine = sampler$refine, max_points = sampler$max_points)
+              refine = sampler$refine, max_points = sampler$max_points,
+              de_moves = sampler$de_moves, max_error = sampler$max_error)
 }
 
 sampler_label.vhmc_surrogate_mh <- function(sampler) "Metropolis-Hastings with surrogate transitions"
 uses_gradient.vhmc_surrogate_mh <- function(sampler) FALSE
 auto_warmup.vhmc_surrogate_mh <- function(sampler) TRUE
 start_screen.vhmc_surrogate_mh <- function(sampler) 20L
+# The exploration's quadratic regressions refine the Laplace approximation over the
+# posterior's scale (finite-difference Hessians of a model solved to a tolerance mislead), so
+# the searches stop early (100 evaluations: with finite differences, 100 (2 d + 1) model runs)
+# and take no Newton steps: on the box-bounded Lotka-Volterra model one full search wandered
+# for about 10,000 model runs.
+mode_search.vhmc_surrogate_mh <- function(sampler) list(iterations = 100L, evaluations = 100L, newton = FALSE, converge = FALSE)
 divergence_fix.vhmc_surrogate_mh <- function(sampler) "not applicable"
 check_target.vhmc_surrogate_mh <- function(sampler, target) check_population_target(sampler, target)
 run_sampler_chains.vhmc_surrogate_mh <- function(sampler, chain_fun, args, target, threads = NULL) {

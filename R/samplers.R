@@ -10,6 +10,7 @@
 #                                 has_mode (and its description and the samplers it takes,
 #                                 for the message)
 #   start_method(s)               how chains start with init = NULL: "mode" (R/start.R) or "random"
+#   start_screen(s), mode_search(s)  the mode start's design and search (R/start.R, R/laplace.R)
 #   start_metric_regularised(s)   whether a mode start whose Laplace covariance was regularised
 #                                 gives the chains that metric (else the Laplace one; R/start.R)
 #   auto_warmup(s)                whether warmup = NULL lets warmup end when adaptation converged
@@ -50,6 +51,17 @@ check_sampler_arg <- function(sampler, hint = or_list(all_samplers)) {
 usable_samplers <- function(caps) {
   ok <- Filter(function(need) all(vapply(need, function(k) isTRUE(caps[[k]]), NA)), sampler_needs)
   or_list(sub("^nuts\\(\\)$", "nuts() (the default)", names(ok)))
+}
+
+# The sampler of vhmc_sample() when none is given. With a gradient (the user's, or a TMB/RTMB
+# tape), nuts(). Without one, a gradient-free sampler: surrogate_mh() while its surrogate's
+# quadratic mean, (d + 1) (d + 2) / 2 coefficients fitted from about 3 times as many model runs
+# per refinement, stays cheap against sampling (12 parameters: 273 runs), demc() above (at
+# least 3 chains), else rwm().
+default_sampler <- function(has_gradient, d, chains) {
+  if (has_gradient) return(nuts())
+  if (d <= 12L) return(surrogate_mh())
+  if (chains >= 3L) demc() else rwm()
 }
 
 # "a, b or c"
@@ -109,6 +121,12 @@ start_method.vhmc_sampler <- function(sampler) "mode"
 # (R/start.R); 0: the chains' own initial values.
 start_screen <- function(sampler) UseMethod("start_screen")
 start_screen.vhmc_sampler <- function(sampler) 0L
+# The mode search of a target written in R (R/laplace.R, lbfgs_newton()): L-BFGS iterations and
+# evaluations at most, Newton steps with finite-difference Hessians after it, and whether a
+# search that did not converge fails. A sampler that refines the Laplace approximation itself
+# needs a point near the mass, not a converged mode.
+mode_search <- function(sampler) UseMethod("mode_search")
+mode_search.vhmc_sampler <- function(sampler) list(iterations = 2000L, evaluations = Inf, newton = TRUE, converge = TRUE)
 start_metric_regularised <- function(sampler) UseMethod("start_metric_regularised")
 start_metric_regularised.vhmc_sampler <- function(sampler) TRUE
 

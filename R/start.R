@@ -37,7 +37,8 @@ start_chains <- function(sampler, target, inits, init, seed, progress = FALSE) {
   screen <- screened_inits(sampler, target, inits, seed)
   plain$inits <- inits <- screen$inits
   seconds <- elapsed_seconds(res <- tryCatch(mode_start(target, inits, seed, progress,
-                                                        tolerant = start_screen(sampler) > 0L),
+                                                        tolerant = start_screen(sampler) > 0L,
+                                                        search = mode_search(sampler)),
                                              vhmc_no_mode = function(e) e))
   res$evaluations <- res$evaluations + screen$evaluations
   if (inherits(res, "vhmc_no_mode")) {
@@ -125,7 +126,8 @@ regularised_message <- function(reg, d, metric_regularised = TRUE) {
 # "vhmc_no_mode" condition (with the evaluations spent) when there is no usable one.
 # With `shared`, one search serves every chain (a GLM's mode is unique; a multilevel model's
 # local one is searched from one point).
-mode_start <- function(target, inits, seed, progress = FALSE, shared = !is.null(target$mode), tolerant = FALSE) {
+mode_start <- function(target, inits, seed, progress = FALSE, shared = !is.null(target$mode), tolerant = FALSE,
+                       search = NULL) {
   chains <- length(inits$internal)
   evals <- numeric(chains)
   hess <- numeric(chains)
@@ -136,7 +138,7 @@ mode_start <- function(target, inits, seed, progress = FALSE, shared = !is.null(
       anchors[[c]] <- anchors[[1]]
       next
     }
-    a <- tryCatch(start_anchor(target, inits$internal[[c]], if (shared) 0L else c, evals, hess, progress),
+    a <- tryCatch(start_anchor(target, inits$internal[[c]], if (shared) 0L else c, evals, hess, progress, search),
                   vhmc_no_mode = function(e) if (tolerant) e else stop(e))
     if (inherits(a, "vhmc_no_mode")) {
       evals[c] <- a$evaluations[c]
@@ -209,7 +211,7 @@ regularise_anchors <- function(target, anchors, shared) {
 # are known only when it returns). evaluations: potential and gradient evaluations;
 # hessians: analytic Hessians.
 # chain = 0: the search serves every chain.
-start_anchor <- function(target, init, chain, evals, hess, progress = FALSE) {
+start_anchor <- function(target, init, chain, evals, hess, progress = FALSE, search = NULL) {
   label <- if (chain > 0L) sprintf("Chain %d: mode search", chain) else "Mode search"
   progress_line(progress, "%s (%s)", label, if (is.null(target$mode))
     "L-BFGS, then the Hessian by central differences" else "Newton's method, shared by all chains")
@@ -221,7 +223,8 @@ start_anchor <- function(target, init, chain, evals, hess, progress = FALSE) {
     target$value_grad(theta)
   }
   seconds <- elapsed_seconds(la <- tryCatch(
-    withCallingHandlers(laplace_anchor(counted, init, target$mode, who = "mode search", levels = target$hessian_levels),
+    withCallingHandlers(laplace_anchor(counted, init, target$mode, who = "mode search", levels = target$hessian_levels,
+                                       search = search),
                         warning = function(w) stop(conditionMessage(w), call. = FALSE)),
     error = function(e) e))
   evals[max(chain, 1L)] <- n

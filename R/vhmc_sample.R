@@ -41,10 +41,15 @@
 #' @param parameters Parameter names (a character vector), or their number; needed only
 #'   when `init` is `NULL` or `"random"`. Otherwise names come from `init`, defaulting to
 #'   `theta[1]`, ...
-#' @param sampler A sampler from [nuts()] (default), [hmc()], [rwm()], [demc()],
+#' @param sampler A sampler from [nuts()], [hmc()], [rwm()], [demc()],
 #'   [surrogate_mh()], [surrogate_hmc()], [variational_hmc()] or (with `metric_tensor`) [rmhmc()]. The
 #'   stochastic-gradient samplers [sghmc()] and [sgld()] need minibatches of a likelihood
-#'   and work with [vhmc_glm()] and [vhmc_ardl()] only.
+#'   and work with [vhmc_glm()] and [vhmc_ardl()] only. `NULL` (default): [nuts()] when
+#'   there is a gradient (`gradient`, or a TMB/RTMB objective's tape); without one a
+#'   gradient-free sampler, [surrogate_mh()] for up to 12 parameters and [demc()] above
+#'   ([rwm()] with fewer than 3 chains). A finite-difference gradient costs `2 d` model
+#'   runs and misleads where a model is solved to a tolerance, so [nuts()] and the other
+#'   gradient samplers use one only when asked for by name.
 #' @param chains Number of chains.
 #' @param iter Iterations per chain with a full warmup; `iter - floor(iter / 2)` draws
 #'   are kept per chain when `warmup = NULL`, `iter - warmup` otherwise.
@@ -164,7 +169,7 @@
 #' }
 #' @export
 vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = NULL,
-                        sampler = nuts(), chains = 4, iter = 2000, warmup = NULL,
+                        sampler = NULL, chains = 4, iter = 2000, warmup = NULL,
                         thin = 1, seed = NULL, cores = getOption("mc.cores", 1L),
                         progress = interactive(), metric_tensor = NULL, lower = NULL, upper = NULL,
                         prior = NULL, unconstrained = FALSE, laplace = FALSE, max_runs = NULL) {
@@ -174,12 +179,10 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
   if (!is.null(metric_tensor) && !is.function(metric_tensor)) {
     stop_arg("metric_tensor", sprintf("must be NULL or a function, not %s", describe(metric_tensor)))
   }
-  check_sampler_arg(sampler, r_target_samplers)
+  if (!is.null(sampler)) check_sampler_arg(sampler, r_target_samplers)
   if (!is.null(metric_tensor) && !inherits(sampler, "vhmc_rmhmc")) {
     stop_arg("metric_tensor", "is used by rmhmc() only", "Use sampler = rmhmc(), or drop `metric_tensor`.")
   }
-  check_target(sampler, list(minibatch = FALSE, metric_tensor = !is.null(metric_tensor), has_mode = TRUE,
-                             population = TRUE, description = "a log density written as an R function"))
   args <- check_run_args(chains, iter, warmup, thin, cores)
   args$max_runs <- check_max_runs(max_runs)
   progress <- check_flag(progress, "progress")
@@ -190,6 +193,9 @@ vhmc_sample <- function(log_density, gradient = NULL, init = NULL, parameters = 
   } else {
     plain_target(user, init, metric_tensor, args$chains, seed)
   }
+  sampler <- sampler %||% default_sampler(!is.null(user$gradient), length(setup$inits$user[[1]]), args$chains)
+  check_target(sampler, list(minibatch = FALSE, metric_tensor = !is.null(metric_tensor), has_mode = TRUE,
+                             population = TRUE, description = "a log density written as an R function"))
   check_target_at(user$log_density, user$gradient, setup$inits$user[[1]])
   if (!is.null(metric_tensor)) check_metric_at(metric_tensor, setup$inits$user[[1]])
   if (is.null(user$gradient) && uses_gradient(sampler)) {

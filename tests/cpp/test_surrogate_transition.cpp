@@ -2,7 +2,9 @@
 // Gaussian-process surrogate (surrogate/gp_surrogate.hpp, quadratic_fit.hpp): the quadratic
 // regression is exact on a quadratic; the GP fits a smooth non-quadratic log density; every
 // member is exact on a banana, with the default surrogate and with a deliberately poor one;
-// at most one evaluation per member and iteration after the exploration; a member started
+// at most one evaluation per member and iteration after the exploration; a surrogate too
+// poor to drive the chains hands every move to DE-MCzs, and the mixture of both moves is
+// exact; a member started
 // at a minor mode far below the mass is moved; the same seed gives the same draws.
 #include <catch2/catch.hpp>
 
@@ -151,12 +153,40 @@ TEST_CASE("Surrogate transitions: exact with a poor surrogate (no refinement, fe
   c.max_points = 30;
   c.steps = 10;
   c.members = 2;
+  c.de_moves = 0.0;  // surrogate transitions only, however poor the surrogate
+  c.max_error = std::numeric_limits<double>::infinity();
   // A misleading Laplace approximation: centred off the mass, too narrow in x, too wide in y.
   const Mat H = (Mat(2, 2) << 25.0, 0.0, 0.0, 0.25).finished();
   const vhmc::ChainOutput out = run_st(pot, c, banana_init(2), (Vec(2) << 1.5, -1.0).finished(), H, 0, 100000);
   REQUIRE(out.error.empty());
   const double ex2 = 2.0 * std::tgamma(0.75) / std::tgamma(0.25);
   check_moments(out, 2, {0.0, 0.0}, {ex2, 1.0});
+}
+
+TEST_CASE("Surrogate transitions: a surrogate that cannot drive the chains hands every move to DE-MCzs", "[surrogate-mh]") {
+  vt::Banana pot;
+  vhmc::SurrogateTransitionConfig c;
+  c.max_points = 300;
+  c.max_error = 0.0;  // no surrogate is good enough: every iteration is a DE-MCzs move on the model
+  const vhmc::ChainOutput out = run_st(pot, c, banana_init(4), Vec::Zero(2), Mat(Mat::Identity(2, 2)), 500, 8000);
+  REQUIRE(out.error.empty());
+  CHECK(std::get<double>(out.report.at("de_share")) == 1.0);
+  CHECK(std::get<double>(out.report.at("de_runs_sampling")) == 4.0 * 8000);
+  check_banana(out, 4);
+}
+
+TEST_CASE("Surrogate transitions: a mixture with DE-MCzs moves is exact", "[surrogate-mh]") {
+  vt::Banana pot;
+  vhmc::SurrogateTransitionConfig c;
+  c.max_points = 300;
+  c.de_moves = 0.5;
+  const vhmc::ChainOutput out = run_st(pot, c, banana_init(4), Vec::Zero(2), Mat(Mat::Identity(2, 2)), 250, 6000);
+  REQUIRE(out.error.empty());
+  CHECK(std::get<double>(out.report.at("de_share")) == 0.5);
+  const double de = std::get<double>(out.report.at("de_runs_sampling"));
+  CHECK(de > 0.4 * 4 * 6000);
+  CHECK(de < 0.6 * 4 * 6000);
+  check_banana(out, 4);
 }
 
 TEST_CASE("Surrogate transitions: a member at a minor mode far below the mass is moved", "[surrogate-mh]") {

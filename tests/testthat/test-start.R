@@ -72,7 +72,7 @@ test_that("no usable mode: random starts and a message that says why", {
   # Neal's funnel: its mode sits deep in the neck, where the Laplace approximation is useless.
   ld <- function(th) dnorm(th[1], 0, 3, log = TRUE) + sum(dnorm(th[-1], 0, exp(th[1] / 2), log = TRUE))
   expect_message(
-    fit <- suppressWarnings(vhmc_sample(ld, parameters = 4, chains = 1, iter = 200, seed = 1,
+    fit <- suppressWarnings(vhmc_sample(ld, parameters = 4, sampler = nuts(), chains = 1, iter = 200, seed = 1,
                                         progress = FALSE)),
     "Starting the chains from random initial values: .*(does not describe|not finite|Hessian)"
   )

@@ -92,6 +92,9 @@ test_that("surrogate_mh() refuses what it cannot sample, with the fix", {
   expect_error(surrogate_mh(pilot = 1.5), "pilot")
   expect_error(surrogate_mh(refine = -1), "refine")
   expect_error(surrogate_mh(max_points = "a"), "max_points")
+  expect_error(surrogate_mh(pilot = 2), "`pilot` must be a single whole number >= 3")
+  expect_error(surrogate_mh(de_moves = 1.5), "`de_moves` must lie in \\[0, 1\\]")
+  expect_error(surrogate_mh(max_error = -1), "`max_error` must lie in")
 })
 
 test_that("surrogate_mh()'s settled config agrees with the core's defaults", {

@@ -155,11 +155,11 @@ test_that("a budget of model runs stops the chains, keeps their draws, and says 
   expect_true(n > 0 && n < 1000)
   expect_identical(fit$args$iter, fit$args$warmup + n)
   # NUTS with finite differences: each chain stops at its share.
-  fit2 <- suppressWarnings(run(init = c(p = 0.5, lambda = 4), chains = 2, iter = 1000, max_runs = 20000))
+  fit2 <- suppressWarnings(run(init = c(p = 0.5, lambda = 4), sampler = nuts(), chains = 2, iter = 1000, max_runs = 20000))
   expect_lt(posterior::niterations(fit2$draws), 500)
   expect_lte(max(tapply(fit2$model_runs$log_density, fit2$model_runs$chain, sum)), 10000 + 5 * 2^10)
   expect_error(run(iter = 1000, max_runs = 50), "`max_runs` \\(50\\) was spent by the start")
-  expect_error(suppressWarnings(run(init = c(p = 0.5, lambda = 4), iter = 1000, max_runs = 500)),
+  expect_error(suppressWarnings(run(init = c(p = 0.5, lambda = 4), sampler = nuts(), iter = 1000, max_runs = 500)),
                "spent before sampling began")
   expect_error(run(max_runs = 0), "max_runs")
 })

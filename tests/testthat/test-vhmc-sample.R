@@ -35,12 +35,12 @@ test_that("dense adaptation recovers a correlation of 0.99 and beats the diagona
   expect_gt(ess_per_grad(dense), 3 * ess_per_grad(diag))
 })
 
-test_that("a missing gradient uses finite differences, with a message", {
+test_that("nuts() without a gradient uses finite differences, with a message", {
   tg <- gaussian_target(c(0, 3), c(1, 0.5))
   expect_message(
     # 4 x 2000 draws: at 4 x 1000 this seed's sd of a sat 4.5 MCSEs low, a tail event of the
     # short run (80,000 draws of the same sampler put it within 1 MCSE of the truth).
-    fit <- vhmc_sample(tg$log_density, init = c(a = 0, b = 0), seed = 2, iter = 4000, progress = FALSE),
+    fit <- vhmc_sample(tg$log_density, init = c(a = 0, b = 0), sampler = nuts(), seed = 2, iter = 4000, progress = FALSE),
     "finite differences"
   )
   expect_moments(fit, c(0, 3), c(1, 0.5))

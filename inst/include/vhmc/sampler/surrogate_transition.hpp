@@ -42,10 +42,13 @@ struct SurrogateTransitionConfig {
   int pilot = 200;       // draws of the refined Gaussian evaluated before warmup
   int refine = 4;        // quadratic refinements of the Laplace approximation
   int max_points = 1000; // the surrogate's training points at most
+  double de_moves = 0.1; // share of iterations that make a DE-MCzs move instead (while the surrogate is usable)
+  double max_error = 2.0;  // the surrogate's held-out error above which every move is a DE-MCzs one
   static auto fields() {
     using C = SurrogateTransitionConfig;
     return std::make_tuple(field("members", &C::members), field("steps", &C::steps), field("pilot", &C::pilot),
-                           field("refine", &C::refine), field("max_points", &C::max_points));
+                           field("refine", &C::refine), field("max_points", &C::max_points),
+                           field("de_moves", &C::de_moves), field("max_error", &C::max_error));
   }
 };
 
@@ -117,6 +120,7 @@ class StPopulation {
         lp_(Vec::Zero(k_)), s_(Vec::Zero(k_)), accept_(Vec::Ones(k_)), evaluations_(Vec::Zero(k_)),
         moves_(Vec::Zero(k_)), points_(d_), laplace_(x.laplace), scatter_(x.scatter) {
     scale_ = 2.38 / std::sqrt(static_cast<double>(d_));
+    de_ = {2.38 / std::sqrt(2.0 * d_), 0.1, 0.1};
   }
   int dim() const { return k_ * d_; }
   int members() const { return k_; }
@@ -162,12 +166,26 @@ class StPopulation {
     fit_surrogate(rng);
     window_moves_ = window_tried_ = 0.0;
   }
+  // Warmup's states join the archive of the DE-MCzs moves (ter Braak and Vrugt 2008).
+  void archive_members() {
+    for (int k = 0; k < k_; ++k) archive_.add(x_.segment(k * d_, d_));
+    dprop_.jitter = 1e-4 * archive_.spread();
+  }
+  bool surrogate_usable() const { return surrogate_.held_out_error() <= c_.max_error; }
+  // The archive keeps the second half of warmup's states (the pilot draws and the transient
+  // leave it) when they are at least 3 per dimension; sampling keeps it fixed.
   void stop_recording() {
     recording_ = false;
     points_.release();
+    const Eigen::Index added = archive_.size() - pilot_.rows();
+    if (added / 2 >= 3 * d_) archive_.keep_from(archive_.size() - added / 2);
+    dprop_.jitter = 1e-4 * archive_.spread();
     pilot_.resize(0, d_);
   }
-  void start_sampling() { tried0_ = tried_; }
+  void start_sampling() {
+    tried0_ = tried_;
+    de_tried0_ = de_tried_;
+  }
   void report(Report& r) const {
     r.add("runs_sampling", tried_ - tried0_);
     r.add("inner_accept", inner_tries_ > 0 ? inner_accepts_ / inner_tries_ : 0.0);
@@ -177,6 +195,8 @@ class StPopulation {
     r.add("training_points", static_cast<long>(surrogate_.points()));
     r.add("exploration_evaluations", explore_evaluations_);
     r.add("relocated", relocated_);
+    r.add("de_share", de_share_);
+    r.add("de_runs_sampling", de_tried_ - de_tried0_);
   }
   const Vec& accept() const { return accept_; }
   const Vec& evaluations() const { return evaluations_; }
@@ -195,8 +215,10 @@ class StPopulation {
   void fit_surrogate(Rng& rng) {
     surrogate_.fit(points_.Z(), points_.P(), points_.size(), g_.m, g_.L, c_.max_points, rng);
     for (int k = 0; k < k_; ++k) s_[k] = surrogate_(x_.segment(k * d_, d_));
+    de_share_ = surrogate_usable() ? c_.de_moves : 1.0;
   }
   void step(int k, Rng& rng);
+  void de_step(int k, Rng& rng);
 
   Target<P> target_;
   SurrogateTransitionConfig c_;
@@ -208,6 +230,10 @@ class StPopulation {
   std::optional<Vec> scatter_;
   GaussianFit g_;
   GpSurrogate surrogate_;
+  DeArchive archive_;
+  DeSettings de_{};
+  DeProposal dprop_;
+  double de_share_ = 0.0, de_tried_ = 0.0, de_tried0_ = 0.0;
   Mat pilot_;
   Vec y_, prop_, eps_;
   bool recording_ = true;
@@ -268,6 +294,10 @@ void StPopulation<P>::explore(Rng& rng) {
     log_density(i % k_, z);
     pilot_.row(i) = z.transpose();
   }
+  archive_ = DeArchive(pilot_);
+  dprop_.x.resize(d_);
+  dprop_.u.resize(d_);
+  dprop_.jitter = 1e-4 * archive_.spread();
   explore_evaluations_ = static_cast<long>(evaluations_.sum() - before);
   fit_surrogate(rng);
   relocate(rng);
@@ -301,6 +331,7 @@ void StPopulation<P>::relocate(Rng& rng) {
 // proposes the state itself (accepted, no run).
 template <class P>
 void StPopulation<P>::step(int k, Rng& rng) {
+  if (de_share_ >= 1.0 || (de_share_ > 0.0 && rng.uniform() < de_share_)) return de_step(k, rng);
   y_ = x_.segment(k * d_, d_);
   double sy = s_[k];
   bool moved = false;
@@ -333,6 +364,31 @@ void StPopulation<P>::step(int k, Rng& rng) {
   ++window_moves_;
 }
 
+// A DE-MCzs move of member k on the model itself (de_proposals.hpp): exact with the archive
+// fixed, as in sampling. It explores where the surrogate cannot yet drive the chains (ridges,
+// several modes: its evaluations train the next surrogate) and, mixed with the surrogate
+// transitions, moves a chain out of a region where the surrogate falls below the model
+// (where every surrogate transition out is rejected).
+template <class P>
+void StPopulation<P>::de_step(int k, Rng& rng) {
+  accept_[k] = 0.0;
+  y_ = x_.segment(k * d_, d_);
+  if (!de_propose(y_, archive_, de_, rng, dprop_)) return;
+  const double lp = log_density(k, dprop_.x);
+  ++tried_;
+  ++de_tried_;
+  ++window_tried_;
+  const double log_a = lp - lp_[k] + dprop_.log_correction;
+  if (std::isnan(log_a)) return;
+  accept_[k] = log_a >= 0 ? 1.0 : std::exp(log_a);
+  if (!(std::log(rng.uniform()) < log_a)) return;
+  x_.segment(k * d_, d_) = dprop_.x;
+  lp_[k] = lp;
+  s_[k] = surrogate_(dprop_.x);
+  ++moves_[k];
+  ++window_moves_;
+}
+
 // Warmup: the surrogate and the random walk's Gaussian are refitted after the first 50
 // iterations (with the pilot draws) and every 100 after, to the states of each window's
 // second half; an automatic warmup ends after the third refit. At its end (a last refit
@@ -343,11 +399,12 @@ class StWarmup : public Phase {
   StWarmup(Pop& pop, bool automatic) : pop_(pop), automatic_(automatic) {}
   void observe(int, const TransitionInfo&, Rng& rng) override {
     ++since_;
+    pop_.archive_members();
     const int len = refits_ == 0 ? 50 : 100;
     if (2 * since_ > len) add_states();
     if (since_ == len) refit(rng);
   }
-  bool done() const override { return automatic_ && refits_ >= 3; }
+  bool done() const override { return automatic_ && refits_ >= 3 && pop_.surrogate_usable(); }
   void finish(Rng& rng) override {
     if (since_ >= 20) refit(rng);
     pop_.stop_recording();
