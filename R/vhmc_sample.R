@@ -20,8 +20,10 @@
 #'   exact gradient, and whose parameters (a vector parameter `b` becomes `b[1]`,
 #'   `b[2]`, ...) name the draws. See the RTMB example below.
 #' @param gradient A function returning the gradient of `log_density` (a numeric vector of
-#'   the same length). `NULL` (default) uses central finite differences, which costs
-#'   `2 * d` log-density evaluations per gradient and is less accurate.
+#'   the same length). `NULL` (default): none; the default sampler is then gradient-free
+#'   (see `sampler`), and a sampler that needs a gradient, named explicitly, uses central
+#'   finite differences, which cost `2 * d` log-density evaluations per gradient and are less
+#'   accurate.
 #' @param init Where the chains start. `NULL` (default): from the posterior mode and its
 #'   curvature. Each chain runs L-BFGS from its own random point (uniform in (-2, 2) per
 #'   coordinate, redrawn up to 100 times until the log density is finite) to a mode, takes

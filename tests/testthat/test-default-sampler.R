@@ -15,8 +15,8 @@ test_that("vhmc_sample() without a gradient samples gradient-free by default, wi
                                                         seed = 1, progress = FALSE)))
   expect_s3_class(fit$sampler, "vhmc_surrogate_mh")
   expect_equal(sum(fit$counts$gradient_calls), 0)
-  expect_message(fd <- vhmc_sample(ld, init = c(a = 0, b = 0), sampler = nuts(), chains = 1, iter = 200,
-                                   seed = 1, progress = FALSE),
+  expect_message(fd <- suppressWarnings(vhmc_sample(ld, init = c(a = 0, b = 0), sampler = nuts(), chains = 1,
+                                                    iter = 200, seed = 1, progress = FALSE)),
                  "No gradient supplied: using central finite differences")
   expect_s3_class(fd$sampler, "vhmc_nuts")
   with_grad <- suppressWarnings(vhmc_sample(ld, function(th) -th, init = c(a = 0, b = 0), chains = 1, iter = 200,
