@@ -130,7 +130,10 @@ TEST_CASE("Surrogate transitions: every member samples a banana exactly", "[surr
   vt::Banana pot;
   vhmc::SurrogateTransitionConfig c;
   c.max_points = 300;  // (the default 1,000 is slower and no less exact)
-  const vhmc::ChainOutput out = run_st(pot, c, banana_init(4), Vec::Zero(2), Mat(Mat::Identity(2, 2)), 250, 6000);
+  // 12,000 draws per member: the banana's tail in y (var y = 3 from x^2 with x normal) is
+  // where a random walk is slowest, for every sampler (rwm() and demc() too); at 6,000 a
+  // member's var(y) fell just outside its tolerance at this seed once DE-MCzs moves joined.
+  const vhmc::ChainOutput out = run_st(pot, c, banana_init(4), Vec::Zero(2), Mat(Mat::Identity(2, 2)), 250, 12000);
   INFO("error: " << out.error);
   REQUIRE(out.error.empty());
   CHECK(out.counts_total.grad == 0);
@@ -139,7 +142,7 @@ TEST_CASE("Surrogate transitions: every member samples a banana exactly", "[surr
   const long explore = std::get<long>(out.report.at("exploration_evaluations"));
   CHECK(explore == 4 * 3 * 6 + 200);
   const Vec evals = std::get<Vec>(out.report.at("member_evaluations"));
-  CHECK(evals.sum() <= explore + 4 * (1 + 250 + 6000));
+  CHECK(evals.sum() <= explore + 4 * (1 + 250 + 12000));
   CHECK(evals.sum() == Approx(static_cast<double>(out.counts_total.potential)));
   CHECK(std::get<double>(out.report.at("surrogate_error")) < 0.3);
   check_banana(out, 4);
