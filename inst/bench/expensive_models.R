@@ -21,7 +21,8 @@
 # (from the package's source directory, each model's rows are also merged into
 # vignettes/results/bench/expensive_<model>.csv, replacing those of the same sampler and seed,
 # and the reference's summary is kept in expensive_<model>_reference.csv and reused;
-# VHMC_BENCH_NEW_REFERENCE=1 recomputes it)
+# VHMC_BENCH_NEW_REFERENCE=1 recomputes it; VHMC_BENCH_SEIR_NUTS=<iter> instead runs SEIR with
+# exact gradients through RTMB, below)
 # Needs BayesianTools and deSolve (tools/install-deps.sh --bench).
 suppressPackageStartupMessages({
   library(vhmc)
@@ -153,6 +154,51 @@ cached_reference <- function(model, m) {
   ref <- reference(m, ref_runs[[model]])$summary
   if (dir.exists(dirname(file))) utils::write.csv(ref, file, row.names = FALSE)
   ref
+}
+
+# ---- an exact-gradient reference for SEIR (VHMC_BENCH_SEIR_NUTS=<iter>) --------------------
+# DEzs does not converge on SEIR (its reference has R-hat 1.97): the posterior is a long thin
+# curved ridge. This runs nuts() on the same posterior with exact gradients: the model taped
+# by RTMB, its ODE solved by 4th-order Runge-Kutta (dt = 0.1; the log likelihood agrees with
+# lsoda's within 1e-4). Its summary goes to expensive_seir_nuts_reference.csv. At 4 x 4,000
+# iterations it had not converged either (R-hat 1.07, min bulk ESS 47, 153 divergences).
+seir_rk4_cases <- function(p, dt = 0.1) {
+  x <- list(S = 1e4 - p[4], E = 0 * p[4], I = p[4], C = 0 * p[4])
+  rate <- function(x) {
+    inf <- p[1] * x$S * x$I / 1e4
+    list(S = -inf, E = inf - p[2] * x$E, I = p[2] * x$E - p[3] * x$I, C = p[2] * x$E)
+  }
+  add <- function(x, k, h) Map(function(a, b) a + h * b, x, k)
+  daily <- vector("list", 60)
+  for (day in 1:60) {
+    c0 <- x$C
+    for (k in seq_len(round(1 / dt))) {
+      k1 <- rate(x); k2 <- rate(add(x, k1, dt / 2)); k3 <- rate(add(x, k2, dt / 2)); k4 <- rate(add(x, k3, dt))
+      x <- Map(function(a, b1, b2, b3, b4) a + dt / 6 * (b1 + 2 * b2 + 2 * b3 + b4), x, k1, k2, k3, k4)
+    }
+    daily[[day]] <- x$C - c0
+  }
+  do.call(c, daily)
+}
+
+seir_nuts_reference <- function(iter) {
+  m <- seir_model()
+  y <- environment(m$loglik)$y
+  nll <- function(par) -sum(RTMB::dpois(y, seir_rk4_cases(c(par$beta, par$sigma, par$gamma, par$i0)) + 1e-9, log = TRUE))
+  obj <- RTMB::MakeADFun(nll, list(beta = 0.6, sigma = 0.3, gamma = 0.25, i0 = 10), silent = TRUE)
+  fit <- suppressWarnings(vhmc_sample(obj, lower = stats::setNames(m$lower, m$names),
+                                      upper = stats::setNames(m$upper, m$names), iter = iter, seed = 5, progress = FALSE))
+  s <- measure(fit$draws)$summary
+  cat(sprintf("SEIR, nuts() with exact gradients, 4 x %d iterations: min bulk ESS %.0f, max R-hat %.3f, %d divergences\n",
+              iter, min(s$ess_bulk), max(s$rhat), sum(sampler_diagnostics(fit)$divergent__)))
+  print(s)
+  file <- file.path("vignettes", "results", "bench", "expensive_seir_nuts_reference.csv")
+  if (dir.exists(dirname(file))) utils::write.csv(s, file, row.names = FALSE)
+}
+nuts_iter <- as.integer(Sys.getenv("VHMC_BENCH_SEIR_NUTS", "0"))
+if (nuts_iter > 0) {
+  seir_nuts_reference(nuts_iter)
+  quit(save = "no")
 }
 
 # VHMC_BENCH_RUNS=n: instead, one run of about n model runs per gradient-free sampler (DEzs's
