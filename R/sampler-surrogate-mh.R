@@ -153,8 +153,18 @@ add_report.vhmc_surrogate_mh <- function(sampler, fit, results, target) {
 }
 
 # Chains that (almost) never moved after warmup have not sampled: the surrogate does not
-# describe where they are.
+# describe where they are. A surrogate that never became usable left every move to
+# differential evolution: the fit is demc()'s, at its cost per effective draw.
 check_report.vhmc_surrogate_mh <- function(sampler, fit) {
+  report <- fit$surrogate_mh[[1]]
+  if (isTRUE(report$de_share >= 1) && sampler$de_moves < 1) {
+    warning(structure(class = c("vhmc_surrogate_mh_unusable", "warning", "condition"), list(call = NULL, message = sprintf(
+      paste("surrogate_mh(): the surrogate could not drive the chains (held-out error %s log-density units, above",
+            "max_error = %s), so every iteration after warmup made a differential-evolution move, as demc() would.",
+            "The posterior is likely ridged or multimodal. To fix: give a longer warmup (warmup) or more pilot",
+            "draws (pilot), or use demc(); see fit$surrogate_mh."),
+      format(signif(report$surrogate_error, 3)), format(sampler$max_error)))))
+  }
   stuck <- stuck_chains(fit$surrogate_mh, fit$args$iter - fit_warmup(fit))
   if (length(stuck) == 0L) return(invisible())
   err <- fit$surrogate_mh[[1]]$surrogate_error

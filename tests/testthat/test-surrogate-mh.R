@@ -60,6 +60,20 @@ test_that("surrogate_mh(): every chain starts from the best mode the searches fo
   expect_false(any(grepl("random initial values", msgs)))
 })
 
+test_that("surrogate_mh(): a surrogate that cannot drive the chains leaves every move to DE-MCzs, and says so", {
+  ld <- function(th) dnorm(th[["x"]], log = TRUE) + dnorm(th[["y"]], 1, 2, log = TRUE)
+  expect_warning(
+    fit <- suppressMessages(vhmc_sample(ld, lower = c(x = -10, y = -10), upper = c(x = 10, y = 10),
+                                        sampler = surrogate_mh(max_points = 200, max_error = 0), iter = 2000,
+                                        seed = 3, progress = FALSE)),
+    class = "vhmc_surrogate_mh_unusable")
+  r <- fit$surrogate_mh[[1]]
+  expect_identical(r$de_share, 1)
+  expect_identical(r$de_runs_sampling, r$runs_sampling)
+  s <- posterior::summarise_draws(fit$draws, "mean", "mcse_mean")
+  expect_true(all(abs(s$mean - c(0, 1)) < 4 * s$mcse_mean))
+})
+
 test_that("surrogate_mh(): a model that fails in part of the box rejects those points", {
   # The space-filling design covers the whole box, where the model errors for x > 5.
   ld <- function(th) {
