@@ -135,12 +135,13 @@ prepare_fit.vhmc_surrogate_mh <- function(sampler, target, inits, user_init) {
   list(extras = extras, inits = inits, stored = list())
 }
 
-# Chains whose mode search ended more than the 0.999 chi-square quantile / 2 + 5 below the best.
+# Chains whose mode search ended more than the 0.999 chi-square quantile / 2 + 5 below the best
+# (a local mode, or a point short of one: the searches stop after mode_search()'s evaluations).
 local_mode_message <- function(values, d) {
   gap <- values - min(values)
   far <- which(gap > stats::qchisq(0.999, d) / 2 + 5)
   if (length(far) == 0L) return(invisible())
-  message(sprintf(paste("The mode search%s of chain%s %s ended at a local mode %s below the best (chain %d);",
+  message(sprintf(paste("The mode search%s of chain%s %s ended %s below the best (chain %d), at a local mode or short of one;",
                         "%s from the best mode's neighbourhood instead."),
                   if (length(far) > 1) "es" else "", if (length(far) > 1) "s" else "", paste(far, collapse = ", "),
                   paste(format(signif(gap[far], 3)), collapse = "/"), which.min(values),
