@@ -90,12 +90,25 @@ struct DeSettings {
   double snooker;  // probability of a snooker proposal
 };
 
+// The defaults in d dimensions: ter Braak (2006, eq. 2)'s scale, ter Braak and Vrugt
+// (2008)'s probabilities of a jump and of a snooker proposal.
+constexpr double kDeJump = 0.1;
+constexpr double kDeSnooker = 0.1;
+inline double de_default_gamma(int d) { return 2.38 / std::sqrt(2.0 * d); }
+inline DeSettings de_defaults(int d) { return {de_default_gamma(d), kDeJump, kDeSnooker}; }
+
 // A proposal: the point and the log of the proposal's correction factor (0 for the
 // parallel direction); `jitter` (1e-4 of the archive's spread) and `u` are its scratch,
 // sized once, so that proposing allocates nothing.
 struct DeProposal {
   Vec x, jitter, u;
   double log_correction = 0.0;
+  void size_for(int d) {
+    x.resize(d);
+    u.resize(d);
+  }
+  // The jitter follows the archive's spread (fixed once the archive is frozen).
+  void follow(const DeArchive& z) { jitter = 1e-4 * z.spread(); }
 };
 
 // `count` distinct archive rows.

@@ -30,8 +30,8 @@ namespace vhmc {
 struct DemcConfig {
   int members = 4;              // the population (the host's chains)
   std::optional<double> gamma;  // parallel-direction scale; nullopt: 2.38 / sqrt(2 d)
-  double jump = 0.1;
-  double snooker = 0.1;
+  double jump = kDeJump;
+  double snooker = kDeSnooker;
   int archive_every = 10;
   static auto fields() {
     return std::make_tuple(field("members", &DemcConfig::members), field("gamma", &DemcConfig::gamma),
@@ -46,7 +46,7 @@ class DemcPopulation {
   DemcPopulation(P& potential, const DemcConfig& c, const Vec& inits, const Vec& scatter)
       : target_(potential), k_(c.members), d_(static_cast<int>(inits.size()) / c.members), scatter_(scatter),
         x_(inits), U_(Vec::Zero(k_)), accept_(Vec::Zero(k_)), evaluations_(Vec::Zero(k_)), moves_(Vec::Zero(k_)) {
-    settings_ = {c.gamma.value_or(2.38 / std::sqrt(2.0 * d_)), c.jump, c.snooker};
+    settings_ = {c.gamma.value_or(de_default_gamma(d_)), c.jump, c.snooker};
   }
   int dim() const { return k_ * d_; }
   int members() const { return k_; }
@@ -54,8 +54,7 @@ class DemcPopulation {
     archive_ = DeArchive(latin_hypercube(10 * d_, scatter_, rng));
     refresh_jitter();
     x1_.resize(d_);
-    prop_.x.resize(d_);
-    prop_.u.resize(d_);
+    prop_.size_for(d_);
     for (int k = 0; k < k_; ++k) {
       U_[k] = evaluate(k, x_.segment(k * d_, d_));
       if (!std::isfinite(U_[k]))
@@ -80,8 +79,7 @@ class DemcPopulation {
     for (int k = 0; k < k_; ++k) archive_.add(x_.segment(k * d_, d_));
     refresh_jitter();
   }
-  // The jitter follows the archive's spread (fixed once the archive is frozen).
-  void refresh_jitter() { prop_.jitter = 1e-4 * archive_.spread(); }
+  void refresh_jitter() { prop_.follow(archive_); }
   DeArchive& archive() { return archive_; }
   const Vec& accept() const { return accept_; }          // last iteration's, per member
   const Vec& evaluations() const { return evaluations_; }  // per member, so far

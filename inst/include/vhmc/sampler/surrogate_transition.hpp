@@ -120,7 +120,7 @@ class StPopulation {
         lp_(Vec::Zero(k_)), s_(Vec::Zero(k_)), accept_(Vec::Ones(k_)), evaluations_(Vec::Zero(k_)),
         moves_(Vec::Zero(k_)), points_(d_), laplace_(x.laplace), scatter_(x.scatter) {
     scale_ = 2.38 / std::sqrt(static_cast<double>(d_));
-    de_ = {2.38 / std::sqrt(2.0 * d_), 0.1, 0.1};
+    de_ = de_defaults(d_);
   }
   int dim() const { return k_ * d_; }
   int members() const { return k_; }
@@ -169,7 +169,7 @@ class StPopulation {
   // Warmup's states join the archive of the DE-MCzs moves (ter Braak and Vrugt 2008).
   void archive_members() {
     for (int k = 0; k < k_; ++k) archive_.add(x_.segment(k * d_, d_));
-    dprop_.jitter = 1e-4 * archive_.spread();
+    dprop_.follow(archive_);
   }
   bool surrogate_usable() const { return surrogate_.held_out_error() <= c_.max_error; }
   // The archive keeps the second half of warmup's states (the pilot draws and the transient
@@ -179,7 +179,7 @@ class StPopulation {
     points_.release();
     const Eigen::Index added = archive_.size() - pilot_.rows();
     if (added / 2 >= 3 * d_) archive_.keep_from(archive_.size() - added / 2);
-    dprop_.jitter = 1e-4 * archive_.spread();
+    dprop_.follow(archive_);
     pilot_.resize(0, d_);
   }
   void start_sampling() {
@@ -295,9 +295,8 @@ void StPopulation<P>::explore(Rng& rng) {
     pilot_.row(i) = z.transpose();
   }
   archive_ = DeArchive(pilot_);
-  dprop_.x.resize(d_);
-  dprop_.u.resize(d_);
-  dprop_.jitter = 1e-4 * archive_.spread();
+  dprop_.size_for(d_);
+  dprop_.follow(archive_);
   explore_evaluations_ = static_cast<long>(evaluations_.sum() - before);
   fit_surrogate(rng);
   relocate(rng);
