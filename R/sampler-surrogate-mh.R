@@ -20,9 +20,10 @@
 #' approximation refined by `refine` weighted quadratic regressions on
 #' `3 (1 + d + d (d + 1) / 2)` draws each (finite-difference Hessians of a model solved to a
 #' tolerance mislead; a regression over the Gaussian's scale does not), and `pilot` draws of
-#' the result. A chain whose search failed, or ended more than the 0.999 chi-square quantile
-#' / 2 + 5 nats below the best, starts from the best mode's neighbourhood instead, and a
-#' message says so. Warmup refits the surrogate and the random walk's covariance after 50
+#' the result. A chain whose search failed starts from the best mode; a chain that starts
+#' more than the 0.999 chi-square quantile / 2 + 5 nats below the best point of the
+#' exploration (its search ended at a local mode or short of one, or its given initial value
+#' lies there) is moved to a draw near the best mode before warmup, and a message says so. Warmup refits the surrogate and the random walk's covariance after 50
 #' iterations and every 100 after; with the automatic warmup (`warmup = NULL`) it ends after
 #' the third refit (250 iterations) if the surrogate can then drive the chains. Sampling keeps
 #' them fixed.
@@ -51,7 +52,8 @@
 #' held-out error (`surrogate_error`, the standard deviation in log density units over
 #' held-out points of the typical set; `quadratic_error` that of its mean alone), its length
 #' scale and training points, the evaluations of the exploration, the chains moved from a
-#' local mode (`relocated`), the model runs of sampling, the surrogate steps' acceptance
+#' local mode (`relocated`; `relocated_gap`, per chain, how far below the best it was,
+#' 0 if not moved), the model runs of sampling, the surrogate steps' acceptance
 #' rate (`inner_accept`), the share of differential-evolution moves in sampling (`de_share`)
 #' and their model runs (`de_runs_sampling`).
 #'
@@ -122,7 +124,7 @@ run_sampler_chains.vhmc_surrogate_mh <- function(sampler, chain_fun, args, targe
 }
 
 # The population's Gaussian starts from the best mode the chains' searches found (the lowest
-# potential); the chains whose searches ended far below it are named (the core moves them).
+# potential); the core moves the chains that start far below it (relocated_message()).
 prepare_fit.vhmc_surrogate_mh <- function(sampler, target, inits, user_init) {
   extras <- list(scatter = target$scatter)
   anchors <- inits$anchors
@@ -130,22 +132,22 @@ prepare_fit.vhmc_surrogate_mh <- function(sampler, target, inits, user_init) {
     values <- vapply(anchors, `[[`, numeric(1), "value")
     best <- which.min(values)
     extras$laplace <- list(mode = anchors[[best]]$mode, hessian = anchors[[best]]$hessian)
-    local_mode_message(values, length(anchors[[best]]$mode))
   }
   list(extras = extras, inits = inits, stored = list())
 }
 
-# Chains whose mode search ended more than the 0.999 chi-square quantile / 2 + 5 below the best
-# (a local mode, or a point short of one: the searches stop after mode_search()'s evaluations).
-local_mode_message <- function(values, d) {
-  gap <- values - min(values)
-  far <- which(gap > stats::qchisq(0.999, d) / 2 + 5)
+# The chains the core moved (sampler/surrogate_transition.hpp decides: more than the 0.999
+# chi-square quantile / 2 + 5 below the best point of the exploration), from its report.
+relocated_message <- function(report) {
+  gap <- report$relocated_gap
+  far <- which(gap > 0)
   if (length(far) == 0L) return(invisible())
-  message(sprintf(paste("The mode search%s of chain%s %s ended %s below the best (chain %d), at a local mode or short of one;",
-                        "%s from the best mode's neighbourhood instead."),
-                  if (length(far) > 1) "es" else "", if (length(far) > 1) "s" else "", paste(far, collapse = ", "),
-                  paste(format(signif(gap[far], 3)), collapse = "/"), which.min(values),
-                  if (length(far) > 1) "they start" else "it starts"))
+  several <- length(far) > 1L
+  message(sprintf(paste("Chain%s %s started %s log-density units below the best point of the exploration (a local mode,",
+                        "or a mode search that ended short of one); %s moved to the best mode's neighbourhood before",
+                        "warmup (fit$surrogate_mh: relocated_gap)."),
+                  if (several) "s" else "", paste(far, collapse = ", "), paste(format(signif(gap[far], 3)), collapse = "/"),
+                  if (several) "they were" else "it was"))
 }
 
 add_report.vhmc_surrogate_mh <- function(sampler, fit, results, target) {
@@ -158,6 +160,7 @@ add_report.vhmc_surrogate_mh <- function(sampler, fit, results, target) {
 # differential evolution: the fit is demc()'s, at its cost per effective draw.
 check_report.vhmc_surrogate_mh <- function(sampler, fit) {
   report <- fit$surrogate_mh[[1]]
+  relocated_message(report)
   if (isTRUE(report$de_share >= 1) && sampler$de_moves < 1) {
     warning(structure(class = c("vhmc_surrogate_mh_unusable", "warning", "condition"), list(call = NULL, message = sprintf(
       paste("surrogate_mh(): the surrogate could not drive the chains (held-out error %s log-density units, above",

@@ -43,12 +43,19 @@ test_that("surrogate_mh(): every chain starts from the best mode the searches fo
   # Two modes inside the box, 30 nats apart: the searches started from a space-filling
   # design's best points; a chain whose search ends at the minor mode is moved (message).
   ld <- function(th) log(exp(-30) * dnorm(th[["x"]], -4, 0.5) + dnorm(th[["x"]], 4, 0.5)) + dnorm(th[["y"]], log = TRUE)
-  fit <- suppressWarnings(vhmc_sample(ld, lower = c(x = -10, y = -10), upper = c(x = 10, y = 10),
-                                      init = list(c(x = -4, y = 0), c(x = 4, y = 0), c(x = 3, y = 1), c(x = 5, y = -1)),
-                                      sampler = surrogate_mh(max_points = 200), iter = 600, seed = 2, progress = FALSE))
+  expect_message(
+    fit <- suppressWarnings(vhmc_sample(ld, lower = c(x = -10, y = -10), upper = c(x = 10, y = 10),
+                                        init = list(c(x = -4, y = 0), c(x = 4, y = 0), c(x = 3, y = 1), c(x = 5, y = -1)),
+                                        sampler = surrogate_mh(max_points = 200), iter = 600, seed = 2, progress = FALSE)),
+    "Chain 1 started [0-9.]+ log-density units below the best point")
   expect_gt(min(posterior::extract_variable_matrix(fit$draws, "x")), 0)
-  # Given initial values are kept (no mode search): the chain at the minor mode is moved by the core.
+  # Given initial values are kept (no mode search): the chain at the minor mode is moved by the
+  # core, which reports how far below the best it was (30 nats between the modes' peaks).
   expect_identical(fit$surrogate_mh[[1]]$relocated, 1)
+  gap <- fit$surrogate_mh[[1]]$relocated_gap
+  expect_identical(which(gap > 0), 1L)
+  expect_gt(gap[1], 25)
+  expect_lt(gap[1], 35)
   msgs <- character()
   withCallingHandlers(
     suppressWarnings(vhmc_sample(ld, lower = c(x = -10, y = -10), upper = c(x = 10, y = 10),

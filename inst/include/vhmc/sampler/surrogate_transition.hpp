@@ -121,6 +121,7 @@ class StPopulation {
         moves_(Vec::Zero(k_)), points_(d_), laplace_(x.laplace), scatter_(x.scatter) {
     scale_ = 2.38 / std::sqrt(static_cast<double>(d_));
     de_ = de_defaults(d_);
+    relocated_gap_ = Vec::Zero(k_);
   }
   int dim() const { return k_ * d_; }
   int members() const { return k_; }
@@ -194,7 +195,8 @@ class StPopulation {
     r.add("length_scale", surrogate_.length_scale());
     r.add("training_points", static_cast<long>(surrogate_.points()));
     r.add("exploration_evaluations", explore_evaluations_);
-    r.add("relocated", relocated_);
+    r.add("relocated", static_cast<long>((relocated_gap_.array() > 0).count()));
+    r.add("relocated_gap", relocated_gap_);
     r.add("de_share", de_share_);
     r.add("de_runs_sampling", de_tried_ - de_tried0_);
   }
@@ -237,7 +239,8 @@ class StPopulation {
   Mat pilot_;
   Vec y_, prop_, eps_;
   bool recording_ = true;
-  long explore_evaluations_ = 0, relocated_ = 0;
+  long explore_evaluations_ = 0;
+  Vec relocated_gap_;  // per member: how far below the best it was when moved (0: not moved)
   double tried_ = 0.0, tried0_ = 0.0, window_tried_ = 0.0, window_moves_ = 0.0, inner_accepts_ = 0.0, inner_tries_ = 0.0;
 };
 
@@ -303,23 +306,25 @@ void StPopulation<P>::explore(Rng& rng) {
 }
 
 // Members whose state lies far below the best evaluation (more than the 0.999 chi-square
-// quantile / 2 + 5 nats: a local mode of their own start) move to a random pilot draw that
-// does not; warmup discards the difference.
+// quantile / 2 + 5 nats: a local mode of their own start, or a search ended short of one)
+// move to a random pilot draw that does not; warmup discards the difference. This is the one
+// place that decides; R's message names the members from relocated_gap_.
 template <class P>
 void StPopulation<P>::relocate(Rng& rng) {
   const Eigen::Index n = points_.size();
   const double top = points_.P().head(n).maxCoeff();
   const double floor = top - (0.5 * chi_square_quantile(d_, 3.090) + 5.0);
   const Eigen::Index first = n - pilot_.rows();
+  relocated_gap_ = Vec::Zero(k_);
   for (int k = 0; k < k_; ++k) {
     if (lp_[k] >= floor) continue;
     for (int attempt = 0; attempt < 100; ++attempt) {
       const Eigen::Index i = first + static_cast<Eigen::Index>(rng.uniform() * pilot_.rows());
       if (!(points_.P()[i] >= floor)) continue;
+      relocated_gap_[k] = top - lp_[k];
       x_.segment(k * d_, d_) = points_.Z().row(i).transpose();
       lp_[k] = points_.P()[i];
       s_[k] = surrogate_(x_.segment(k * d_, d_));
-      ++relocated_;
       break;
     }
   }
