@@ -52,9 +52,10 @@
 #' integrated out, the mode of that marginal posterior (the effects drawn afterwards from
 #' their conditional); beyond 2,000 sampled parameters it is refused (use [nuts()]). On the
 #' logistic model with \eqn{N = 10^6} rows and `(1 | state)` over
-#' 50 states of `inst/bench/surrogate_multilevel.R` it gave min bulk ESS 1,038 in 26 s of the whole call (2.9 times NUTS's ESS per second), means
-#' within 1.6 combined Monte Carlo standard errors (0.05 posterior sd) of NUTS's and sds
-#' within 11%; on lme4's
+#' 50 states of `inst/bench/surrogate_multilevel.R`, seeds 1-3, it gave min bulk ESS
+#' 1,077/967/1,069 in 36-39 s of the whole call (2.2/2.1/2.4 times NUTS's ESS per second),
+#' means within 2.5 combined Monte Carlo standard errors (0.08 posterior sd) of NUTS's and
+#' sds within 19%; on lme4's
 #' `sleepstudy` with `(1 | Subject)` integrated out, means within 2.2 Monte Carlo standard
 #' errors of NUTS's and sds within 3.5%.
 #'
