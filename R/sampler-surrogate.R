@@ -401,7 +401,8 @@ header_lines.vhmc_surrogate_hmc <- function(sampler, fit) surrogate_line(fit)
 #' What the surrogate of each chain did
 #'
 #' For fits with [surrogate_hmc()]: per chain, the surrogate's size and activation, where its
-#' quadratic base came from (`"mode Hessian"` or `"least squares"`), how many likelihood rows
+#' quadratic base came from (`"mode Hessian"`, `"least squares"` or `"least squares about the mode
+#' Hessian"`: shrunk toward it), how many likelihood rows
 #' it computes exactly (`exact_rows`; see "Training" in [surrogate_hmc()]), the exploration and
 #' tuning lengths (iterations), the training-set size, the held-out gradient error, the step
 #' size, the tuned number of steps and integration time (with its planned maximum), the

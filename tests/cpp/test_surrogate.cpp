@@ -309,6 +309,26 @@ TEST_CASE("trainer: a quadratic potential is recovered from gradients and from v
     return std::sqrt(num / den);
   };
 
+  SECTION("quadratic base shrunk toward a prior quadratic: between least squares and the prior") {
+    Mat Q, Qp, Qs;
+    Vec b, bp, bs;
+    vhmc::fit_quadratic_gradients(net.standardizer(), X, G, Q, b);
+    // A prior whose curvature is off by a factor 3 in every direction.
+    const Mat Q0 = 3.0 * Q;
+    const Vec b0 = Vec::Zero(d);
+    vhmc::fit_quadratic_gradients(net.standardizer(), X, G, Qs, bs, vhmc::QuadraticPrior{&Q0, &b0, 1e-12});
+    CHECK(rel_err(Qs, Q) < 1e-8);  // no shrinkage: the least-squares fit (exact here)
+    vhmc::fit_quadratic_gradients(net.standardizer(), X, G, Qp, bp, vhmc::QuadraticPrior{&Q0, &b0, 1e12});
+    CHECK(rel_err(Qp, Q0) < 1e-8);  // all shrinkage: the prior's curvature
+    vhmc::fit_quadratic_gradients(net.standardizer(), X, G, Qs, bs, vhmc::QuadraticPrior{&Q0, &b0, 0.3});
+    CHECK((Qs - Q).norm() < (Q0 - Q).norm());  // in between: closer to the data than the prior is
+    CHECK((Qs - Q).norm() > 1e-6 * Q.norm());
+    // An exact prior stays exact whatever the shrinkage.
+    vhmc::fit_quadratic_gradients(net.standardizer(), X, G, Qs, bs, vhmc::QuadraticPrior{&Q, &b, 3.0});
+    CHECK(rel_err(Qs, Q) < 1e-8);
+    CHECK((bs - b).norm() < 1e-8 * (1.0 + b.norm()));
+  }
+
   SECTION("quadratic base: exact for a quadratic potential, the bases get a zero residual") {
     Mat Q;
     Vec b;

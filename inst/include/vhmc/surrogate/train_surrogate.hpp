@@ -4,8 +4,9 @@
 // are cut to the region the chain visited, one in ten is held out, the bases are drawn in
 // coordinates standardised by the exploration's mean and covariance (or the Laplace
 // covariance), and the output weights are fitted by ridge regression. With gradient
-// training a quadratic base comes first (least squares on the gradients, or the Hessian at
-// the posterior mode, whichever predicts the held-out gradients better) and the bases fit
+// training a quadratic base comes first (least squares on the gradients, the Hessian at the
+// posterior mode, or least squares shrunk toward it, whichever predicts the held-out
+// gradients best) and the bases fit
 // what it leaves; their number is then chosen by held-out error: the smallest of s, s/2, s/4,
 // s/16 and none (the quadratic alone) within 25% of the best error (or below 1%). On a
 // near-Gaussian posterior (a GLM with many observations) the quadratic alone is that
@@ -157,14 +158,16 @@ inline Mat without_exact_rows(RandomBasisNetwork& net, const Mat& thetas, const 
   return out;
 }
 
-// The quadratic base (network weights still zero): the least-squares fit to the training
-// gradients, or the Laplace Hessian's if that predicts the held-out gradients better.
-// Returns its source and writes its held-out error.
+// The quadratic base (network weights still zero): whichever of the least-squares fit to
+// the training gradients, the Laplace Hessian's, and the least-squares fits shrunk toward
+// the Laplace Hessian's (trainer.hpp; shrink 0.03, 0.3, 3) predicts the held-out gradients
+// best. Returns its source and writes its held-out error.
 inline const char* fit_quadratic_base(RandomBasisNetwork& net, const TrainingData& td, const LaplaceBase& lb,
                                       double& error) {
-  Mat Q, Qh;
-  Vec b, bh;
-  fit_quadratic_gradients(net.standardizer(), td.fit_theta, without_exact_rows(net, td.fit_theta, td.fit_grad), Q, b);
+  Mat Q, Qh, Qbest;
+  Vec b, bh, bbest;
+  const Mat grads = without_exact_rows(net, td.fit_theta, td.fit_grad);
+  fit_quadratic_gradients(net.standardizer(), td.fit_theta, grads, Q, b);
   net.set_quadratic(Q, b);
   error = holdout_rel_error(net, td);
   if (!lb.available()) return "least squares";
@@ -177,14 +180,26 @@ inline const char* fit_quadratic_base(RandomBasisNetwork& net, const TrainingDat
     Qh -= L.transpose() * HrL;
     bh -= HrL.transpose() * (net.standardizer().m - *lb.mode);
   }
-  net.set_quadratic(Qh, bh);
-  const double error_h = holdout_rel_error(net, td);
-  if (error_h <= error || !std::isfinite(error)) {
-    error = error_h;
-    return "mode Hessian";
+  const char* source = "least squares";
+  Qbest = Q;
+  bbest = b;
+  auto consider = [&](const Mat& Qc, const Vec& bc, const char* name, bool wins_ties) {
+    net.set_quadratic(Qc, bc);
+    const double e = holdout_rel_error(net, td);
+    if (e < error || (wins_ties && e == error) || !std::isfinite(error)) {
+      error = e;
+      source = name;
+      Qbest = Qc;
+      bbest = bc;
+    }
+  };
+  consider(Qh, bh, "mode Hessian", true);
+  for (double shrink : {0.03, 0.3, 3.0}) {
+    fit_quadratic_gradients(net.standardizer(), td.fit_theta, grads, Q, b, QuadraticPrior{&Qh, &bh, shrink});
+    consider(Q, b, "least squares about the mode Hessian", false);
   }
-  net.set_quadratic(Q, b);
-  return "least squares";
+  net.set_quadratic(Qbest, bbest);
+  return source;
 }
 
 // The candidates s, s/2, s/4, s/16 (>= 1) and 0, by held-out error; installs the smallest
