@@ -52,7 +52,10 @@
 #'    of the quadratic's Hessian becomes a dense metric for the surrogate dynamics: on a
 #'    near-Gaussian posterior every direction then oscillates at the same frequency. The
 #'    step size keeps the exploration's stability margin in the fastest direction, halved
-#'    (surrogate steps cost a small fraction of the one true evaluation per iteration). The
+#'    (surrogate steps cost a small fraction of the one true evaluation per iteration), and
+#'    at most the step whose leapfrog energy error on a Gaussian of `d` directions has a
+#'    standard deviation of 0.05 (\eqn{\sqrt{d}\,(w\epsilon)^2/4}{sqrt(d) (w eps)^2 / 4}, w
+#'    the fastest frequency): rejections cost an antithetic chain dearly. The
 #'    longest trajectory is chosen from the frequencies of the surrogate dynamics (the
 #'    eigenvalues of the metric times the surrogate's Hessian at the exploration mean) to
 #'    maximise the effective sample size per iteration that a Gaussian with those

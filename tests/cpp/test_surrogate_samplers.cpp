@@ -575,9 +575,13 @@ TEST_CASE("What the decision before training measures and predicts", "[surrogate
   CHECK(w[0] == Approx(expect[0]));
   CHECK(w[1] == Approx(expect[1]));
   CHECK(vhmc::gaussian_frequencies(S, L).isApprox(Vec::Ones(2)));
-  // The surrogate's step size keeps eps w_max and halves it.
-  CHECK(vhmc::surrogate_step_size(0.4, 4.0, 1.0) == Approx(0.4));
-  CHECK(vhmc::surrogate_step_size(0.4, 0.0, 1.0) == Approx(0.2));
+  // The surrogate's step size keeps eps w_max and halves it, at most the step whose energy
+  // error on a Gaussian of d directions has sd sqrt(d) (w eps)^2 / 4 = 0.05.
+  CHECK(vhmc::surrogate_step_size(0.2, 4.0, 1.0, 2) == Approx(0.2));
+  CHECK(vhmc::surrogate_step_size(0.4, 0.0, 1.0, 2) == Approx(0.2));
+  CHECK(vhmc::surrogate_step_size(0.4, 4.0, 1.0, 2) == Approx(std::sqrt(0.2 / std::sqrt(2.0))));
+  const double capped = vhmc::surrogate_step_size(0.72, 1.0, 4.0, 62);  // w_max = 2
+  CHECK(std::sqrt(62.0) * std::pow(2.0 * capped, 2) / 4.0 == Approx(0.05));
 }
 
 TEST_CASE("The decision before training: a cheap trial when an accurate surrogate would pay", "[surrogate][payoff]") {

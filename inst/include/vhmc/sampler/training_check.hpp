@@ -92,7 +92,7 @@ class TrainingCheck : public TrainingGate {
     const Vec w = base_metric ? Vec(Vec::Ones(d)) : w_old;
     const double eps_explore = s_.explore.step_size();
     const double eps =
-        s_.auto_eps ? surrogate_step_size(eps_explore, w_old.maxCoeff(), w.maxCoeff()) : eps_explore;
+        s_.auto_eps ? surrogate_step_size(eps_explore, w_old.maxCoeff(), w.maxCoeff(), d) : eps_explore;
     const TrajectoryChoice choice = choose_trajectory(w, eps, s_.dc.max_steps);
     if (choice.steps == 0) return {};
     return {0.5 * (jitter_low(choice.steps) + choice.steps), std::min(kAr1EssMax, choice.ess_mean)};

@@ -131,7 +131,7 @@ class TrajectoryTuning : public Phase {
         const Vec w_old = surrogate_frequencies(H, DenseMetric(A_explore));
         const double r_old = w_old.size() ? w_old.maxCoeff() : 0.0;
         const double r_new = omega2_.size() ? omega2_.maxCoeff() : 0.0;
-        eps_ = surrogate_step_size(eps_, r_old, r_new);
+        eps_ = surrogate_step_size(eps_, r_old, r_new, d);
       }
     }
     return A;
